@@ -1,0 +1,61 @@
+"""Roles are Django groups; this module is the one place that says what each may do.
+
+reviewer: triages, researches, drafts verdicts.
+editor:   everything a reviewer does, plus approves/returns verdicts and reassigns work.
+admin:    users, imports, settings (and everything an editor does).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+
+
+class Role(enum.IntEnum):
+    NONE = 0
+    REVIEWER = 1
+    EDITOR = 2
+    ADMIN = 3
+
+
+GROUP_FOR_ROLE = {Role.REVIEWER: "reviewer", Role.EDITOR: "editor", Role.ADMIN: "admin"}
+ROLE_FOR_GROUP = {name: role for role, name in GROUP_FOR_ROLE.items()}
+
+
+def role_of(user: AbstractBaseUser | AnonymousUser) -> Role:
+    if not user.is_authenticated or not user.is_active:
+        return Role.NONE
+    if user.is_superuser:
+        return Role.ADMIN
+    cached = getattr(user, "_factcheck_role", None)
+    if cached is not None:
+        return cached
+    names = user.groups.values_list("name", flat=True)  # type: ignore[attr-defined]
+    role = max((ROLE_FOR_GROUP.get(name, Role.NONE) for name in names), default=Role.NONE)
+    user._factcheck_role = role  # type: ignore[union-attr]
+    return role
+
+
+def has_role(user: AbstractBaseUser | AnonymousUser, minimum: Role) -> bool:
+    return role_of(user) >= minimum
+
+
+def role_required(minimum: Role) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """403 for a logged-in user below `minimum`; login itself is enforced by the middleware."""
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not has_role(request.user, minimum):
+                raise PermissionDenied(f"This needs the {minimum.name.lower()} role.")
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ArticlesConfig(AppConfig):
+    name = "factcheck.articles"
+    label = "articles"

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from factcheck.audit.models import AuditEvent
+
+
+def audit_record(
+    *,
+    actor: AbstractBaseUser | None,
+    verb: str,
+    object_type: str,
+    object_id: int,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    comment: str = "",
+) -> AuditEvent:
+    """Record a state change. Call inside the service's transaction."""
+    event = AuditEvent(
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        verb=verb,
+        object_type=object_type,
+        object_id=object_id,
+        before=before or {},
+        after=after or {},
+        comment=comment,
+    )
+    event.full_clean()
+    event.save()
+    return event

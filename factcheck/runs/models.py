@@ -1,0 +1,65 @@
+from django.conf import settings
+from django.db import models
+
+from factcheck.articles.models import Article, ImportBatch
+
+
+class PipelineRun(models.Model):
+    """One execution of the Spark claim-extraction job over a fixed set of articles.
+
+    The Celery task owns status/exit_code/log_tail; the Spark job itself writes stage,
+    progress, counts and timings (table and column names are a contract with pipeline/db.py).
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    stage = models.CharField(max_length=32, default="queued")
+    progress = models.FloatField(default=0.0)
+    articles = models.ManyToManyField(Article, through="PipelineRunArticle", related_name="pipeline_runs")
+    import_batch = models.ForeignKey(ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="pipeline_runs")
+    rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    spark_master = models.CharField(max_length=300, blank=True)
+    worker = models.CharField(max_length=300, blank=True)
+    articles_count = models.PositiveIntegerField(default=0)
+    sentences_count = models.PositiveIntegerField(default=0)
+    claims_count = models.PositiveIntegerField(default=0, help_text="Candidate claims the job produced.")
+    claims_written = models.PositiveIntegerField(default=0, help_text="Claims inserted or changed by this run.")
+    timings = models.JSONField(default=dict, blank=True, help_text="Seconds per stage, written by the job.")
+    exit_code = models.IntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    log_tail = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "pipeline_runs"
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Run #{self.pk} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+
+class PipelineRunArticle(models.Model):
+    run = models.ForeignKey(PipelineRun, on_delete=models.CASCADE, related_name="+")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        db_table = "pipeline_run_articles"
+        constraints = [models.UniqueConstraint(fields=["run", "article"], name="run_article_unique")]

@@ -1,0 +1,208 @@
+"""Django settings, read from the environment with working local defaults.
+
+Bad values fail loudly at start-up with ImproperlyConfigured rather than at first use.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    lowered = raw.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """Turn postgres://user:pass@host:port/name?sslmode=... into a DATABASES entry."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL must be a postgres:// or postgresql:// URL, got scheme {parts.scheme!r}"
+        )
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured("DATABASE_URL must name a database, e.g. postgresql://127.0.0.1:5432/factcheck")
+    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    host = unquote(parts.hostname or "")
+    # A host given as a query parameter (a unix socket directory) wins, as libpq does it.
+    host = options.pop("host", host)
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": host,
+        "PORT": str(parts.port or ""),
+        "OPTIONS": options,
+        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 60),
+        "CONN_HEALTH_CHECKS": True,
+        "TEST": {"NAME": os.environ.get("DATABASE_TEST_NAME") or None},
+    }
+
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG and "pytest" not in sys.modules and os.environ.get("FACTCHECK_LOCAL", "") != "1":
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is not set. `make up` generates one in .var/env; "
+            "in production set it in the environment."
+        )
+    SECRET_KEY = "insecure-local-development-key-never-use-in-production"
+
+ALLOWED_HOSTS = [h.strip() for h in env_str("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in env_str("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "factcheck.accounts",
+    "factcheck.audit",
+    "factcheck.articles",
+    "factcheck.runs",
+    "factcheck.claims",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+]
+
+ROOT_URLCONF = "factcheck.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "factcheck.accounts.context_processors.roles",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "factcheck.wsgi.application"
+
+DATABASE_URL = env_str("DATABASE_URL", "postgresql://127.0.0.1:5432/factcheck")
+DATABASES = {"default": database_from_url(DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "claims:list"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# --- Celery -------------------------------------------------------------------------------
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_DEFAULT_QUEUE", "factcheck")
+CELERY_SPARK_QUEUE = env_str("CELERY_SPARK_QUEUE", "factcheck-spark")
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
+# Spark runs get their own, longer limits (seconds).
+SPARK_SOFT_TIME_LIMIT = env_int("SPARK_SOFT_TIME_LIMIT", 3 * 3600, minimum=1)
+SPARK_TIME_LIMIT = env_int("SPARK_TIME_LIMIT", 3 * 3600 + 300, minimum=1)
+if SPARK_TIME_LIMIT <= SPARK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("SPARK_TIME_LIMIT must be greater than SPARK_SOFT_TIME_LIMIT")
+# Redis re-delivers unacknowledged messages after this; it must exceed the longest hard limit
+# or a long Spark run would be delivered twice while still running.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": SPARK_TIME_LIMIT + 600}
+CELERY_TASK_ROUTES = {"factcheck.runs.tasks.run_pipeline": {"queue": CELERY_SPARK_QUEUE}}
+
+# --- Spark --------------------------------------------------------------------------------
+SPARK_MASTER = env_str("SPARK_MASTER", "local[*]")
+SPARK_SUBMIT = env_str("SPARK_SUBMIT", "")  # empty: the spark-submit next to this Python
+SPARK_APP = env_str("SPARK_APP", str(BASE_DIR / "pipeline" / "jobs" / "extract_claims.py"))
+SPARK_EXTRA_ARGS = env_str("SPARK_EXTRA_ARGS", "")  # e.g. "--conf spark.executor.memory=4g"
+SPARK_DRIVER_MEMORY = env_str("SPARK_DRIVER_MEMORY", "1g")
+SPARK_LOG_DIR = Path(env_str("SPARK_LOG_DIR", str(BASE_DIR / ".var" / "spark-logs")))
+SPARK_LOG_TAIL_LINES = env_int("SPARK_LOG_TAIL_LINES", 60, minimum=1)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

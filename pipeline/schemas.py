@@ -1,0 +1,44 @@
+"""Explicit schemas for every DataFrame the job passes between stages."""
+
+from pyspark.sql.types import (
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+ARTICLE_SCHEMA = StructType(
+    [
+        StructField("article_id", LongType(), False),
+        StructField("content_hash", StringType(), False),
+        StructField("text", StringType(), False),
+        StructField("outlet", StringType(), True),
+        StructField("author", StringType(), True),
+        StructField("published_at", TimestampType(), True),
+    ]
+)
+
+SENTENCE_SCHEMA = StructType(
+    [
+        StructField("article_id", LongType(), False),
+        StructField("content_hash", StringType(), False),
+        StructField("sentence_index", IntegerType(), False),
+        StructField("paragraph", IntegerType(), False),
+        StructField("start_offset", IntegerType(), False),
+        StructField("end_offset", IntegerType(), False),
+        StructField("sentence", StringType(), False),
+    ]
+)
+
+RULE_SCORE_SCHEMA = StructType(
+    [
+        StructField("score", DoubleType(), False),
+        StructField("claim_type", StringType(), False),
+    ]
+)
+
+BUCKET_SCHEMA = StructType([StructField("bucket", LongType(), False)])
+COUNT_SCHEMA = StructType([StructField("rows", LongType(), False)])

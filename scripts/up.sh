@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make up`: set up, create demo users, load the seeds, run the pipeline on them through
+# Celery, and serve the web app with a worker until Ctrl-C.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+STARTED=$(date +%s)
+bash "$ROOT/scripts/setup.sh"
+load_env
+mkdir -p "$VAR/log"
+
+say "Demo users"
+"$PY" "$ROOT/manage.py" create_demo_users
+
+PIDS=()
+cleanup() {
+  trap - INT TERM EXIT
+  if [ ${#PIDS[@]} -gt 0 ]; then
+    say "Stopping the web server and the worker"
+    kill -TERM "${PIDS[@]}" 2>/dev/null || true
+    wait "${PIDS[@]}" 2>/dev/null || true
+  fi
+}
+trap cleanup INT TERM EXIT
+
+say "Starting a Celery worker (log: .var/log/worker.log)"
+"$VENV/bin/celery" -A factcheck worker --loglevel=INFO --concurrency=2 \
+  -Q factcheck,factcheck-spark --hostname "factcheck@%h" >>"$VAR/log/worker.log" 2>&1 &
+PIDS+=($!)
+
+say "Importing the seed articles and running the pipeline on them"
+"$PY" "$ROOT/manage.py" import_seeds --wait
+
+"$PY" "$ROOT/manage.py" collectstatic --no-input -v0
+WEB_PORT=$(first_free_port "${PORT:-8000}")
+"$VENV/bin/gunicorn" factcheck.wsgi --bind "127.0.0.1:$WEB_PORT" --workers 2 --threads 4 \
+  --access-logfile "$VAR/log/access.log" --error-logfile "$VAR/log/web.log" &
+PIDS+=($!)
+for _ in $(seq 100); do port_free "$WEB_PORT" || break; sleep 0.1; done
+
+echo
+say "Factcheck is running at http://127.0.0.1:$WEB_PORT/  (ready in $(( $(date +%s) - STARTED ))s)"
+echo "    Log in with the demo users above (passwords are printed once, when created;"
+echo "    'make passwords' prints new ones). Ctrl-C stops the app and the worker."
+wait -n "${PIDS[@]}"

@@ -1,0 +1,177 @@
+"""Shared fixtures: personas, a local SparkSession, a real Celery worker on the test database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from factcheck.accounts.roles import Role
+from factcheck.accounts.services import user_create_with_role
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+PERSONA_PASSWORD = "correct-horse-battery-staple"
+
+
+# --- Personas: who they are and what they may do --------------------------------------------
+# reviewer: sees and triages claims.  editor: reviewer + approves.  admin: everything.
+# outsider: a logged-in account with no role: 404 for objects, 403 for actions.
+
+
+@pytest.fixture
+def reviewer(db):  # type: ignore[no-untyped-def]
+    return user_create_with_role(username="rita-reviewer", role=Role.REVIEWER, password=PERSONA_PASSWORD)[0]
+
+
+@pytest.fixture
+def editor(db):  # type: ignore[no-untyped-def]
+    return user_create_with_role(username="eddie-editor", role=Role.EDITOR, password=PERSONA_PASSWORD)[0]
+
+
+@pytest.fixture
+def admin_user(db):  # type: ignore[no-untyped-def]
+    return user_create_with_role(username="ada-admin", role=Role.ADMIN, password=PERSONA_PASSWORD)[0]
+
+
+@pytest.fixture
+def outsider(db, django_user_model):  # type: ignore[no-untyped-def]
+    user = django_user_model(username="oscar-outsider")
+    user.set_password(PERSONA_PASSWORD)
+    user.save()
+    return user
+
+
+# --- Spark ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def spark():  # type: ignore[no-untyped-def]
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("factcheck-tests")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+# --- A real Celery worker --------------------------------------------------------------------
+
+
+class Worker:
+    """A `celery worker` subprocess consuming private queues, against the test database."""
+
+    def __init__(self, *, extra_env: dict[str, str] | None = None) -> None:
+        from factcheck.runs.spark import database_url_for_job
+
+        suffix = uuid.uuid4().hex[:8]
+        self.default_queue = f"test-default-{suffix}"
+        self.spark_queue = f"test-spark-{suffix}"
+        self.log_path = ROOT / ".var" / "log" / f"test-worker-{suffix}.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url_for_job(),
+            "CELERY_DEFAULT_QUEUE": self.default_queue,
+            "CELERY_SPARK_QUEUE": self.spark_queue,
+            "PYSPARK_PYTHON": sys.executable,
+            **(extra_env or {}),
+        }
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "factcheck", "worker", "--loglevel=INFO",
+                "--concurrency=1", "--pool=prefork", "-Q", f"{self.default_queue},{self.spark_queue}",
+                "--hostname", f"test-{suffix}@%h", "--without-gossip", "--without-mingle",
+            ],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"Celery worker exited early:\n{self.log_path.read_text()}")
+            if b" ready." in self.log_path.read_bytes():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"Celery worker not ready after {timeout}s:\n{self.log_path.read_text()}")
+
+    def route_here(self) -> None:
+        """Send this process's tasks to this worker's private queues."""
+        from factcheck.celery import app
+
+        app.conf.task_default_queue = self.default_queue
+        app.conf.task_routes = {"factcheck.runs.tasks.run_pipeline": {"queue": self.spark_queue}}
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.alive:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+UNCONSUMED_QUEUE = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
+
+
+def route_to_unconsumed_queue() -> None:
+    from factcheck.celery import app
+
+    app.conf.task_default_queue = UNCONSUMED_QUEUE
+    app.conf.task_routes = {"factcheck.runs.tasks.run_pipeline": {"queue": UNCONSUMED_QUEUE}}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_celery_queues() -> Iterator[None]:
+    """Tests never feed the real queues: a `make up` worker there would act on the wrong
+    database. Only a test's own worker consumes what that test enqueues."""
+    route_to_unconsumed_queue()
+    yield
+    import redis
+
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(UNCONSUMED_QUEUE)
+
+
+@pytest.fixture
+def celery_worker(transactional_db) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
+    worker = Worker()
+    worker.route_here()
+    yield worker
+    worker.stop()
+    route_to_unconsumed_queue()
+
+
+def wait_for_run(run_id: int, timeout: float = 240) -> object:
+    from factcheck.runs.models import PipelineRun
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = PipelineRun.objects.get(pk=run_id)
+        if run.is_finished:
+            return run
+        time.sleep(0.5)
+    raise AssertionError(f"Run {run_id} did not finish in {timeout}s (status {run.status}, stage {run.stage})")

@@ -1,0 +1,152 @@
+"""The real path: import -> Celery worker -> spark-submit -> PostgreSQL, no stand-ins."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.test import override_settings
+
+from factcheck.articles.seeds import seed_articles
+from factcheck.articles.services import articles_import
+from factcheck.claims.models import Claim
+from factcheck.runs import spark as spark_launcher
+from factcheck.runs import tasks
+from factcheck.runs.models import PipelineRun
+from factcheck.runs.services import run_rerun
+from tests.conftest import ROOT, Worker, route_to_unconsumed_queue, wait_for_run
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+CLAIM_COLUMNS = ("id", "claim_key", "article_id", "sentence", "start_offset", "end_offset", "score", "claim_type", "speaker", "status", "assignee_id", "updated_at", "version")
+
+
+def claims_snapshot() -> list[tuple[object, ...]]:
+    return list(Claim.objects.order_by("claim_key").values_list(*CLAIM_COLUMNS))
+
+
+def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: Worker, reviewer) -> None:  # type: ignore[no-untyped-def]
+    started = time.monotonic()
+    result = articles_import(source="seeds", articles=seed_articles())
+    assert result.run is not None
+    run = wait_for_run(result.run.pk)
+    elapsed = time.monotonic() - started
+
+    assert run.status == PipelineRun.Status.SUCCEEDED, f"{run.error}\n{run.log_tail}"
+    assert run.exit_code == 0
+    assert run.stage == "done"
+    assert run.articles_count == 3
+    assert run.sentences_count > 50
+    assert run.claims_count == Claim.objects.count() > 0
+    assert set(run.timings) >= {"spark_start", "extract", "load", "total"}
+    sentences = list(Claim.objects.values_list("sentence", flat=True))
+    assert any("nearly 1,500" in s for s in sentences)
+    assert any("Sanctuary does not mean safer streets" in s for s in sentences)
+    for claim in Claim.objects.select_related("article"):
+        assert claim.article.text[claim.start_offset : claim.end_offset] == claim.sentence
+    print(f"\nimport -> claims stored for the seeds: {elapsed:.1f}s (spark total {run.timings['total']}s)")
+
+    # Re-running changes nothing, and never touches reviewers' work.
+    claim = Claim.objects.get(sentence__contains="nearly 1,500")
+    Claim.objects.filter(pk=claim.pk).update(status=Claim.Status.CHECK, assignee=reviewer, version=2)
+    before = claims_snapshot()
+    rerun = wait_for_run(run_rerun(run=run).pk)
+    assert rerun.status == PipelineRun.Status.SUCCEEDED, f"{rerun.error}\n{rerun.log_tail}"
+    assert rerun.claims_count == run.claims_count
+    assert rerun.claims_written == 0
+    assert claims_snapshot() == before
+    claim.refresh_from_db()
+    assert (claim.status, claim.assignee_id, claim.version) == (Claim.Status.CHECK, reviewer.pk, 2)
+
+    # A second delivery of the same message does nothing: the run is no longer queued.
+    tasks.run_pipeline.apply(args=(rerun.pk,))
+    assert PipelineRun.objects.get(pk=rerun.pk).finished_at == rerun.finished_at
+    assert claims_snapshot() == before
+
+
+@pytest.fixture
+def failing_worker(transactional_db) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
+    worker = Worker(extra_env={"SPARK_APP": str(ROOT / "tests" / "fixtures" / "failing_spark_job.py")})
+    worker.route_here()
+    yield worker
+    worker.stop()
+    route_to_unconsumed_queue()
+
+
+def test_failing_spark_job_marks_run_failed_and_worker_survives(failing_worker: Worker) -> None:
+    first = articles_import(source="seeds", articles=seed_articles()[:1]).run
+    second = articles_import(source="seeds", articles=seed_articles()[1:2]).run
+    assert first is not None and second is not None
+    for run_id in (first.pk, second.pk):
+        run = wait_for_run(run_id)
+        assert run.status == PipelineRun.Status.FAILED
+        assert run.exit_code not in (None, 0)
+        assert "simulated pipeline failure" in run.error
+        assert "simulated pipeline failure" in run.log_tail
+        assert run.stage == "failed" and run.finished_at is not None
+    # The worker processed the second run after the first failed, and is still up.
+    assert failing_worker.alive
+    assert Claim.objects.count() == 0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def standalone_cluster(tmp_path: Path) -> Iterator[str]:
+    """A Spark standalone master and worker on 127.0.0.1, started from the pyspark package."""
+    spark_class = Path(sys.executable).parent / "spark-class"
+    if not spark_class.exists():
+        spark_class = Path(shutil.which("spark-class") or "spark-class")
+    master_port, worker_port = free_port(), free_port()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp_path), "PYSPARK_PYTHON": sys.executable}
+    logs = [open(tmp_path / name, "wb") for name in ("master.log", "worker.log")]  # noqa: SIM115
+    master = subprocess.Popen(
+        [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(master_port), "--webui-port", str(free_port())],
+        stdout=logs[0], stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"spark://127.0.0.1:{master_port}"
+    worker = subprocess.Popen(
+        [str(spark_class), "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--port", str(worker_port),
+         "--webui-port", str(free_port()), "--cores", "1", "--memory", "1g", "--work-dir", str(tmp_path / "work"), url],
+        stdout=logs[1], stderr=subprocess.STDOUT, env=env,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while b"Successfully registered with master" not in (tmp_path / "worker.log").read_bytes():
+            if time.monotonic() > deadline or worker.poll() is not None or master.poll() is not None:
+                raise RuntimeError("Spark standalone cluster did not start:\n" + (tmp_path / "master.log").read_text() + (tmp_path / "worker.log").read_text())
+            time.sleep(0.5)
+        yield url
+    finally:
+        for process in (worker, master):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for log in logs:
+            log.close()
+
+
+def test_same_job_runs_on_a_standalone_cluster_by_setting_only(standalone_cluster: str) -> None:
+    with override_settings(SPARK_MASTER=standalone_cluster):
+        run = articles_import(source="seeds", articles=seed_articles()).run
+        assert run is not None
+        # The worker's own code path, synchronously: claim, spark-submit, record.
+        tasks.run_pipeline.apply(args=(run.pk,))
+    run.refresh_from_db()
+    assert run.spark_master == standalone_cluster
+    assert run.status == PipelineRun.Status.SUCCEEDED, f"{run.error}\n{run.log_tail}"
+    assert any("nearly 1,500" in s for s in Claim.objects.values_list("sentence", flat=True))
+    assert spark_launcher.build_command(run_id=run.pk, master=standalone_cluster)[1:3] == ["--master", standalone_cluster]
