@@ -66,14 +66,19 @@ def read_run_articles(dsn: str, *, run_id: int, buckets: int, bucket: int) -> It
         yield from cursor
 
 
+def count_run_articles(dsn: str, *, run_id: int) -> int:
+    with connect(dsn) as conn:
+        row = conn.execute("SELECT count(*) FROM pipeline_run_articles WHERE run_id = %s", (run_id,)).fetchone()
+    return int(row[0]) if row else 0
+
+
 def copy_to_staging(dsn: str, rows: Iterable[Sequence[Any]]) -> int:
     """COPY claim rows (in STAGING_COLUMNS order) into claim_staging; returns the row count."""
     count = 0
-    with connect(dsn) as conn, conn.cursor() as cursor:
-        with cursor.copy(f"COPY claim_staging ({', '.join(STAGING_COLUMNS)}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-                count += 1
+    with connect(dsn) as conn, conn.cursor() as cursor, cursor.copy(f"COPY claim_staging ({', '.join(STAGING_COLUMNS)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+            count += 1
     return count
 
 

@@ -33,10 +33,11 @@ SENTENCE_SCHEMA = StructType(
     ]
 )
 
+# Fields a pandas UDF returns must be nullable: Spark checks Arrow's (always nullable) schema.
 RULE_SCORE_SCHEMA = StructType(
     [
-        StructField("score", DoubleType(), False),
-        StructField("claim_type", StringType(), False),
+        StructField("score", DoubleType(), True),
+        StructField("claim_type", StringType(), True),
     ]
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -55,6 +56,9 @@ def outsider(db, django_user_model):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def spark():  # type: ignore[no-untyped-def]
     from pyspark.sql import SparkSession
+
+    # py4j logs from __del__ at interpreter exit, after pytest closed the streams.
+    logging.getLogger("py4j").setLevel(logging.WARNING)
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
@@ -115,10 +119,8 @@ class Worker:
 
     def route_here(self) -> None:
         """Send this process's tasks to this worker's private queues."""
-        from factcheck.celery import app
-
-        app.conf.task_default_queue = self.default_queue
-        app.conf.task_routes = {"factcheck.runs.tasks.run_pipeline": {"queue": self.spark_queue}}
+        settings.CELERY_TASK_DEFAULT_QUEUE = self.default_queue
+        settings.CELERY_SPARK_QUEUE = self.spark_queue
 
     @property
     def alive(self) -> bool:
@@ -139,10 +141,8 @@ UNCONSUMED_QUEUE = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
 
 
 def route_to_unconsumed_queue() -> None:
-    from factcheck.celery import app
-
-    app.conf.task_default_queue = UNCONSUMED_QUEUE
-    app.conf.task_routes = {"factcheck.runs.tasks.run_pipeline": {"queue": UNCONSUMED_QUEUE}}
+    settings.CELERY_TASK_DEFAULT_QUEUE = UNCONSUMED_QUEUE
+    settings.CELERY_SPARK_QUEUE = UNCONSUMED_QUEUE
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -35,8 +36,9 @@ def run_create(
     run.full_clean()
     run.save()
     PipelineRunArticle.objects.bulk_create(PipelineRunArticle(run=run, article_id=article_id) for article_id in ids)
-    # Only the id travels: the worker reads everything else from PostgreSQL.
-    run_pipeline.delay_on_commit(run.pk)
+    # Only the id travels: the worker reads everything else from PostgreSQL. The queue is
+    # read at commit time so a deployment (or a test) can point runs at its own workers.
+    transaction.on_commit(lambda: run_pipeline.apply_async(args=(run.pk,), queue=settings.CELERY_SPARK_QUEUE))
     return run
 
 

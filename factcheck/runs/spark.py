@@ -80,6 +80,7 @@ def build_command(*, run_id: int, master: str | None = None) -> list[str]:
         "--master", master or settings.SPARK_MASTER,
         "--name", f"factcheck-run-{run_id}",
         "--driver-memory", settings.SPARK_DRIVER_MEMORY,
+        "--driver-java-options", f"-Dlog4j2.configurationFile=file:{PIPELINE_DIR / 'conf' / 'log4j2.properties'}",
         "--conf", "spark.ui.enabled=false",
         "--conf", "spark.sql.execution.arrow.pyspark.enabled=true",
         "--conf", f"spark.pyspark.python={python}",
@@ -109,20 +110,18 @@ def submit(*, run_id: int, master: str | None = None) -> SubmitResult:
             if process.poll() is None:
                 process.kill()
                 process.wait()
-    tail = read_tail(log_path, settings.SPARK_LOG_TAIL_LINES)
-    error = "" if exit_code == 0 else summarise_error(tail, exit_code)
+    with open(log_path, encoding="utf-8", errors="replace") as handle:
+        lines = handle.readlines()
+    tail = "".join(deque(lines, maxlen=settings.SPARK_LOG_TAIL_LINES))
+    error = "" if exit_code == 0 else summarise_error(lines, exit_code)
     return SubmitResult(exit_code=exit_code, log_tail=tail, error=error)
 
 
-def read_tail(path: Path, lines: int) -> str:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return "".join(deque(handle, maxlen=lines))
-
-
-def summarise_error(tail: str, exit_code: int) -> str:
-    """The last exception line of the log, which is what a person wants to see first."""
-    for line in reversed(tail.splitlines()):
+def summarise_error(lines: list[str], exit_code: int) -> str:
+    """The last exception line in the whole log: Spark prints the cause long before its
+    shutdown chatter, so the tail alone often misses it."""
+    for line in reversed(lines):
         stripped = line.strip()
         if EXCEPTION_LINE.match(stripped):
-            return f"{stripped} (spark-submit exit code {exit_code})"
+            return f"{stripped[:2000]} (spark-submit exit code {exit_code})"
     return f"spark-submit exited with code {exit_code}"

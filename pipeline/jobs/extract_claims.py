@@ -10,6 +10,7 @@ table + one INSERT ... ON CONFLICT keyed by the deterministic claim key).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -23,6 +24,8 @@ from pipeline import db, udfs
 from pipeline.schemas import ARTICLE_SCHEMA, BUCKET_SCHEMA, COUNT_SCHEMA
 from pipeline.transforms import claims_from_sentences, explode_sentences
 
+ARTICLES_PER_PARTITION = 100
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -33,6 +36,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if not args.database_url:
         parser.error("no database: set PIPELINE_DATABASE_URL or pass --database-url")
     return args
+
+
+def read_partitions_for(article_count: int, parallelism: int) -> int:
+    """Enough partitions to keep every core busy, but no near-empty ones: each costs a
+    Python worker and a database connection."""
+    return max(1, min(parallelism * 2, math.ceil(article_count / ARTICLES_PER_PARTITION)))
 
 
 def read_articles(spark: SparkSession, *, dsn: str, run_id: int, partitions: int) -> DataFrame:
@@ -54,7 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     spark = SparkSession.builder.appName(f"factcheck-run-{run_id}").getOrCreate()
     timings["spark_start"] = round(time.perf_counter() - started, 3)
-    partitions = args.read_partitions or max(2, spark.sparkContext.defaultParallelism * 2)
+    partitions = args.read_partitions or read_partitions_for(
+        db.count_run_articles(dsn, run_id=run_id), spark.sparkContext.defaultParallelism
+    )
 
     db.update_run(dsn, run_id=run_id, stage="extracting", progress=0.1)
     step = time.perf_counter()

@@ -25,7 +25,10 @@ from tests.conftest import ROOT, Worker, route_to_unconsumed_queue, wait_for_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-CLAIM_COLUMNS = ("id", "claim_key", "article_id", "sentence", "start_offset", "end_offset", "score", "claim_type", "speaker", "status", "assignee_id", "updated_at", "version")
+CLAIM_COLUMNS = (
+    "id", "claim_key", "article_id", "sentence", "start_offset", "end_offset", "score",
+    "claim_type", "speaker", "status", "assignee_id", "updated_at", "version",
+)
 
 
 def claims_snapshot() -> list[tuple[object, ...]]:
@@ -112,7 +115,10 @@ def standalone_cluster(tmp_path: Path) -> Iterator[str]:
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp_path), "PYSPARK_PYTHON": sys.executable}
     logs = [open(tmp_path / name, "wb") for name in ("master.log", "worker.log")]  # noqa: SIM115
     master = subprocess.Popen(
-        [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(master_port), "--webui-port", str(free_port())],
+        [
+            str(spark_class), "org.apache.spark.deploy.master.Master",
+            "--host", "127.0.0.1", "--port", str(master_port), "--webui-port", str(free_port()),
+        ],
         stdout=logs[0], stderr=subprocess.STDOUT, env=env,
     )
     url = f"spark://127.0.0.1:{master_port}"
@@ -125,7 +131,8 @@ def standalone_cluster(tmp_path: Path) -> Iterator[str]:
         deadline = time.monotonic() + 90
         while b"Successfully registered with master" not in (tmp_path / "worker.log").read_bytes():
             if time.monotonic() > deadline or worker.poll() is not None or master.poll() is not None:
-                raise RuntimeError("Spark standalone cluster did not start:\n" + (tmp_path / "master.log").read_text() + (tmp_path / "worker.log").read_text())
+                logs_text = (tmp_path / "master.log").read_text() + (tmp_path / "worker.log").read_text()
+                raise RuntimeError(f"Spark standalone cluster did not start:\n{logs_text}")
             time.sleep(0.5)
         yield url
     finally:

@@ -45,6 +45,6 @@ def test_run_needs_articles() -> None:
 
 
 def test_error_summary_prefers_the_exception_line() -> None:
-    tail = "INFO starting\nTraceback (most recent call last):\n  File x\nRuntimeError: simulated\nINFO shutdown hook\n"
-    assert summarise_error(tail, 1) == "RuntimeError: simulated (spark-submit exit code 1)"
-    assert summarise_error("nothing useful\n", 137) == "spark-submit exited with code 137"
+    log = ["INFO starting\n", "Traceback (most recent call last):\n", "  File x\n", "RuntimeError: simulated\n", "INFO shutdown hook\n"]
+    assert summarise_error(log, 1) == "RuntimeError: simulated (spark-submit exit code 1)"
+    assert summarise_error(["nothing useful\n"], 137) == "spark-submit exited with code 137"

@@ -1,0 +1,78 @@
+"""The load step against the real PostgreSQL: COPY to staging, one merge, idempotent."""
+
+from __future__ import annotations
+
+import pytest
+
+from factcheck.articles.services import ArticleInput, article_ingest
+from factcheck.claims.models import Claim
+from factcheck.runs.services import run_create
+from factcheck.runs.spark import database_url_for_job
+from pipeline import db
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TEXT = "ICE detained nearly 1,500 people in May. Boston will not back down."
+
+
+def staged_row(run_id: int, article_id: int, *, score: float, claim_type: str = "numeric") -> tuple[object, ...]:
+    end = TEXT.index("May.") + 4
+    return (run_id, "c" * 40, article_id, TEXT[:end], 0, end, score, claim_type, "")
+
+
+def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> None:  # type: ignore[no-untyped-def]
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+
+    # A retried Spark task may COPY the same rows twice; the merge keeps one.
+    assert db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.9)] * 2) == 2
+    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    claim = Claim.objects.get()
+    assert (claim.score, claim.status, claim.first_run_id, claim.sentence) == (0.9, "new", run.pk, "ICE detained nearly 1,500 people in May.")
+
+    Claim.objects.filter(pk=claim.pk).update(status="check", assignee=reviewer, version=3)
+    updated_at = Claim.objects.get().updated_at
+
+    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.9)])
+    assert db.merge_staging(dsn, run_id=run.pk) == (1, 0)
+    assert Claim.objects.get().updated_at == updated_at
+
+    # A better model changes the pipeline's columns, never the reviewer's.
+    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.95, claim_type="comparison")])
+    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    claim.refresh_from_db()
+    assert (claim.score, claim.claim_type, claim.status, claim.assignee_id, claim.version) == (0.95, "comparison", "check", reviewer.pk, 3)
+
+
+def test_merge_clears_the_runs_staging_rows() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.5)])
+    db.merge_staging(dsn, run_id=run.pk)
+    with db.connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM claim_staging WHERE run_id = %s", (run.pk,)).fetchone() == (0,)
+
+
+def test_job_may_only_write_its_own_run_fields() -> None:
+    with pytest.raises(ValueError):
+        db.update_run("postgresql://unused/x", run_id=1, status="succeeded")
+
+
+def test_run_progress_is_written_by_the_job() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    db.update_run(dsn, run_id=run.pk, stage="writing", progress=0.5, timings={"extract": 1.5})
+    run.refresh_from_db()
+    assert (run.stage, run.progress, run.timings) == ("writing", 0.5, {"extract": 1.5})
+
+
+def test_run_articles_are_read_in_buckets() -> None:
+    dsn = database_url_for_job()
+    ids = [article_ingest(data=ArticleInput(text=f"Article number {n}.", outlet="X"), batch=None)[0].pk for n in range(5)]
+    run = run_create(article_ids=ids)
+    rows = [row for bucket in range(3) for row in db.read_run_articles(dsn, run_id=run.pk, buckets=3, bucket=bucket)]
+    assert sorted(row[0] for row in rows) == sorted(ids)
+    assert {row[3] for row in rows} == {"X"}
