@@ -206,3 +206,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Check-worthiness model --------------------------------------------------------------
+CHECKWORTHINESS_DATA_DIR = env_str(
+    "CHECKWORTHINESS_DATA_DIR", str(BASE_DIR.parent / "shared" / "data" / "checkthat2024_task1_en")
+)

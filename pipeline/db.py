@@ -23,9 +23,18 @@ WHERE ra.run_id = %(run_id)s AND a.id %% %(buckets)s = %(bucket)s
 ORDER BY a.id
 """
 
+EXISTING_CLAIM_COLUMNS = ("claim_key", "sentence", "quantities", "cluster_key")
+
+READ_EXISTING_CLAIMS = """
+SELECT claim_key, sentence, quantities::text, cluster_key
+FROM claims
+WHERE id %% %(buckets)s = %(bucket)s
+"""
+
 STAGING_COLUMNS = (
     "run_id", "claim_key", "article_id", "sentence", "start_offset", "end_offset",
-    "score", "claim_type", "speaker",
+    "score", "claim_type", "speaker", "claim_types", "quantities", "speaker_title",
+    "attribution", "cluster_key",
 )
 
 # One statement merges the run's staged claims. Pipeline-owned columns are updated only
@@ -33,12 +42,14 @@ STAGING_COLUMNS = (
 # version) are never in the SET list, so reviewers' work is never overwritten.
 MERGE_STAGED_CLAIMS = """
 INSERT INTO claims (
-    article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, speaker,
+    article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
+    quantities, speaker, speaker_title, attribution, cluster_key, priority, priority_parts,
     status, first_run_id, last_run_id, created_at, updated_at, version
 )
 SELECT DISTINCT ON (claim_key)
-    article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, speaker,
-    'new', run_id, run_id, now(), now(), 1
+    article_id, claim_key, sentence, start_offset, end_offset, score, claim_type,
+    string_to_array(NULLIF(claim_types, ''), ','), quantities, speaker, speaker_title, attribution,
+    cluster_key, 0, '{}'::jsonb, 'new', run_id, run_id, now(), now(), 1
 FROM claim_staging
 WHERE run_id = %(run_id)s
 ORDER BY claim_key
@@ -46,11 +57,91 @@ ON CONFLICT (claim_key) DO UPDATE SET
     sentence = EXCLUDED.sentence,
     score = EXCLUDED.score,
     claim_type = EXCLUDED.claim_type,
+    claim_types = EXCLUDED.claim_types,
+    quantities = EXCLUDED.quantities,
     speaker = EXCLUDED.speaker,
+    speaker_title = EXCLUDED.speaker_title,
+    attribution = EXCLUDED.attribution,
+    cluster_key = EXCLUDED.cluster_key,
     last_run_id = EXCLUDED.last_run_id,
     updated_at = now()
-WHERE (claims.sentence, claims.score, claims.claim_type, claims.speaker)
-    IS DISTINCT FROM (EXCLUDED.sentence, EXCLUDED.score, EXCLUDED.claim_type, EXCLUDED.speaker)
+WHERE (claims.sentence, claims.score, claims.claim_type, claims.claim_types, claims.quantities,
+       claims.speaker, claims.speaker_title, claims.attribution, claims.cluster_key)
+    IS DISTINCT FROM (EXCLUDED.sentence, EXCLUDED.score, EXCLUDED.claim_type, EXCLUDED.claim_types,
+       EXCLUDED.quantities, EXCLUDED.speaker, EXCLUDED.speaker_title, EXCLUDED.attribution, EXCLUDED.cluster_key)
+"""
+
+# Clusters this run merged into others move wholesale to the surviving key.
+APPLY_CLUSTER_REMAP = """
+UPDATE claims SET cluster_key = r.new_key
+FROM (SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s) r
+WHERE claims.cluster_key = r.old_key AND r.old_key <> r.new_key
+"""
+
+# Appearances, distinct outlets (an article with no known outlet counts as its own) and the
+# first appearance, for every cluster the run touched.
+REFRESH_CLUSTERS = """
+WITH touched AS (
+    SELECT cluster_key FROM claim_staging WHERE run_id = %(run_id)s
+    UNION SELECT new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s
+), stats AS (
+    SELECT c.cluster_key,
+           count(*) AS size,
+           count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count,
+           (array_agg(c.id ORDER BY COALESCE(a.published_at, a.created_at), c.id))[1] AS first_claim_id,
+           min(COALESCE(a.published_at, a.created_at)) AS first_seen_at
+    FROM claims c JOIN articles a ON a.id = c.article_id
+    WHERE c.cluster_key IN (SELECT cluster_key FROM touched)
+    GROUP BY c.cluster_key
+)
+INSERT INTO claim_clusters (cluster_key, size, outlet_count, first_claim_id, first_seen_at, updated_at)
+SELECT cluster_key, size, outlet_count, first_claim_id, first_seen_at, now() FROM stats
+ON CONFLICT (cluster_key) DO UPDATE SET
+    size = EXCLUDED.size, outlet_count = EXCLUDED.outlet_count,
+    first_claim_id = EXCLUDED.first_claim_id, first_seen_at = EXCLUDED.first_seen_at, updated_at = now()
+WHERE (claim_clusters.size, claim_clusters.outlet_count, claim_clusters.first_claim_id, claim_clusters.first_seen_at)
+    IS DISTINCT FROM (EXCLUDED.size, EXCLUDED.outlet_count, EXCLUDED.first_claim_id, EXCLUDED.first_seen_at)
+"""
+
+DROP_EMPTY_CLUSTERS = """
+DELETE FROM claim_clusters cc
+WHERE cc.cluster_key IN (SELECT old_key FROM claim_cluster_remap WHERE run_id = %(run_id)s)
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.cluster_key = cc.cluster_key)
+"""
+
+# The queue's rank, as a sum of named parts the UI can show (0-100):
+#   checkworthiness  50 x the model's probability
+#   type             up to 15: numbers and comparisons are the most checkable
+#   spread           up to 15: how many outlets repeat the claim (1 -> 0, 2 -> 5, 8+ -> 15)
+#   recency          up to 20: halves every ~5 days before the newest article stored, so
+#                    a re-run with no new articles changes nothing
+REFRESH_PRIORITIES = """
+WITH newest AS (
+    SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles
+), parts AS (
+    SELECT c.id,
+           round((50 * c.score)::numeric, 2) AS checkworthiness,
+           CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12
+                WHEN 'official_action' THEN 10 WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END AS type,
+           round((15 * least(1.0, ln(greatest(COALESCE(cc.outlet_count, 1), 1)) / ln(8)))::numeric, 2) AS spread,
+           round((20 * exp(-greatest(0, extract(epoch FROM newest.at - COALESCE(a.published_at, a.created_at))) / 86400.0 / 7))::numeric, 2) AS recency,
+           COALESCE(cc.outlet_count, 1) AS outlets
+    FROM claims c
+    JOIN articles a ON a.id = c.article_id
+    LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
+    CROSS JOIN newest
+)
+UPDATE claims c SET
+    priority = (p.checkworthiness + p.type + p.spread + p.recency)::double precision,
+    priority_parts = jsonb_build_object(
+        'checkworthiness', p.checkworthiness, 'type', p.type, 'spread', p.spread,
+        'recency', p.recency, 'outlets', p.outlets)
+FROM parts p
+WHERE c.id = p.id
+  AND (c.priority, c.priority_parts) IS DISTINCT FROM (
+    (p.checkworthiness + p.type + p.spread + p.recency)::double precision,
+    jsonb_build_object('checkworthiness', p.checkworthiness, 'type', p.type, 'spread', p.spread,
+                       'recency', p.recency, 'outlets', p.outlets))
 """
 
 
@@ -82,22 +173,50 @@ def copy_to_staging(dsn: str, rows: Iterable[Sequence[Any]]) -> int:
     return count
 
 
+def read_existing_claims(dsn: str, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
+    with connect(dsn) as conn, conn.cursor(name=f"existing_claims_{bucket}") as cursor:
+        cursor.itersize = 2000
+        cursor.execute(READ_EXISTING_CLAIMS, {"buckets": buckets, "bucket": bucket})
+        yield from cursor
+
+
+def count_claims(dsn: str) -> int:
+    with connect(dsn) as conn:
+        row = conn.execute("SELECT count(*) FROM claims").fetchone()
+    return int(row[0]) if row else 0
+
+
+def write_cluster_remap(dsn: str, *, run_id: int, pairs: Iterable[tuple[str, str]]) -> None:
+    with connect(dsn) as conn, conn.cursor() as cursor, cursor.copy(
+        "COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN"
+    ) as copy:
+        for old_key, new_key in pairs:
+            copy.write_row((run_id, old_key, new_key))
+
+
 def clear_staging(dsn: str, *, run_id: int) -> None:
     with connect(dsn) as conn:
         conn.execute("DELETE FROM claim_staging WHERE run_id = %s", (run_id,))
+        conn.execute("DELETE FROM claim_cluster_remap WHERE run_id = %s", (run_id,))
 
 
 def merge_staging(dsn: str, *, run_id: int) -> tuple[int, int]:
-    """Merge the run's staged claims into claims in one statement, then drop them from staging.
+    """Merge the run's staged claims in one statement, apply cluster merges, refresh the
+    clusters' statistics and the queue priorities, and empty the run's staging rows: all in
+    one transaction, so readers never see half a run.
 
     Returns (distinct staged claims, claims inserted or changed).
     """
+    params = {"run_id": run_id}
     with connect(dsn) as conn, conn.transaction():
-        staged = conn.execute(
-            "SELECT count(DISTINCT claim_key) FROM claim_staging WHERE run_id = %s", (run_id,)
-        ).fetchone()
-        written = conn.execute(MERGE_STAGED_CLAIMS, {"run_id": run_id}).rowcount
+        staged = conn.execute("SELECT count(DISTINCT claim_key) FROM claim_staging WHERE run_id = %s", (run_id,)).fetchone()
+        written = conn.execute(MERGE_STAGED_CLAIMS, params).rowcount
+        conn.execute(APPLY_CLUSTER_REMAP, params)
+        conn.execute(REFRESH_CLUSTERS, params)
+        conn.execute(DROP_EMPTY_CLUSTERS, params)
+        conn.execute(REFRESH_PRIORITIES)
         conn.execute("DELETE FROM claim_staging WHERE run_id = %s", (run_id,))
+        conn.execute("DELETE FROM claim_cluster_remap WHERE run_id = %s", (run_id,))
     return int(staged[0] if staged else 0), written
 
 

@@ -1,6 +1,11 @@
-"""Explicit schemas for every DataFrame the job passes between stages."""
+"""Explicit schemas for every DataFrame the job passes between stages.
+
+Fields that Python (pandas UDFs) produces are nullable: Spark checks them against Arrow's
+always-nullable schema.
+"""
 
 from pyspark.sql.types import (
+    ArrayType,
     DoubleType,
     IntegerType,
     LongType,
@@ -12,9 +17,9 @@ from pyspark.sql.types import (
 
 ARTICLE_SCHEMA = StructType(
     [
-        StructField("article_id", LongType(), False),
-        StructField("content_hash", StringType(), False),
-        StructField("text", StringType(), False),
+        StructField("article_id", LongType(), True),
+        StructField("content_hash", StringType(), True),
+        StructField("text", StringType(), True),
         StructField("outlet", StringType(), True),
         StructField("author", StringType(), True),
         StructField("published_at", TimestampType(), True),
@@ -23,23 +28,46 @@ ARTICLE_SCHEMA = StructType(
 
 SENTENCE_SCHEMA = StructType(
     [
-        StructField("article_id", LongType(), False),
-        StructField("content_hash", StringType(), False),
-        StructField("sentence_index", IntegerType(), False),
-        StructField("paragraph", IntegerType(), False),
-        StructField("start_offset", IntegerType(), False),
-        StructField("end_offset", IntegerType(), False),
-        StructField("sentence", StringType(), False),
+        StructField("article_id", LongType(), True),
+        StructField("content_hash", StringType(), True),
+        StructField("sentence_index", IntegerType(), True),
+        StructField("paragraph", IntegerType(), True),
+        StructField("start_offset", IntegerType(), True),
+        StructField("end_offset", IntegerType(), True),
+        StructField("sentence", StringType(), True),
+        StructField("speaker", StringType(), True),
+        StructField("speaker_title", StringType(), True),
+        StructField("attribution", StringType(), True),
     ]
 )
 
-# Fields a pandas UDF returns must be nullable: Spark checks Arrow's (always nullable) schema.
-RULE_SCORE_SCHEMA = StructType(
+# claim_types: comma-separated, quantities: JSON text; both as stored in claim_staging.
+SCORED_CLAIM_SCHEMA = StructType(
     [
+        StructField("article_id", LongType(), True),
+        StructField("content_hash", StringType(), True),
+        StructField("start_offset", IntegerType(), True),
+        StructField("end_offset", IntegerType(), True),
+        StructField("sentence", StringType(), True),
+        StructField("speaker", StringType(), True),
+        StructField("speaker_title", StringType(), True),
+        StructField("attribution", StringType(), True),
         StructField("score", DoubleType(), True),
         StructField("claim_type", StringType(), True),
+        StructField("claim_types", StringType(), True),
+        StructField("quantities", StringType(), True),
     ]
 )
 
+EXISTING_CLAIM_SCHEMA = StructType(
+    [
+        StructField("claim_key", StringType(), True),
+        StructField("sentence", StringType(), True),
+        StructField("quantities", StringType(), True),
+        StructField("cluster_key", StringType(), True),
+    ]
+)
+
+TOKENS_TYPE = ArrayType(StringType(), True)
 BUCKET_SCHEMA = StructType([StructField("bucket", LongType(), False)])
-COUNT_SCHEMA = StructType([StructField("rows", LongType(), False)])
+COUNT_SCHEMA = StructType([StructField("rows", LongType(), True)])

@@ -1,8 +1,30 @@
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from factcheck.articles.models import Article
 from factcheck.runs.models import PipelineRun
+
+
+class ClaimCluster(models.Model):
+    """The same claim across articles and outlets. Maintained by the pipeline.
+
+    cluster_key is the smallest claim_key among its members when it formed, so it is
+    deterministic and survives re-runs; when two clusters merge the smaller key wins.
+    """
+
+    cluster_key = models.CharField(max_length=40, unique=True)
+    size = models.PositiveIntegerField(default=1, help_text="Appearances (claims) in the cluster.")
+    outlet_count = models.PositiveIntegerField(default=1, help_text="Distinct outlets (an unknown outlet counts per article).")
+    first_claim = models.ForeignKey("Claim", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    first_seen_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "claim_clusters"
+
+    def __str__(self) -> str:
+        return f"Cluster {self.cluster_key[:8]} ({self.size} appearances)"
 
 
 class Claim(models.Model):
@@ -37,9 +59,16 @@ class Claim(models.Model):
     sentence = models.TextField()
     start_offset = models.PositiveIntegerField()
     end_offset = models.PositiveIntegerField()
-    score = models.FloatField(default=0.0, db_index=True)
+    score = models.FloatField(default=0.0, db_index=True, help_text="Check-worthiness probability from the model.")
     claim_type = models.CharField(max_length=20, choices=Type.choices, default=Type.OTHER)
+    claim_types = ArrayField(models.CharField(max_length=20), default=list, blank=True, help_text="Every matching type.")
+    quantities = models.JSONField(default=list, blank=True, help_text="[{text, value, unit, hedge, start, end}]")
     speaker = models.CharField(max_length=300, blank=True)
+    speaker_title = models.CharField(max_length=300, blank=True)
+    attribution = models.CharField(max_length=20, blank=True, help_text="direct_quote, reported or article")
+    cluster_key = models.CharField(max_length=40, blank=True, db_index=True)
+    priority = models.FloatField(default=0.0, db_index=True, help_text="Queue rank: the sum of priority_parts.")
+    priority_parts = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW, db_index=True)
     assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_claims")
     first_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -51,7 +80,7 @@ class Claim(models.Model):
 
     class Meta:
         db_table = "claims"
-        ordering = ["-score", "id"]
+        ordering = ["-priority", "id"]
         constraints = [
             models.UniqueConstraint(fields=["article", "start_offset", "end_offset"], name="claim_article_span_unique"),
             models.CheckConstraint(condition=models.Q(start_offset__lt=models.F("end_offset")), name="claim_span_nonempty"),
@@ -59,6 +88,10 @@ class Claim(models.Model):
 
     def __str__(self) -> str:
         return self.sentence[:80]
+
+    @property
+    def has_number(self) -> bool:
+        return bool(self.quantities)
 
 
 class Annotation(models.Model):

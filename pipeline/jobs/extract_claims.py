@@ -1,4 +1,4 @@
-"""Spark application: a run's articles in PostgreSQL -> candidate claims in PostgreSQL.
+"""Spark application: a run's articles in PostgreSQL -> claims in PostgreSQL.
 
     spark-submit [--master ...] pipeline/jobs/extract_claims.py --run-id N
 
@@ -21,33 +21,42 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from pipeline import db, udfs
-from pipeline.schemas import ARTICLE_SCHEMA, BUCKET_SCHEMA, COUNT_SCHEMA
-from pipeline.transforms import claims_from_sentences, explode_sentences
+from pipeline.nlp.checkworthiness import read_artifact
+from pipeline.schemas import ARTICLE_SCHEMA, BUCKET_SCHEMA, COUNT_SCHEMA, EXISTING_CLAIM_SCHEMA
+from pipeline.transforms import assign_clusters, explode_sentences, score_claims, to_staging_rows, with_claim_key, with_cluster_tokens
 
 ARTICLES_PER_PARTITION = 100
+CLAIMS_PER_PARTITION = 20000
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run-id", type=int, required=True)
     parser.add_argument("--database-url", default=os.environ.get("PIPELINE_DATABASE_URL", ""))
-    parser.add_argument("--read-partitions", type=int, default=0, help="0: twice the default parallelism")
+    parser.add_argument("--read-partitions", type=int, default=0, help="0: from the article count and parallelism")
     args = parser.parse_args(argv)
     if not args.database_url:
         parser.error("no database: set PIPELINE_DATABASE_URL or pass --database-url")
     return args
 
 
-def read_partitions_for(article_count: int, parallelism: int) -> int:
+def partitions_for(rows: int, per_partition: int, parallelism: int) -> int:
     """Enough partitions to keep every core busy, but no near-empty ones: each costs a
     Python worker and a database connection."""
-    return max(1, min(parallelism * 2, math.ceil(article_count / ARTICLES_PER_PARTITION)))
+    return max(1, min(parallelism * 2, math.ceil(rows / per_partition)))
+
+
+def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
+    return spark.createDataFrame([(bucket,) for bucket in range(partitions)], BUCKET_SCHEMA).repartition(partitions)
 
 
 def read_articles(spark: SparkSession, *, dsn: str, run_id: int, partitions: int) -> DataFrame:
     """Each Spark task streams one id-bucket of the run's articles straight from PostgreSQL."""
-    buckets_df = spark.createDataFrame([(bucket,) for bucket in range(partitions)], BUCKET_SCHEMA).repartition(partitions)
-    return buckets_df.mapInPandas(udfs.make_article_reader(dsn, run_id, partitions), ARTICLE_SCHEMA)
+    return bucket_frame(spark, partitions).mapInPandas(udfs.make_article_reader(dsn, run_id, partitions), ARTICLE_SCHEMA)
+
+
+def read_existing_claims(spark: SparkSession, *, dsn: str, partitions: int) -> DataFrame:
+    return bucket_frame(spark, partitions).mapInPandas(udfs.make_existing_claims_reader(dsn, partitions), EXISTING_CLAIM_SCHEMA)
 
 
 def write_claims(claims_df: DataFrame, *, dsn: str, run_id: int) -> int:
@@ -62,38 +71,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
 
     spark = SparkSession.builder.appName(f"factcheck-run-{run_id}").getOrCreate()
+    parallelism = spark.sparkContext.defaultParallelism
+    # 200 shuffle partitions (the default) on a 2-core box is mostly scheduling overhead;
+    # an explicit --conf spark.sql.shuffle.partitions=... still wins.
+    if "spark.sql.shuffle.partitions" not in spark.sparkContext.getConf().toDebugString():
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(4, parallelism * 4)))
+    model = spark.sparkContext.broadcast(read_artifact())
     timings["spark_start"] = round(time.perf_counter() - started, 3)
-    partitions = args.read_partitions or read_partitions_for(
-        db.count_run_articles(dsn, run_id=run_id), spark.sparkContext.defaultParallelism
-    )
 
     db.update_run(dsn, run_id=run_id, stage="extracting", progress=0.1)
     step = time.perf_counter()
-    articles_df = read_articles(spark, dsn=dsn, run_id=run_id, partitions=partitions)
-    sentences_df = explode_sentences(articles_df).persist(StorageLevel.MEMORY_AND_DISK)
-    sentence_count = sentences_df.count()
+    article_partitions = args.read_partitions or partitions_for(db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, parallelism)
+    articles_df = read_articles(spark, dsn=dsn, run_id=run_id, partitions=article_partitions)
+    sentence_counter = spark.sparkContext.accumulator(0)
+    sentences_df = explode_sentences(articles_df, sentence_counter)
+    claims_df = (
+        score_claims(sentences_df, model).transform(with_claim_key).transform(with_cluster_tokens).persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    claim_count = claims_df.count()
     timings["extract"] = round(time.perf_counter() - step, 3)
-    db.update_run(dsn, run_id=run_id, stage="scoring", progress=0.4, sentences_count=sentence_count)
 
-    db.update_run(dsn, run_id=run_id, stage="writing", progress=0.5)
+    db.update_run(dsn, run_id=run_id, stage="clustering", progress=0.5, sentences_count=sentence_counter.value, claims_count=claim_count)
+    step = time.perf_counter()
+    existing_partitions = partitions_for(db.count_claims(dsn), CLAIMS_PER_PARTITION, parallelism)
+    existing_df = read_existing_claims(spark, dsn=dsn, partitions=existing_partitions).transform(with_cluster_tokens)
+    clustered_df, remap_df = assign_clusters(claims_df, existing_df)
+    clustered_df = clustered_df.persist(StorageLevel.MEMORY_AND_DISK)
+    clustered_df.count()
+    remap = [(row.old_key, row.new_key) for row in remap_df.collect()]
+    timings["cluster"] = round(time.perf_counter() - step, 3)
+
+    db.update_run(dsn, run_id=run_id, stage="writing", progress=0.7)
     step = time.perf_counter()
     db.clear_staging(dsn, run_id=run_id)
-    write_claims(claims_from_sentences(sentences_df), dsn=dsn, run_id=run_id)
+    write_claims(to_staging_rows(clustered_df), dsn=dsn, run_id=run_id)
+    db.write_cluster_remap(dsn, run_id=run_id, pairs=remap)
     staged, written = db.merge_staging(dsn, run_id=run_id)
     timings["load"] = round(time.perf_counter() - step, 3)
     timings["total"] = round(time.perf_counter() - started, 3)
 
-    db.update_run(
-        dsn,
-        run_id=run_id,
-        stage="done",
-        progress=1.0,
-        sentences_count=sentence_count,
-        claims_count=staged,
-        claims_written=written,
-        timings=timings,
-    )
-    print(f"run {run_id}: {sentence_count} sentences, {staged} candidate claims, {written} written", flush=True)
+    db.update_run(dsn, run_id=run_id, stage="done", progress=1.0, claims_count=staged, claims_written=written, timings=timings)
+    print(f"run {run_id}: {sentence_counter.value} sentences, {staged} claims, {written} written, {len(remap)} cluster merges", flush=True)
     spark.stop()
     return 0
 

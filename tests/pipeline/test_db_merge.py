@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from factcheck.articles.services import ArticleInput, article_ingest
-from factcheck.claims.models import Claim
+from factcheck.claims.models import Claim, ClaimCluster
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
@@ -17,7 +17,8 @@ TEXT = "ICE detained nearly 1,500 people in May. Boston will not back down."
 
 def staged_row(run_id: int, article_id: int, *, score: float, claim_type: str = "numeric") -> tuple[object, ...]:
     end = TEXT.index("May.") + 4
-    return (run_id, "c" * 40, article_id, TEXT[:end], 0, end, score, claim_type, "")
+    quantities = '[{"value": 1500.0, "unit": "people", "hedge": "approximately-below"}]'
+    return (run_id, "c" * 40, article_id, TEXT[:end], 0, end, score, claim_type, "", f"{claim_type},official_action", quantities, "", "article", "c" * 40)
 
 
 def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -30,6 +31,11 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
     claim = Claim.objects.get()
     assert (claim.score, claim.status, claim.first_run_id, claim.sentence) == (0.9, "new", run.pk, "ICE detained nearly 1,500 people in May.")
+    assert claim.claim_types == ["numeric", "official_action"] and claim.quantities[0]["value"] == 1500.0
+    assert claim.cluster_key == "c" * 40 and ClaimCluster.objects.get().size == 1
+    # 50 x 0.9 checkworthiness + 15 for a number + no spread + fully recent (the newest article).
+    assert claim.priority_parts == {"checkworthiness": 45.0, "type": 15, "spread": 0.0, "recency": 20.0, "outlets": 1}
+    assert claim.priority == 80.0
 
     Claim.objects.filter(pk=claim.pk).update(status="check", assignee=reviewer, version=3)
     updated_at = Claim.objects.get().updated_at

@@ -1,0 +1,206 @@
+"""End-to-end pipeline benchmark: PostgreSQL in, PostgreSQL out, through spark-submit.
+
+    python bench/pipeline_bench.py [--corpus ../shared/data/bbc_news/bbc_news.jsonl] [--repeat 3]
+
+Uses a throw-away database `<name>_bench` on the server of DATABASE_URL. Prints, for the
+Spark run: articles/s and sentences/s excluding JVM/SparkSession start-up (reported
+separately), claims stored, peak memory of the whole spark-submit process tree; then the
+same extraction in one plain Python process, and the ratio. Medians over --repeat runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "bbc_news" / "bbc_news.jsonl"
+sys.path.insert(0, str(ROOT))
+
+
+class TreeMemory:
+    """Peak resident memory of a process and all its descendants, sampled from /proc."""
+
+    def __init__(self, pid: int, interval: float = 0.1) -> None:
+        self.pid, self.interval, self.peak = pid, interval, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _children(self) -> dict[int, list[int]]:
+        tree: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as handle:
+                        ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                tree.setdefault(ppid, []).append(int(entry))
+        return tree
+
+    def _rss(self, pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            return 0
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            tree, total, stack = self._children(), 0, [self.pid]
+            while stack:
+                pid = stack.pop()
+                total += self._rss(pid)
+                stack.extend(tree.get(pid, []))
+            self.peak = max(self.peak, total)
+            self._stop.wait(self.interval)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+def setup_django(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "factcheck.settings")
+    os.environ.setdefault("FACTCHECK_LOCAL", "1")
+    import django
+
+    django.setup()
+
+
+def bench_database_url() -> str:
+    import psycopg
+    from psycopg import sql
+
+    base = os.environ.get("DATABASE_URL", "postgresql://127.0.0.1:5432/factcheck")
+    head, _, name = base.rpartition("/")
+    name, _, query = name.partition("?")
+    bench_name = f"{name}_bench"
+    with psycopg.connect(f"{head}/postgres", autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(bench_name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(bench_name)))
+    return f"{head}/{bench_name}" + (f"?{query}" if query else "")
+
+
+def load_corpus(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def run_spark(article_ids: list[int]) -> dict[str, float]:
+    from factcheck.runs import services, spark
+    from factcheck.runs.models import PipelineRun
+
+    run = services.run_create(article_ids=article_ids)
+    services.run_claim(run_id=run.pk, worker="bench", spark_master="local[*]")
+    command = spark.build_command(run_id=run.pk)
+    env = {**os.environ, "PIPELINE_DATABASE_URL": spark.database_url_for_job(), "PYSPARK_PYTHON": sys.executable}
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True)
+    memory = TreeMemory(process.pid)
+    _, stderr = process.communicate()
+    wall = time.perf_counter() - started
+    peak = memory.stop()
+    if process.returncode != 0:
+        raise SystemExit(f"spark-submit failed ({process.returncode}):\n{stderr[-4000:]}")
+    services.run_finish(run_id=run.pk, exit_code=0, log_tail="")
+    run = PipelineRun.objects.get(pk=run.pk)
+    timings = run.timings
+    work = timings["total"] - timings["spark_start"]
+    return {
+        "wall": wall,
+        "jvm_and_session_start": wall - work,
+        "work": work,
+        "sentences": run.sentences_count,
+        "claims": run.claims_count,
+        "peak_mb": peak / 2**20,
+        **{f"stage_{key}": value for key, value in timings.items()},
+    }
+
+
+def run_python(corpus: list[dict[str, str]]) -> dict[str, float]:
+    import resource
+
+    from pipeline.local import SourceArticle, extract
+    from pipeline.nlp.checkworthiness import load_scorer
+
+    articles = [SourceArticle(source=str(i), text=row["text"]) for i, row in enumerate(corpus)]
+    started = time.perf_counter()
+    scorer = load_scorer()
+    count, sentences, claims = extract(articles, scorer)
+    elapsed = time.perf_counter() - started
+    return {
+        "work": elapsed, "articles": count, "sentences": sentences, "claims": len(claims),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if not args.corpus.exists():
+        print(f"pipeline bench: corpus {args.corpus} not found (it lives in ../shared/data, outside the repo); skipped.")
+        return 0
+    corpus = load_corpus(args.corpus)
+    setup_django(bench_database_url())
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from factcheck.articles.services import ArticleInput, articles_import
+
+    started = time.perf_counter()
+    inputs = (ArticleInput(text=row["text"], title=row.get("title", ""), outlet="BBC News") for row in corpus)
+    result = articles_import(source=str(args.corpus), articles=inputs)
+    print(f"imported {result.batch.rows_stored} articles ({result.batch.rows_duplicate} duplicates) in {time.perf_counter() - started:.1f}s")
+    article_ids = result.new_article_ids
+
+    spark_runs = []
+    for attempt in range(args.repeat):
+        from factcheck.claims.models import Claim, ClaimCluster
+
+        Claim.objects.all().delete()
+        ClaimCluster.objects.all().delete()
+        figures = run_spark(article_ids)
+        spark_runs.append(figures)
+        print(f"  spark run {attempt + 1}: {figures['work']:.1f}s work + {figures['jvm_and_session_start']:.1f}s start, peak {figures['peak_mb']:.0f} MB")
+    python_runs = [run_python(corpus) for _ in range(args.repeat)]
+
+    def median(runs: list[dict[str, float]], key: str) -> float:
+        return statistics.median(run[key] for run in runs)
+
+    articles = len(article_ids)
+    spark_work, python_work = median(spark_runs, "work"), median(python_runs, "work")
+    sentences = spark_runs[0]["sentences"]
+    print()
+    print(f"corpus: {args.corpus.name}: {len(corpus)} lines, {articles} distinct articles, {sentences} sentences; cores: {os.cpu_count()}")
+    print(f"spark-submit (local[*]), median of {args.repeat}:")
+    print(f"  articles/s           {articles / spark_work:10.0f}")
+    print(f"  sentences/s          {sentences / spark_work:10.0f}")
+    print(f"  claims stored        {int(spark_runs[0]['claims']):10d}")
+    print(f"  work seconds         {spark_work:10.1f}   (stages: " + ", ".join(
+        f"{key[6:]} {median(spark_runs, key):.1f}s" for key in spark_runs[0] if key.startswith("stage_")) + ")")
+    print(f"  JVM + session start  {median(spark_runs, 'jvm_and_session_start'):10.1f} s (excluded above)")
+    print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")
+    print(f"plain Python, one process, median of {args.repeat}:")
+    print(f"  articles/s           {python_runs[0]['articles'] / python_work:10.0f}")
+    print(f"  sentences/s          {python_runs[0]['sentences'] / python_work:10.0f}")
+    print(f"  claims               {int(python_runs[0]['claims']):10d}")
+    print(f"  peak memory          {median(python_runs, 'peak_mb'):10.0f} MB")
+    print(f"ratio spark/python sentences/s: {python_work / spark_work:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""Retrain the check-worthiness model and write the artifact the pipeline ships with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from pipeline.nlp.checkworthiness import default_artifact_dir
+
+
+class Command(BaseCommand):
+    help = "Train the check-worthiness model on CT24 train+dev (never dev-test) and write pipeline/models/checkworthiness/."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--data", type=Path, default=Path(settings.CHECKWORTHINESS_DATA_DIR))
+        parser.add_argument("--out", type=Path, default=default_artifact_dir())
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        data: Path = options["data"]
+        if not data.is_dir():
+            raise CommandError(f"Training data not found at {data} (CT24 task 1 English; see README, 'Check-worthiness model').")
+        try:
+            from pipeline.training import train
+        except ImportError as exc:
+            raise CommandError(f"Training needs extra packages: pip install -r requirements-train.txt ({exc})") from exc
+        try:
+            metadata = train(data, options["out"], log=self.stdout.write)
+        except ModuleNotFoundError as exc:
+            raise CommandError(f"Training needs extra packages: pip install -r requirements-train.txt ({exc})") from exc
+        self.stdout.write(self.style.SUCCESS(f"Model written to {options['out']} (threshold {metadata['threshold']:.4f})."))

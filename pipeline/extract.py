@@ -1,0 +1,152 @@
+"""The extraction itself, in plain Python: one article in, its claims out.
+
+The Spark job calls these functions inside Arrow-batched UDFs; `python -m pipeline extract`
+and the single-process benchmark call them directly. One code path, so the command line
+and the cluster produce the same claims.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from pipeline.nlp.attribution import attribute_sentences
+from pipeline.nlp.checkworthiness import Scorer
+from pipeline.nlp.claim_types import classify_claim
+from pipeline.nlp.quantities import parse_quantities
+from pipeline.nlp.segment import split_sentences
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceRecord:
+    index: int
+    paragraph: int
+    start: int
+    end: int
+    text: str
+    speaker: str
+    speaker_title: str
+    attribution: str
+
+
+@dataclass(slots=True)
+class ClaimRecord:
+    start: int
+    end: int
+    sentence: str
+    score: float
+    claim_type: str
+    claim_types: list[str]
+    quantities: list[dict[str, object]]
+    speaker: str
+    speaker_title: str
+    attribution: str
+    claim_key: str = ""
+    cluster_key: str = ""
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def claim_key(content_hash: str, start: int, end: int) -> str:
+    """sha1(content hash : start : end); the Spark job computes the same with F.sha1."""
+    return hashlib.sha1(f"{content_hash}:{start}:{end}".encode()).hexdigest()
+
+
+def article_sentences(text: str, *, outlet: str = "", author: str = "") -> list[SentenceRecord]:
+    """Sentences with exact offsets, each attributed to a speaker (or to the outlet/author)."""
+    sentences = split_sentences(text)
+    attributions = attribute_sentences(text, [(s.start, s.end) for s in sentences], outlet=outlet or "", author=author or "")
+    return [
+        SentenceRecord(
+            index=index,
+            paragraph=sentence.paragraph,
+            start=sentence.start,
+            end=sentence.end,
+            text=text[sentence.start : sentence.end],
+            speaker=attribution.speaker,
+            speaker_title=attribution.title,
+            attribution=attribution.kind,
+        )
+        for index, (sentence, attribution) in enumerate(zip(sentences, attributions, strict=True))
+    ]
+
+
+# The model learnt check-worthiness from debate transcripts; an assertion of a number, a
+# comparison or trend, a cause or an official act is checkable by construction, whatever
+# the model thinks of its wording ("Sanctuary does not mean safer streets."), and so is
+# what an official is quoted as saying or pledging ("We're definitely going to … flood
+# the zone"): fact-checkers track officials' statements and promises.
+CHECKABLE_TYPES = frozenset({"numeric", "comparison", "causal", "official_action"})
+OFFICIAL_STATEMENT_TYPES = frozenset({"quote", "prediction"})
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    index: int
+    score: float
+    claim_type: str
+    claim_types: list[str]
+    quantities: list[dict[str, object]]
+
+
+def is_claim(*, score: float, threshold: float, claim_type: str, speaker_title: str) -> bool:
+    if score >= threshold or claim_type in CHECKABLE_TYPES:
+        return True
+    return bool(speaker_title) and claim_type in OFFICIAL_STATEMENT_TYPES
+
+
+def select_claims(
+    sentences: Sequence[str], attributions: Sequence[str], speaker_titles: Sequence[str], scorer: Scorer
+) -> list[Selected]:
+    """Which sentences are claims: scored in one vectorised call, then typed and parsed."""
+    if not sentences:
+        return []
+    scores = scorer.score(list(sentences))
+    selected = []
+    for index, (sentence, attribution, title, score) in enumerate(zip(sentences, attributions, speaker_titles, scores, strict=True)):
+        primary, types = classify_claim(sentence, has_quote=attribution == "direct_quote")
+        if not is_claim(score=float(score), threshold=scorer.threshold, claim_type=primary, speaker_title=title):
+            continue
+        quantities = [quantity.as_dict() for quantity in parse_quantities(sentence)]
+        selected.append(Selected(index, round(float(score), 6), primary, list(types), quantities))
+    return selected
+
+
+def claims_from_sentences(records: Sequence[SentenceRecord], scorer: Scorer) -> list[ClaimRecord]:
+    claims = []
+    for chosen in select_claims([r.text for r in records], [r.attribution for r in records], [r.speaker_title for r in records], scorer):
+        record = records[chosen.index]
+        claims.append(
+            ClaimRecord(
+                start=record.start,
+                end=record.end,
+                sentence=record.text,
+                score=chosen.score,
+                claim_type=chosen.claim_type,
+                claim_types=chosen.claim_types,
+                quantities=chosen.quantities,
+                speaker=record.speaker,
+                speaker_title=record.speaker_title,
+                attribution=record.attribution,
+            )
+        )
+    return claims
+
+
+def extract_article(
+    text: str, *, content_hash: str, scorer: Scorer, outlet: str = "", author: str = ""
+) -> tuple[int, list[ClaimRecord]]:
+    """(sentence count, claims) for one article."""
+    records = article_sentences(text, outlet=outlet, author=author)
+    claims = claims_from_sentences(records, scorer)
+    for claim in claims:
+        claim.claim_key = claim_key(content_hash, claim.start, claim.end)
+    return len(records), claims
+
+
+def quantities_json(quantities: list[dict[str, object]]) -> str:
+    return json.dumps(quantities, ensure_ascii=False, sort_keys=True)

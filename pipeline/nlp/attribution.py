@@ -1,0 +1,683 @@
+"""Who asserts each sentence of a news article: a quoted speaker, a reported speaker, or the outlet.
+
+``attribute_sentences(article_text, spans, outlet=..., author=...)`` returns one
+:class:`Attribution` per sentence span.  Rule-based and stdlib-only.
+
+How it works:
+
+1. **Quote regions** are found over the whole article, not per sentence: from an opening
+   “ (or ") to its closing mark, across sentence boundaries.  A quotation left open at the
+   end of a paragraph ends there (news style re-opens it in the next paragraph).  Scare
+   quotes and titles (fewer than three words, or every word capitalised) are not regions.
+2. **People** are collected from the article: "Acting ICE Director Todd Lyons",
+   "Boston Mayor Michelle Wu", "mayoral candidate Josh Kraft", "President Trump"
+   (a title word before a capitalised name), or a two-to-four-word name that starts with a
+   known first name.  Later "Lyons", "Wu" or "the mayor" resolve to them.  The longest title
+   seen is kept; party labels ("Democratic", "left-wing") are not part of a title.
+3. **A region's speaker** comes from, in order: the cue right after it (”, he said /
+   ,” Lyons added / ,” said Lyons), the cue before it in the same sentence
+   (Lyons added, “ / Lyons said then: “ / ..., saying Boston “), the previous region in the
+   same paragraph (“A,” he said. “B.”), a region that continues from an unclosed paragraph
+   before it or fills the whole paragraph, and finally the next region in the same
+   paragraph.  Every sentence that overlaps the region gets that speaker.
+4. **Pronouns** ("he said", "she said Tuesday") resolve to the most recent person of a compatible
+   gender who was a *subject* (started a clause or spoke) outside quotations, else to
+   the most recent compatible person mentioned.  Gender comes from a first-name list
+   and gendered titles, and is learnt when a pronoun resolves to a person of unknown gender.
+5. **Kinds**: a sentence that starts inside a quotation or is mostly quoted text is
+   ``direct_quote``.  A narrative sentence that embeds a partial quotation, or reports speech
+   ("Wu said Boston has...", "..., according to acting ICE Director Todd Lyons",
+   "..., Lyons said."), is ``reported``.  Everything else is ``article``, with speaker
+   ``author`` (else ``outlet``, else "").  A quoted sentence whose speaker cannot be found
+   stays ``direct_quote`` with speaker "" when it starts inside the quotation, and falls
+   back to reported/article detection when it only embeds it.
+
+Speakers that are groups ("Officials say...", "..., police said.") are returned as
+written, with an empty title.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right, insort
+from dataclasses import dataclass, field
+
+from pipeline.nlp.claim_types import is_quoted_speech
+
+__all__ = ["Attribution", "attribute_sentences"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    speaker: str
+    title: str
+    kind: str  # "direct_quote" | "reported" | "article"
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_MALE = _words(
+    "aaron adam adrian alan albert alex alexander andrew andy anthony antonio arthur austin barack ben benjamin bernie"
+    " bill billy bob bobby brad bradley brandon brett brian bruce bryan carl carlos charles charlie chris christopher"
+    " chuck clarence colin craig dan daniel danny dave david dennis derek dick don donald doug douglas dwight ed eddie"
+    " edward eric ernest eugene frank fred gabriel gary gavin george gerald glenn gordon greg gregory harold harry henry"
+    " howard howie hunter ian jack jacob jake james jamie jason jay jd jeff jeffrey jeremy jerome jerry jim jimmy joe joel"
+    " john johnny jon jonathan jordan jose joseph josh joshua juan justin keith ken kenneth kevin kyle larry lawrence lee"
+    " leonard louis luis marco marcus mark martin matt matthew michael mike mitch mitt nathan neil nicholas nick noah"
+    " oliver patrick paul pete peter phil philip ralph randy ray raymond richard rick robert roger ron ronald ross roy"
+    " russell ryan sam samuel scott sean stephen steve steven ted terry thomas tim timothy todd tom tommy tony travis"
+    " troy tyler victor vincent walter warner wayne william willie zach"
+)
+_FEMALE = _words(
+    "abigail alexandria alice alicia allison amanda amy andrea angela ann anna anne ashley barbara betsy betty beverly"
+    " brenda carol caroline catherine cathy charlotte cheryl christina christine claire cynthia dana deborah debra diana"
+    " diane donna doris dorothy elaine elise elizabeth ellen emily emma erin evelyn frances gina gloria grace hannah"
+    " heather helen hillary holly ilhan jacqueline jane janet janice jean jennifer jessica jill joan joanne joyce judith"
+    " judy julia julie karen kamala karine kate katherine kathleen kathy kay kelly kim kimberly kristi kristen laura"
+    " lauren linda lisa lori lucy madeline margaret maria marie marilyn martha mary maura maxine megan melania melissa"
+    " michelle monica nancy natalie nicole nikki olivia pam pamela patricia patty paula rachel rebecca rose ruth sally"
+    " samantha sandra sarah sharon shirley sonia sophia stephanie susan suzanne tammy teresa theresa tiffany tina tulsi"
+    " valerie victoria virginia wendy"
+)
+_MALE_TITLES = _words("mr mr. sir lord king prince spokesman chairman congressman councilman businessman father brother")
+_FEMALE_TITLES = _words(
+    "mrs mrs. ms ms. miss madam lady queen princess spokeswoman chairwoman congresswoman councilwoman businesswoman"
+    " mother sister"
+)
+# Capitalised words that end a title and directly precede a name ("Director Todd Lyons").
+_TITLE_WORDS = _words(
+    "director mayor president governor gov gov. senator sen sen. rep rep. representative secretary attorney general"
+    " chief commissioner judge justice sheriff officer spokesman spokeswoman spokesperson speaker leader minister"
+    " chancellor ambassador administrator superintendent chair chairman chairwoman ceo dr dr. gen gen. col col. capt"
+    " capt. lt lt. sgt sgt. mr mr. mrs mrs. ms ms. prof prof. professor councilor councillor councilman councilwoman"
+    " congressman congresswoman czar deputy commander agent inspector treasurer auditor comptroller clerk marshal"
+    " prosecutor solicitor pope king queen prince princess candidate host reporter correspondent editor columnist"
+    " anchor official lawyer analyst economist founder executive strategist pollster historian journalist"
+    " commentator activist advocate organizer researcher scientist expert adviser advisor aide manager coordinator"
+    " challenger rival lawmaker cardinal bishop rabbi reverend rev rev. pastor coach detective captain lieutenant"
+    " sergeant trooper warden"
+)
+# Lower-case words allowed inside a title ("acting ICE Director", "mayoral candidate").
+_TITLE_MODIFIERS = _words(
+    "acting former mayoral radio deputy interim assistant senior chief top presidential gubernatorial congressional"
+    " state city federal district county executive special associate vice then-candidate press talk-radio"
+    " and of for the on"
+)
+_TITLE_STOP = _words(
+    "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican"
+    " Democrat GOP Conservative Liberal Progressive Independent Monday Tuesday Wednesday Thursday Friday Saturday"
+    " Sunday January February March April May June July August September October November December This That"
+    " These Those After Before Since Although Though If As According"
+)
+_NON_NAME = _words(
+    "The A An But And Or In At On Of For To By From With Last Then Meanwhile When While Yesterday Today This That These"
+    " Those It He She They We I Many Some Every Each Follow Read Police City State County Federal National Boston"
+    " Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August"
+    " September October November December America American Americans Democrat Democrats Republican Republicans"
+    " Democratic Congress Senate House White Department Act Show Hall Street Guard Court Constitution God"
+)
+_ORG_SUFFIX = _words(
+    "Show Department Act Hall Street Center Centre University College School Party Committee Council House Senate"
+    " Court Office Agency Service Services News Times Post Journal Police Guard Administration City County State"
+    " Foundation Institute Association Company Inc Corp Group Bank Church Hospital Network Radio Magazine Program"
+    " Enforcement Security Patrol Force Army Navy Bureau Commission Board Authority Union Club League Airport Station"
+)
+_GROUP_NOUNS = _words(
+    "officials police authorities critics advocates experts analysts prosecutors residents lawmakers leaders officers"
+    " agents spokesperson spokesman spokeswoman spokespeople representatives researchers investigators organizers"
+    " activists opponents supporters administration department agency office government city campaign statement"
+    " sources witnesses neighbors neighbours protesters democrats republicans aides staff team county state"
+    " documents records data report reports study studies polls survey"
+)
+_PRONOUNS_M = frozenset(("he", "him", "his"))
+_PRONOUNS_F = frozenset(("she", "her"))
+
+_CAP = r"(?:[A-ZÀ-ÖØ-Þ]\.(?:[A-Z]\.)*|(?:Mc|Mac|O['’]|D['’])?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+)?|[A-Z]{2,})"
+_RUN = re.compile(rf"(?<![\w.]){_CAP}(?:[ \t]+{_CAP})*")
+_POSSESSIVE_AFTER = re.compile(r"['’]s\b|(?<=s)['’](?!\w)")
+_MODIFIER_AFTER = re.compile(
+    r"[ \t]+(?:administration|administration['’]s|campaign|era|government|team|White\s+House|supporters|allies|policies"
+    r"|policy|presidency|tariffs?|officials)\b"
+)
+_PARA_BREAK = re.compile(r"[ \t]*\n\s*")
+_TOKEN_BEFORE = re.compile(r"(\S+)\s*$")
+
+_SAY_CORE = (
+    r"said|says|say|added|adds|told|tells|stated|states|explained|explains|continued|continues|noted|notes|argued"
+    r"|argues|claimed|claims|insisted|insists|wrote|writes|asked|asks|warned|warns|acknowledged|admitted|announced"
+    r"|declared|replied|responded|answered|recalled|remarked|contended|maintained|suggested|emphasized|emphasised"
+    r"|stressed|tweeted|posted|countered|concluded|cautioned|conceded|boasted|complained|quipped|joked|predicted"
+    r"|observed|agreed|urged|vowed|promised|pledged|exclaimed|shouted|recounted|wondered"
+)
+_ADV = (
+    r"(?:also|later|then|previously|recently|once|had|has|have|is|are|was|were|been|would|will|did|does|do|not|long|"
+    r"repeatedly|publicly|privately|often|again|earlier|first|never|further|[a-z]{4,}ly)"
+)
+_TRAIL_CUE = re.compile(
+    rf"""[\s,]*(?:
+        (?!(?:though|although|while|and|but|because|as|which|who|that|if|when|so|where|after|before)\b)
+        (?P<who>[^\s,.;:!?“”"][^,.;:!?“”"\n]{{0,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_SAY_CORE})\b
+       |(?:{_SAY_CORE})\s+(?P<who2>[^,.;:!?“”"\n]{{1,60}}?)\s*(?:[,.;:!?]|$)
+    )""",
+    re.VERBOSE,
+)
+# Stricter cue used to accept a short quotation ("No," he said.) as speech.
+_SHORT_TRAIL_CUE = re.compile(
+    rf"[ \t]*(?:(?:he|she|they|[A-Z][\w’'-]+(?:[ \t]+[A-Z][\w’'-]+){{0,2}}|the[ \t]+[a-z]+)[ \t]+(?:{_SAY_CORE})\b"
+    rf"|(?:{_SAY_CORE})[ \t]+[A-Z])"
+)
+_LEAD_SAY = re.compile(
+    rf"\b(?:{_SAY_CORE}|saying|adding|telling|noting|explaining|arguing|claiming|warning|insisting|writing|asking"
+    r"|calling|called|calls|accused|accusing|accuses|describing|described|describes|pointed\s+out|fired\s+back"
+    r"|shot\s+back|put\s+it|swore|swears|vowing|promising|pledging)\b"
+)
+_LEAD_CUE_END = re.compile(rf"\b(?:{_SAY_CORE})(?:\s+\w+)?\s*[:,]\s*$")
+_REPORT_SAY = (
+    r"said|says|say|(?:added|adds)(?=\s+that\b|\s*[,:“\"]|\s*$)|told|tells|stated|explained|noted|notes|argued|argues|claimed|claims|insisted|insists"
+    r"|acknowledged|admitted|announced|declared|warned|warns|wrote|writes|maintained|maintain|maintains|contended"
+    r"|contend|contends|suggested|stressed|emphasized|asked|accused|accusing|accuses|pointed\s+(?:out|to)|promised"
+    r"|pledged|vowed|predicted|believes|believe|testified\s+that|estimated|estimates|alleged|alleges|alleging"
+    r"|conceded|countered|complained|recalled|reported\s+that"
+)
+_REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
+_ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)\s*(?:[,.;:!?]|$)", re.IGNORECASE)
+_TRAIL_REPORT = re.compile(
+    rf"""(?:,|—|--)\s*(?:
+        (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
+       |(?:said|says|added|told)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
+    )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
+    re.VERBOSE,
+)
+_TRAILING_ADV = re.compile(rf"(?:\s+{_ADV})+\s*$")
+_ADV_WORD = re.compile(_ADV)
+_LAST_WORD = re.compile(r"\s+(\S+)$")
+_APPOSITIVE_END = re.compile(r",\s*[^,]{1,80},\s*$")
+_INTRO_SUBJECT = re.compile(r"^[^,“”\"]{0,80},\s*$")
+_LEADING_DETS = re.compile(r"^(?:(?:and|but|though|while|so|yet|then|meanwhile|the|a|an)\s+)+", re.IGNORECASE)
+# An intro clause before the speaker ("At a rally Tuesday, Wu said") must look adverbial;
+# "Officials upped the pressure, though critics say" is the outlet's own claim.
+_INTRO_STARTERS = _words(
+    "at in on during after before meanwhile last earlier later speaking asked separately still however but and also"
+    " yesterday today tonight from with without since when while in an interview on monday tuesday wednesday"
+    " thursday friday saturday sunday this for by according addressing writing"
+)
+_ADV_EXCEPTIONS = _words("family italy ally rally supply assembly reply belly bully july holly emily kelly lily molly sally")
+
+
+@dataclass(slots=True)
+class _Person:
+    name: str
+    title: str = ""
+    gender: str = ""  # "m" | "f" | ""
+    group: bool = False
+    tokens: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(slots=True)
+class _Region:
+    start: int  # offset of the opening mark (or paragraph start when it is missing)
+    end: int  # offset just past the closing mark (or paragraph end when unclosed)
+    para: int
+    unclosed: bool
+
+
+@dataclass(slots=True)
+class _Mention:
+    start: int  # title start when a title precedes the name
+    name_start: int
+    end: int
+    person: _Person
+    possessive: bool
+    modifier: bool
+
+
+class _Article:
+    """All per-article state; built once per call."""
+
+    def __init__(self, text: str, spans: list[tuple[int, int]]) -> None:
+        self.text = text
+        self.spans = spans
+        self.span_starts = [s for s, _ in spans]
+        # Blank lines between paragraphs are one break, so consecutive paragraphs differ by 1.
+        breaks = list(_PARA_BREAK.finditer(text))
+        self.para_starts = [0] + [m.end() for m in breaks]
+        self.para_ends = [m.start() for m in breaks] + [len(text)]
+        self.regions = self._find_regions()
+        self.region_starts = [r.start for r in self.regions]
+        self.persons: list[_Person] = []
+        self.by_surname: dict[str, list[_Person]] = {}
+        self.mentions: list[_Mention] = []
+        self._collect_people()
+        self.mention_starts = [m.start for m in self.mentions]
+        # (position, order, person, is_subject): who was talked about / spoke, outside quotes.
+        self.history: list[tuple[int, int, _Person, bool]] = []
+        self._counter = 0
+        for m in self.mentions:
+            if not m.modifier and self.region_at(m.name_start) is None:
+                self._add_history(m.start, m.person, self._is_subject(m))
+        self.region_speaker: dict[int, _Person | None] = {}
+
+    # ----------------------------------------------------------------- structure
+    def para_of(self, pos: int) -> int:
+        return bisect_right(self.para_starts, pos) - 1
+
+    def para_end(self, para: int) -> int:
+        return self.para_ends[para]
+
+    def sentence_of(self, pos: int) -> int:
+        i = bisect_right(self.span_starts, pos) - 1
+        if i >= 0 and pos < self.spans[i][1]:
+            return i
+        return -1
+
+    def _find_regions(self) -> list[_Region]:
+        text = self.text
+        regions: list[_Region] = []
+        open_pos = -1
+        open_char = ""
+        for m in re.finditer(r"[“”\"]", text):
+            pos = m.start()
+            ch = m.group()
+            if open_pos >= 0 and self.para_of(pos) != self.para_of(open_pos):
+                p = self.para_of(open_pos)
+                regions.append(_Region(open_pos, self.para_end(p), p, True))
+                open_pos = -1
+            if ch == "“" or (ch == '"' and open_pos < 0):
+                if open_pos >= 0:  # re-opened without closing: close the first at this point
+                    regions.append(_Region(open_pos, pos, self.para_of(open_pos), True))
+                open_pos, open_char = pos, ch
+            elif open_pos >= 0 and (ch == "”" or open_char == '"'):
+                regions.append(_Region(open_pos, pos + 1, self.para_of(open_pos), False))
+                open_pos = -1
+            elif ch == "”":
+                # Closing mark with no opening one: the quotation began at the paragraph start.
+                p = self.para_of(pos)
+                regions.append(_Region(self.para_starts[p], pos + 1, p, False))
+        if open_pos >= 0:
+            p = self.para_of(open_pos)
+            regions.append(_Region(open_pos, self.para_end(p), p, True))
+        real = []
+        for r in regions:
+            inner = text[r.start:r.end].strip("“”\" \n\t")
+            if is_quoted_speech(inner):
+                real.append(r)
+            elif inner and inner[-1] in ",.!?" and (
+                _SHORT_TRAIL_CUE.match(text, r.end, min(len(text), r.end + 80)) is not None
+                or _LEAD_CUE_END.search(text, max(0, r.start - 60), r.start) is not None
+            ):
+                # A short quotation ("No," he said. / Lyons said: "Never.") is still speech.
+                real.append(r)
+        return real
+
+    def region_at(self, pos: int) -> int | None:
+        i = bisect_right(self.region_starts, pos) - 1
+        if i >= 0 and pos < self.regions[i].end:
+            return i
+        return None
+
+    # ----------------------------------------------------------------- people
+    def _collect_people(self) -> None:
+        text = self.text
+        found: list[tuple[int, int, int, _Person]] = []
+        for run in _RUN.finditer(text):
+            tokens = run.group().split()
+            offsets = [run.start() + o.start() for o in re.finditer(r"\S+", run.group())]
+            title_idx = -1
+            for i, tok in enumerate(tokens):
+                if tok.lower() in _TITLE_WORDS:
+                    title_idx = i
+            name_idx = -1
+            if title_idx >= 0 and title_idx + 1 < len(tokens):
+                name_idx = title_idx + 1
+            else:
+                prev = _TOKEN_BEFORE.search(text, max(0, run.start() - 40), run.start())
+                if prev is not None and prev.group(1).lower() in _TITLE_WORDS and prev.group(1)[0].islower():
+                    name_idx = 0  # lower-case title: "mayoral candidate Josh Kraft"
+                else:
+                    for i, tok in enumerate(tokens):
+                        if tok.lower() in _MALE or tok.lower() in _FEMALE:
+                            name_idx = i
+                            break
+            if name_idx < 0:
+                continue
+            name_tokens = tokens[name_idx:]
+            if not 1 <= len(name_tokens) <= 4 or name_tokens[-1] in _ORG_SUFFIX:
+                continue
+            if any(t in _NON_NAME or t.isupper() for t in name_tokens):
+                continue
+            titled = title_idx >= 0 or (name_idx == 0 and not (tokens[0].lower() in _MALE or tokens[0].lower() in _FEMALE))
+            if len(name_tokens) == 1 and not titled:
+                continue
+            name_start = offsets[name_idx]
+            title, title_start = self._title_before(name_start)
+            person = self._register(" ".join(name_tokens), title)
+            found.append((title_start if title else name_start, name_start, run.end(), person))
+        # Second sweep: every run that names a registered person (surname or full name).
+        for run in _RUN.finditer(text):
+            tokens = run.group().split()
+            person = None
+            for tok in reversed(tokens):
+                people = self.by_surname.get(tok)
+                if people:
+                    person = people[-1]
+                    break
+            if person is None:
+                continue
+            start = run.start()
+            for f in found:
+                if f[1] <= start < f[2]:
+                    start = f[0]
+                    break
+            after = run.end()
+            possessive = _POSSESSIVE_AFTER.match(text, after) is not None
+            modifier = (
+                text[max(0, start - 4):start].lower() == "the " or _MODIFIER_AFTER.match(text, after) is not None
+            )
+            self.mentions.append(_Mention(start, run.start(), after, person, possessive, modifier))
+        self.mentions.sort(key=lambda m: m.start)
+
+    def _title_before(self, name_start: int) -> tuple[str, int]:
+        """Walk back from a name over title words: "U.S. Attorney General", "acting ICE Director"."""
+        text = self.text
+        window_start = max(0, name_start - 120)
+        toks = list(re.finditer(r"\S+", text[window_start:name_start]))
+        taken: list[re.Match[str]] = []
+        for tok_m in reversed(toks):
+            tok = tok_m.group()
+            low = tok.lower()
+            if tok[-1] in ",;:!?(“”\"" or tok in _TITLE_STOP or "’" in tok or "'" in tok:
+                break
+            if tok.endswith(".") and not re.fullmatch(r"(?:[A-Z]\.)+|[A-Z][a-z]{1,3}\.", tok):
+                break
+            if not taken:
+                if low not in _TITLE_WORDS:
+                    break
+            elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or low in _TITLE_WORDS):
+                break
+            taken.append(tok_m)
+        while taken and taken[-1].group().lower() in ("and", "of", "for", "the", "on"):
+            taken.pop()
+        if not taken:
+            return "", name_start
+        start = window_start + taken[-1].start()
+        title = text[start:name_start].strip()
+        return title[0].upper() + title[1:], start
+
+    def _register(self, name: str, title: str) -> _Person:
+        tokens = tuple(name.split())
+        surname = tokens[-1]
+        people = self.by_surname.get(surname, [])
+        person = None
+        for p in people:
+            if p.name == name or len(p.tokens) == 1 or len(tokens) == 1 or p.tokens[0] == tokens[0]:
+                person = p
+                break
+        if person is None:
+            person = _Person(name=name, tokens=tokens)
+            self.persons.append(person)
+            self.by_surname.setdefault(surname, []).append(person)
+            if len(tokens) > 1:
+                # Full name also resolves by itself ("Michelle Wu" as one run).
+                self.by_surname.setdefault(name, []).append(person)
+        elif len(tokens) > len(person.tokens):
+            person.name, person.tokens = name, tokens
+            self.by_surname.setdefault(name, []).append(person)
+        if len(title) > len(person.title):
+            person.title = title
+        if not person.gender:
+            first = person.tokens[0].lower() if len(person.tokens) > 1 else ""
+            title_words = {w.lower() for w in title.split()}
+            if first in _FEMALE or title_words & _FEMALE_TITLES:
+                person.gender = "f"
+            elif first in _MALE or title_words & _MALE_TITLES:
+                person.gender = "m"
+        return person
+
+    def _is_subject(self, m: _Mention) -> bool:
+        if m.possessive or m.modifier:
+            return False
+        i = self.sentence_of(m.start)
+        if i < 0:
+            return False
+        before = self.text[self.spans[i][0]:m.start].lstrip()
+        return before == "" or _INTRO_SUBJECT.match(before) is not None
+
+    # ----------------------------------------------------------------- resolution
+    def _add_history(self, pos: int, person: _Person, subject: bool) -> None:
+        self._counter += 1
+        insort(self.history, (pos, self._counter, person, subject), key=lambda h: (h[0], h[1]))
+
+    def resolve_pronoun(self, pronoun: str, pos: int) -> _Person | None:
+        if pronoun in _PRONOUNS_M:
+            gender = "m"
+        elif pronoun in _PRONOUNS_F:
+            gender = "f"
+        else:
+            return None
+        i = bisect_left(self.history, pos, key=lambda h: h[0])
+        fallback = None
+        for j in range(i - 1, max(-1, i - 60), -1):
+            _, _, person, subject = self.history[j]
+            if person.group or person.gender not in ("", gender):
+                continue
+            if subject:
+                fallback = person
+                break
+            if fallback is None:
+                fallback = person
+        if fallback is not None and not fallback.gender:
+            fallback.gender = gender
+        return fallback
+
+    def _persons_in(self, a: int, b: int) -> list[_Mention]:
+        i = bisect_left(self.mention_starts, a)
+        out = []
+        while i < len(self.mentions) and self.mentions[i].start < b:
+            m = self.mentions[i]
+            if m.end <= b and not m.possessive and not m.modifier:
+                out.append(m)
+            i += 1
+        return out
+
+    def resolve_phrase(self, a: int, b: int) -> _Person | None:
+        """Resolve the speaker named by text[a:b] ("Lyons", "he", "the mayor", "officials")."""
+        raw = self.text[a:b]
+        stripped = raw.strip()
+        if not stripped:
+            return None
+        low = stripped.lower()
+        if low in _PRONOUNS_M or low in _PRONOUNS_F:
+            return self.resolve_pronoun(low, a)
+        if low in ("they", "we", "i", "it", "you", "this", "that"):
+            return None
+        mentions = self._persons_in(a, b)
+        if mentions:
+            return mentions[0].person
+        core = _LEADING_DETS.sub("", stripped)
+        had_det = len(core) != len(stripped)
+        words = core.split()
+        if not words or len(words) > 8:
+            return None
+        last = words[-1].lower()
+        if had_det and low.startswith(("the ", "a ", "an ")) and all(w.islower() for w in words):
+            # "the mayor", "the acting director": the most recent person with that title.
+            i = bisect_left(self.history, a, key=lambda h: h[0])
+            for j in range(i - 1, max(-1, i - 60), -1):
+                person = self.history[j][2]
+                if not person.group and last in person.title.lower().split():
+                    return person
+        if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
+            return _Person(name=core, group=True)
+        if all(w[0].isupper() or w in ("of", "and") for w in words) and len(words) <= 5:
+            people = self.by_surname.get(words[-1])
+            if people:
+                return people[-1]
+            if any(w in _NON_NAME for w in words):
+                return None
+            title_idx = max((i for i, w in enumerate(words) if w.lower() in _TITLE_WORDS), default=-1)
+            name = " ".join(words[title_idx + 1:])
+            if not name:
+                return None
+            return self._register(name, " ".join(words[:title_idx + 1]))
+        return None
+
+    def speaker_of_region(self, idx: int, depth: int = 0) -> _Person | None:
+        if idx in self.region_speaker:
+            return self.region_speaker[idx]
+        self.region_speaker[idx] = None  # guards the forward look-up against cycles
+        person = self._region_cue(idx)
+        regions = self.regions
+        r = regions[idx]
+        if person is None and idx > 0:
+            prev = regions[idx - 1]
+            prev_speaker = self.speaker_of_region(idx - 1, depth + 1) if depth < 3 else self.region_speaker.get(idx - 1)
+            if prev_speaker is not None:
+                para_text_before = self.text[self.para_starts[r.para]:r.start].strip()
+                whole_para = self.text[r.end:self.para_end(r.para)].strip() == "" and para_text_before == ""
+                if prev.para == r.para or (prev.para == r.para - 1 and para_text_before == "" and (prev.unclosed or whole_para)):
+                    person = prev_speaker
+        if person is None and depth < 3 and idx + 1 < len(regions):
+            nxt = regions[idx + 1]
+            same_para = nxt.para == r.para and self.text[r.end:nxt.start].strip() == ""
+            continued = r.unclosed and nxt.para == r.para + 1 and self.text[r.end:nxt.start].strip() == ""
+            if same_para or continued:
+                person = self.speaker_of_region(idx + 1, depth + 1)
+        self.region_speaker[idx] = person
+        return person
+
+    def _region_cue(self, idx: int) -> _Person | None:
+        text = self.text
+        r = self.regions[idx]
+        # 1. Cue after the closing mark, inside the sentence that holds it.
+        if not r.unclosed:
+            si = self.sentence_of(r.end - 1)
+            limit = self.spans[si][1] if si >= 0 else r.end + 120
+            if idx + 1 < len(self.regions):
+                limit = min(limit, self.regions[idx + 1].start)
+            limit = min(limit, self.para_end(r.para))
+            m = _TRAIL_CUE.match(text, r.end, limit)
+            if m is not None:
+                g = "who" if m.group("who") is not None else "who2"
+                person = self.resolve_phrase(m.start(g), m.end(g))
+                if person is not None:
+                    if not person.group:
+                        self._add_history(m.start(g), person, True)
+                    return person
+        # 2. Cue before the opening mark, inside the sentence that holds it.
+        si = self.sentence_of(r.start)
+        lead_start = self.spans[si][0] if si >= 0 else self.para_starts[r.para]
+        if idx > 0 and self.regions[idx - 1].end > lead_start:
+            lead_start = self.regions[idx - 1].end
+        lead = text[lead_start:r.start]
+        if lead.strip():
+            verbs = list(_LEAD_SAY.finditer(lead))
+            if verbs:
+                subject_end = lead_start + verbs[-1].start()
+                person = self._subject_in(lead_start, subject_end)
+                if person is not None:
+                    if not person.group:
+                        self._add_history(subject_end, person, True)
+                    return person
+        return None
+
+    def _subject_in(self, a: int, b: int) -> _Person | None:
+        mentions = self._persons_in(a, b)
+        if mentions:
+            return mentions[0].person
+        seg = self.text[a:b]
+        m = re.search(r"(?:^|,\s*|\b(?:and|but)\s+)(?P<p>[Hh]e|[Ss]he)\b", seg)
+        if m is not None:
+            return self.resolve_pronoun(m.group("p").lower(), a + m.start("p"))
+        seg = _TRAILING_ADV.sub("", seg)
+        m = re.search(r"(?P<np>[^,;:]{1,60})\s*$", seg)
+        if m is not None:
+            return self.resolve_phrase(a + m.start("np"), a + m.end("np"))
+        return None
+
+    # ----------------------------------------------------------------- sentences
+    def reported_speaker(self, s: int, e: int) -> _Person | None:
+        text = self.text
+        sent = text[s:e]
+        m = _ACCORDING.search(sent)
+        if m is not None:
+            person = self.resolve_phrase(s + m.start("who"), s + m.end("who"))
+            if person is not None:
+                return person
+        v = _REPORT_VERB.search(sent, 0, 160)
+        if v is not None:
+            pre = sent[:v.start()]
+            pre_trim = pre.rstrip()
+            while True:
+                w = _LAST_WORD.search(pre_trim)
+                if w is None or not _ADV_WORD.fullmatch(w.group(1)) or w.group(1).lower() in _ADV_EXCEPTIONS:
+                    break
+                pre_trim = pre_trim[:w.start()]
+            if pre_trim.endswith(","):
+                # "Kraft, Wu's top challenger, said": drop the appositive, keep the name.
+                pre_trim = _APPOSITIVE_END.sub("", pre_trim)
+            np_start = pre_trim.rfind(",") + 1
+            intro = pre_trim[:np_start]
+            np_text = pre_trim[np_start:]
+            intro_words = intro.split()
+            intro_ok = not intro_words or len(intro_words) <= 3 or intro_words[0].lower() in _INTRO_STARTERS
+            if intro_ok and "“" not in intro and '"' not in intro and len(intro) <= 90 and np_text.strip() and len(np_text.split()) <= 8:
+                lead = len(np_text) - len(np_text.lstrip())
+                person = self.resolve_phrase(s + np_start + lead, s + np_start + len(np_text.rstrip()))
+                if person is not None:
+                    return person
+        m = _TRAIL_REPORT.search(sent)
+        if m is not None:
+            g = "who" if m.group("who") is not None else "who2"
+            return self.resolve_phrase(s + m.start(g), s + m.end(g))
+        return None
+
+    def attribute(self, idx: int, outlet: str, author: str) -> Attribution:
+        s, e = self.spans[idx]
+        text = self.text
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        best = None
+        best_overlap = 0
+        quoted = 0
+        first = self.region_at(s)
+        i = first if first is not None else bisect_left(self.region_starts, s)
+        while i < len(self.regions) and self.regions[i].start < e:
+            r = self.regions[i]
+            overlap = min(e, r.end) - max(s, r.start)
+            if overlap > 0:
+                quoted += overlap
+                if overlap > best_overlap:
+                    best, best_overlap = i, overlap
+            i += 1
+        starts_inside = first is not None
+        if best is not None:
+            person = self.speaker_of_region(best)
+            mostly_quoted = quoted * 2 >= (e - s)
+            if person is not None:
+                kind = "direct_quote" if starts_inside or mostly_quoted else "reported"
+                return Attribution(person.name, person.title, kind)
+            if starts_inside and mostly_quoted:
+                return Attribution("", "", "direct_quote")
+        person = self.reported_speaker(s, e)
+        if person is not None:
+            if not person.group:
+                self._add_history(s, person, True)
+            return Attribution(person.name, person.title, "reported")
+        return Attribution(author or outlet, "", "article")
+
+
+def attribute_sentences(
+    article_text: str,
+    spans: list[tuple[int, int]],
+    *,
+    outlet: str = "",
+    author: str = "",
+) -> list[Attribution]:
+    if not spans:
+        return []
+    article = _Article(article_text, [(int(a), int(b)) for a, b in spans])
+    return [article.attribute(i, outlet, author) for i in range(len(spans))]

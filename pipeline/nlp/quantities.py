@@ -1,0 +1,535 @@
+"""Rule-based extraction of quantities (counts, money, percentages, fractions) from a sentence.
+
+Pure stdlib, built to run inside Spark pandas UDFs over millions of sentences: every
+regular expression is compiled once at import time and a call does one ``finditer`` scan
+plus a handful of anchored look-ups around each hit.
+
+Conventions (documented because downstream code relies on them):
+
+* ``text``/``start``/``end`` cover the hedge words, the number and the counted noun,
+  e.g. ``"nearly 1,500 people"``, so the span can be highlighted as the checkable claim.
+* ``value`` is the plain number with scale words applied (``"$2.4bn"`` -> ``2.4e9``,
+  ``"three dozen"`` -> ``36``).  Fractions (``"two-thirds"``, ``"a third of"``,
+  ``"half of"``, ``"one in five"``) carry their ratio (0.667, 0.333, 0.5, 0.2) with unit
+  ``"fraction"``.  Vague magnitudes (``"hundreds of"``, ``"dozens of"``,
+  ``"tens of thousands"``) carry the order of magnitude (100, 12, 10,000) with hedge
+  ``"approximately"``.
+* ``unit`` is a normalised unit (``percent``, ``percentage points``, ``USD``, ``GBP``,
+  ``EUR``, ``JPY``, ``fraction``) or the counted noun as written in lower case
+  (``people``, ``cities``, ``years``); adjectives such as "such", "other", "more" and
+  modifiers such as "police" in "1,500 police officers" are skipped.  ``""`` if none.
+* Hedges: ``approximately-below`` (nearly, almost, just under, close to, less/fewer than,
+  under, below), ``approximately-above`` (more than, over, at least, upwards of, in
+  excess of, above), ``at-most`` (up to, no more than, as many as, "or fewer"),
+  ``at-least`` (no fewer than, no less than, a minimum of, "or more", "500-plus") and
+  ``approximately`` (about, around, roughly, some, an estimated, "or so", vague
+  magnitudes).  "at least" maps to ``approximately-above`` as the product brief asks.
+* Ranges ("between 10 and 20 people", "10-20%", "10 to 20 percent") produce two
+  quantities: the lower bound with hedge ``at-least`` and the upper bound with hedge
+  ``at-most``; the lower bound inherits unit/scale from the upper one.
+  "from 10 to 20" is a change, not a range: both ends stay ``exact``.
+* Calendar years ("in 2004", "the 2024 election", "1990s"), dates ("May 12",
+  "12 May", "5/12"), times ("3:30", "3 p.m."), ordinals ("22nd") and labels
+  ("Section 8", "COVID-19", "No. 1") are excluded, not returned with a special unit.
+  A four-digit year-like number is kept only when it counts a plural noun and is not
+  preceded by a temporal preposition or determiner ("2004 people" is kept).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Quantity", "parse_quantities"]
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    text: str
+    start: int
+    end: int
+    value: float
+    unit: str
+    hedge: str
+
+    def as_dict(self) -> dict:
+        return {
+            "text": self.text,
+            "start": self.start,
+            "end": self.end,
+            "value": self.value,
+            "unit": self.unit,
+            "hedge": self.hedge,
+        }
+
+
+_SMALL: dict[str, int] = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}
+_SCALE: dict[str, float] = {
+    "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+    "k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "bn": 1e9, "b": 1e9, "tn": 1e12,
+    "dozen": 12.0,
+}
+_DENOM: dict[str, int] = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
+    "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6,
+    "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9,
+    "tenth": 10, "tenths": 10,
+}
+_VAGUE: dict[str, float] = {
+    "dozens": 12.0, "hundreds": 1e2, "thousands": 1e3,
+    "millions": 1e6, "billions": 1e9, "trillions": 1e12,
+}
+_CURRENCY: dict[str, str] = {
+    "$": "USD", "us$": "USD", "usd": "USD", "£": "GBP", "gbp": "GBP", "€": "EUR",
+    "eur": "EUR", "¥": "JPY", "c$": "CAD", "a$": "AUD", "cad": "CAD", "aud": "AUD",
+}
+_CURRENCY_CODES = frozenset(("USD", "EUR", "GBP", "JPY", "CAD", "AUD", "CHF", "CNY", "INR", "MXN"))
+_UNIT_ALIASES: dict[str, str] = {
+    "dollars": "USD", "dollar": "USD", "bucks": "USD", "euros": "EUR", "euro": "EUR",
+    "percent": "percent", "pct": "percent",
+}
+
+
+def _alt(words: object) -> str:
+    # Longest first so "nineteen" is tried before "nine".
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))  # type: ignore[union-attr]
+
+
+_NUMWORD = rf"(?:{_alt(_SMALL)}|hundred|thousand|million|billion|trillion|dozen)"
+_SPELLED = (
+    rf"(?:\ba\s+(?=(?:dozen|hundred|thousand|million|billion|trillion)\b))?"
+    rf"\b{_NUMWORD}"
+    rf"(?:(?:[ \t]+|-|(?:(?<=hundred)|(?<=thousand)|(?<=million)|(?<=billion))[ \t]+and[ \t]+){_NUMWORD})*\b"
+)
+# Digits not glued to letters or other digits: rules out "COVID-19", "5/12", "3:30",
+# "22nd", "1990s" and the "25" of a "2024-25" season.
+_DIGITS = (
+    r"(?<![\w.,/:])(?<![A-Za-z]-)(?<!\d{4}[-–])"
+    r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d/:])(?!,\d)(?!\.\d)"
+)
+_SMALLWORD = _alt(_SMALL)
+
+_MASTER = re.compile(
+    rf"""
+    (?P<vague>\b(?:(?:tens|hundreds)\s+of\s+)?(?:dozens|hundreds|thousands|millions|billions|trillions)\b
+       |\b(?:several|a\s+few)\s+(?:dozen|hundred|thousand|million|billion)\b)
+    |(?P<frac>\b(?P<fnum>a|one|two|three|four|five|six|seven|eight|nine)[\s-]+
+        (?:(?P<fden_pl>halves|thirds|quarters|fourths|fifths|sixths|sevenths|eighths|ninths|tenths)\b
+          |(?P<fden_sg>third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b(?=\s+of\b|\s*[.,;:!?)”"’]|\s*$))
+       |\bhalf\b(?=\s+(?:of|the|its|their|all|his|her|our)\b)
+       |\b(?P<inum>{_SMALLWORD}|\d{{1,3}})\s+(?:in|out\s+of)\s+(?P<iden>{_SMALLWORD}|\d{{1,3}})\b(?![\d,.]\d))
+    |(?P<cur>US\$|C\$|A\$|[$£€¥])?[ \t]?
+     (?P<num>{_DIGITS}|{_SPELLED})
+     (?P<andhalf>\s+and\s+a\s+half\b)?
+     (?:[ \t]?(?P<scale>thousand|million|billion|trillion|dozen|bn|mn|mln|tn)\b
+       |(?(cur)(?P<curscale>[ \t]?(?:[kKmMbB])(?![A-Za-z])))
+     )?
+     (?P<pct>[ \t]?%|[ \t]+(?:percent|per[ \t]+cent|pct\.?)\b(?P<pp>[ \t]+points?|[ \t]+percentage[ \t]+points?)?
+       |[ \t]+percentage[ \t]+points?\b)?
+     (?P<plus>-plus\b|\+)?
+     (?P<hyph>-(?P<hunit>[a-z]+(?:-[a-z]+)*))?
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+_HEDGE_BEFORE = re.compile(
+    r"""(?<!\w)(?P<h>
+        just\s+under|just\s+shy\s+of|shy\s+of|close\s+to|nearly|almost|not\s+quite
+       |less\s+than|fewer\s+than|under|below
+       |no\s+more\s+than|no\s+fewer\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than
+       |more\s+than|greater\s+than|upwards\s+of|upward\s+of|in\s+excess\s+of|just\s+over|well\s+over|over|above|exceeding
+       |at\s+least|at\s+most|up\s+to|a\s+maximum\s+of|as\s+many\s+as|as\s+much\s+as|a\s+minimum\s+of
+       |about|around|roughly|approximately|approx\.|some|an\s+estimated|estimated|circa|nearly|or\s+so
+       |between|from
+    )\s+$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_HEDGE_MAP: dict[str, str] = {
+    "just under": "approximately-below", "just shy of": "approximately-below",
+    "shy of": "approximately-below", "close to": "approximately-below",
+    "nearly": "approximately-below", "almost": "approximately-below",
+    "not quite": "approximately-below", "less than": "approximately-below",
+    "fewer than": "approximately-below", "under": "approximately-below",
+    "below": "approximately-below",
+    "more than": "approximately-above", "greater than": "approximately-above",
+    "upwards of": "approximately-above", "upward of": "approximately-above",
+    "in excess of": "approximately-above", "just over": "approximately-above",
+    "well over": "approximately-above", "over": "approximately-above",
+    "above": "approximately-above", "exceeding": "approximately-above",
+    "at least": "approximately-above",
+    "no more than": "at-most", "not more than": "at-most", "at most": "at-most",
+    "up to": "at-most", "a maximum of": "at-most", "as many as": "at-most",
+    "as much as": "at-most",
+    "no fewer than": "at-least", "no less than": "at-least", "not less than": "at-least",
+    "a minimum of": "at-least",
+    "about": "approximately", "around": "approximately", "roughly": "approximately",
+    "approximately": "approximately", "approx.": "approximately", "some": "approximately",
+    "an estimated": "approximately", "estimated": "approximately",
+    "circa": "approximately",
+}
+_WS = re.compile(r"\s+")
+_HEDGE_AFTER = re.compile(r"[ \t]+or[ \t]+(?P<h>more|so|fewer|less|above|below|greater)\b", re.IGNORECASE)
+_HEDGE_AFTER_MAP: dict[str, str] = {
+    "more": "at-least", "above": "at-least", "greater": "at-least", "so": "approximately",
+    "fewer": "at-most", "less": "at-most", "below": "at-most",
+}
+_NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*)")
+_OF_AFTER = re.compile(r"[ \t]+of\b")
+_MONTH_BEFORE = re.compile(
+    r"\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?[ \t]+(?:the[ \t]+)?$"
+)
+_MONTH_AFTER = re.compile(
+    r"(?:[ \t]+of)?[ \t]+(?:Jan(?:uary)?|Feb(?:ruary)?|March|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b"
+)
+_TIME_AFTER = re.compile(r"[ \t]*(?:a\.m\.|p\.m\.|am\b|pm\b|o['’]clock)", re.IGNORECASE)
+_LABEL_BEFORE = re.compile(
+    r"\b(?:No|Nos|Section|Sec|Title|Chapter|Article|Art|Route|Page|pp?|Room|Highway|Interstate"
+    r"|Rule|Form|Part|Amendment|Phase|Level|Stage|Category|Class|Item|Question|Prop"
+    r"|Proposition|Measure|Precinct|District|Ward|Unit|Flight|Version|Bill|H\.R|S|Apt"
+    r"|Suite|Vol|Volume|Issue|Episode|Season|Act|Figure|Table|Exhibit|Docket)\.?[ \t]+$",
+    re.IGNORECASE,
+)
+_YEARISH = re.compile(r"(?:1[6-9]|20)\d\d")
+_YEAR_PREV = re.compile(
+    r"\b(?:in|since|by|from|until|till|through|thru|before|after|during|of|the|early|late"
+    r"|mid|around|circa|year|fiscal|spring|summer|autumn|fall|winter|to|between|and|or|than"
+    r"|this|that|its|their|his|her|our|'s|’s)[ \t,-]*$|[,\d][ \t]*$",
+    re.IGNORECASE,
+)
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_SKIP_WORDS = _words(
+    "such other more additional new extra separate different similar major large small"
+    " big key total further fewer many another all some those these the its their our"
+    " his her your my"
+)
+_STOP_WORDS = _words(
+    "a an and or but nor than as at by for from in into on onto to with without within"
+    " per via about after before during since until while when where which who whom whose"
+    " that this there here then now ago is are was were be been being am has have had do"
+    " does did will would shall should can could may might must not no yes it they them"
+    " we us you he him she her i me so if because though although also just only still"
+    " even again already alone yesterday today tomorrow last next earlier later each every"
+    " both either neither said says say told according what how why out up down off over"
+    " under against among between through across around behind beyond near percent per"
+    " cent lost won got made went came left took gave saw fell rose grew paid spent put set kept held ran met"
+    " became began sent brought bought sold thought found felt stood sat died voted remain remained were"
+)
+_IRREGULAR_PLURALS = _words(
+    "people men women children feet teeth mice geese criteria cattle livestock troops"
+    " deer sheep aircraft offspring"
+)
+# Collective nouns that are often modifiers ("police officers", "staff members"): used as
+# the unit only when no later plural noun follows.
+_WEAK_PLURALS = _words("police staff personnel media data crew")
+_ONE_PRONOUN_BEFORE = re.compile(
+    r"\b(?:no|any|every|some|the|this|that|each|which|loved|only|single|last|first)[ \t]+$",
+    re.IGNORECASE,
+)
+
+
+def _is_plural(word: str) -> bool:
+    if word in _IRREGULAR_PLURALS:
+        return True
+    return (
+        len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "ous", "'s", "’s"))
+    )
+
+
+def _scan_unit(sentence: str, pos: int) -> tuple[str, int]:
+    """Return (counted noun, end offset) after ``pos``; ("", pos) when none is found.
+
+    Leading "of"/determiners/adjectives ("of the", "such", "other", "more") are skipped,
+    then up to three contiguous content words are read and the first plural-looking one
+    wins ("1,500 police officers" -> "officers"); without a plural the first content
+    word is used ("one year").
+    """
+    first = weak = ""
+    first_end = weak_end = pos
+    content = 0
+    in_prefix = True
+    seen_of = False
+    while content < 3:
+        m = _NEXT_WORD.match(sentence, pos)
+        if m is None:
+            break
+        word = m.group(1)
+        low = word.lower()
+        if in_prefix and (low in _SKIP_WORDS or (low == "of" and not seen_of)):
+            seen_of = seen_of or low == "of"
+            pos = m.end()
+            continue
+        if low in _STOP_WORDS or low in _SKIP_WORDS:
+            break
+        in_prefix = False
+        content += 1
+        pos = m.end()
+        if word in _CURRENCY_CODES:
+            return word, pos  # "5 million USD"
+        if word[0].isupper():
+            # Proper-noun modifiers ("Boston police officers", "ICE agents") are skipped;
+            # a capitalised plural ("Americans", "Democrats") is itself the counted noun.
+            if not word.isupper() and _is_plural(low):
+                return low, pos
+            continue
+        if low in _WEAK_PLURALS:
+            if weak == "":
+                weak, weak_end = low, pos
+            continue
+        if _is_plural(low):
+            return low, pos
+        if not first and not low.endswith(("ed", "ly")):
+            first, first_end = low, pos
+    if weak:
+        return weak, weak_end
+    return first, first_end
+
+
+def _spelled_value(text: str) -> float:
+    total = 0.0
+    current = 0.0
+    for raw in _WS.split(text.lower().replace("-", " ")):
+        if not raw or raw in ("and", "a"):
+            continue
+        if raw in _SMALL:
+            current += _SMALL[raw]
+        elif raw == "hundred":
+            current = (current or 1.0) * 100.0
+        elif raw == "dozen":
+            current = (current or 1.0) * 12.0
+        else:
+            total += (current or 1.0) * _SCALE[raw]
+            current = 0.0
+    return total + current
+
+
+def _word_or_digit(text: str) -> float:
+    low = text.lower()
+    if low in _SMALL:
+        return float(_SMALL[low])
+    return float(text.replace(",", ""))
+
+
+def _vague_value(text: str) -> float:
+    words = _WS.split(text.lower())
+    if words[0] in ("several", "a"):
+        return _SCALE[words[-1]]
+    value = _VAGUE[words[-1]]
+    if len(words) == 3:
+        value *= 10.0 if words[0] == "tens" else 100.0
+    return value
+
+
+class _Raw:
+    """Mutable intermediate record; frozen Quantity objects are built at the end."""
+
+    __slots__ = ("start", "num_start", "end", "value", "unit", "hedge", "connector",
+                 "scale", "explicit_unit")
+
+    def __init__(self, start: int, num_start: int, end: int, value: float, unit: str,
+                 hedge: str, connector: str, scale: float,
+                 explicit_unit: bool) -> None:
+        self.start = start
+        self.num_start = num_start
+        self.end = end
+        self.value = value
+        self.unit = unit
+        self.hedge = hedge
+        self.connector = connector
+        self.scale = scale
+        self.explicit_unit = explicit_unit
+
+
+_RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and)[ \t]*$", re.IGNORECASE)
+
+
+# Scanning the whole sentence with _MASTER costs ~100us; instead cheap C-level scans find
+# the few offsets where a quantity can start and _MASTER is only tried there.
+_DIGIT_ANCHOR = re.compile(r"[\d$£€¥]")
+_WORD_ANCHOR = re.compile(r"[a-z]+")
+_ANCHOR_WORDS = frozenset(_SMALL) | frozenset(_VAGUE) | frozenset(_DENOM) | _words(
+    "hundred thousand million billion trillion dozen tens several few"
+)
+
+
+def _anchors(sentence: str) -> list[int]:
+    found: list[int] = []
+    for m in _DIGIT_ANCHOR.finditer(sentence):
+        pos = m.start()
+        if pos and sentence[pos - 1] in "0123456789,.":
+            continue
+        if m.group() == "$" and pos:
+            if sentence[pos - 2:pos] == "US":
+                pos -= 2
+            elif sentence[pos - 1] in "CA":
+                pos -= 1
+        found.append(pos)
+    lower = sentence.lower()
+    if len(lower) != len(sentence):
+        # Case folding changed offsets (rare non-ASCII); fall back to every word start.
+        return sorted(set(found) | {m.start() for m in re.finditer(r"\b[^\W\d_]", sentence)})
+    for m in _WORD_ANCHOR.finditer(lower):
+        if m.group() in _ANCHOR_WORDS:
+            pos = m.start()
+            if pos >= 2 and lower[pos - 2:pos] == "a " and (pos == 2 or not lower[pos - 3].isalnum()):
+                found.append(pos - 2)
+            found.append(pos)
+    found.sort()
+    return found
+
+
+def _matches(sentence: str) -> list[re.Match[str]]:
+    out: list[re.Match[str]] = []
+    last_end = 0
+    for pos in _anchors(sentence):
+        if pos < last_end:
+            continue
+        m = _MASTER.match(sentence, pos)
+        if m is not None and m.end() > pos:
+            out.append(m)
+            last_end = m.end()
+    return out
+
+
+def parse_quantities(sentence: str) -> list[Quantity]:
+    raws: list[_Raw] = []
+    for m in _matches(sentence):
+        num_start = m.start()
+        end = m.end()
+        hedge = "exact"
+        unit = ""
+        explicit_unit = False
+        yearish = False
+        scale = 1.0
+        if m.group("vague") is not None:
+            value = _vague_value(m.group("vague"))
+            hedge = "approximately"
+            unit, unit_end = _scan_unit(sentence, end)
+            end = max(end, unit_end)
+        elif m.group("frac") is not None:
+            if m.group("inum") is not None:
+                den = _word_or_digit(m.group("iden"))
+                if den == 0:
+                    continue
+                value = _word_or_digit(m.group("inum")) / den
+            elif m.group("fnum") is not None:
+                fnum = m.group("fnum").lower()
+                den_word = (m.group("fden_pl") or m.group("fden_sg")).lower()
+                value = (1.0 if fnum == "a" else _SMALL[fnum]) / _DENOM[den_word]
+            else:
+                value = 0.5
+            unit = "fraction"
+            explicit_unit = True
+        else:
+            num = m.group("num")
+            is_digit = num[0].isdigit()
+            num_start = m.start("num")
+            if m.group("cur") is not None:
+                num_start = m.start("cur")
+            value = float(num.replace(",", "")) if is_digit else _spelled_value(num)
+            if m.group("andhalf"):
+                value += 0.5
+            scale_word = m.group("scale") or (m.group("curscale") or "").strip()
+            if scale_word:
+                scale = _SCALE[scale_word.lower()]
+                value *= scale
+            cur = m.group("cur")
+            pct = m.group("pct")
+            if cur is not None:
+                unit = _CURRENCY[cur.lower()]
+                explicit_unit = True
+            elif pct is not None:
+                unit = "percentage points" if "point" in pct.lower() else "percent"
+                explicit_unit = True
+            elif m.group("hunit") is not None:
+                unit = m.group("hunit").lower()
+                explicit_unit = True
+            if m.group("plus") is not None:
+                hedge = "at-least"
+            if (is_digit and not scale_word and m.group("hunit") is None
+                    and m.end("num") < len(sentence) and sentence[m.end("num")].isalpha()):
+                continue  # ordinals and codes: "22nd", "1990s", "10am"
+            if not is_digit and num.lower() == "one" and (
+                    _OF_AFTER.match(sentence, end)
+                    or _ONE_PRONOUN_BEFORE.search(sentence, max(0, num_start - 10), num_start)):
+                continue  # pronoun use: "no one", "one of the", "a loved one"
+            if is_digit and not scale_word and not explicit_unit:
+                before = sentence[max(0, num_start - 24):num_start]
+                if _MONTH_BEFORE.search(before) or _LABEL_BEFORE.search(before):
+                    continue
+                if _MONTH_AFTER.match(sentence, end) or _TIME_AFTER.match(sentence, end):
+                    continue
+                yearish = len(num) == 4 and _YEARISH.fullmatch(num) is not None
+            if not explicit_unit:
+                unit, unit_end = _scan_unit(sentence, end)
+                if unit:
+                    end = unit_end
+                    unit = _UNIT_ALIASES.get(unit, unit)
+                elif not is_digit and num.lower() == "one":
+                    continue  # a bare "one" is almost always a pronoun
+                if yearish and (not _is_plural(unit) or _YEAR_PREV.search(
+                        sentence[max(0, num_start - 16):num_start])):
+                    continue
+        # Hedge words immediately before the number.
+        start = num_start
+        connector = ""
+        hm = _HEDGE_BEFORE.search(sentence, max(0, num_start - 20), num_start)
+        if hm is not None:
+            word = _WS.sub(" ", hm.group("h").lower())
+            if word in ("between", "from"):
+                connector = word
+                start = hm.start("h")
+            else:
+                start = hm.start("h")
+                if hedge == "exact":
+                    hedge = _HEDGE_MAP[word]
+        am = _HEDGE_AFTER.match(sentence, end)
+        if am is not None:
+            hedge = _HEDGE_AFTER_MAP[am.group("h").lower()]
+            end = am.end()
+            if not unit:
+                unit, end = _scan_unit(sentence, end)
+                unit = _UNIT_ALIASES.get(unit, unit)
+        raws.append(_Raw(start, num_start, end, value, unit, hedge, connector,
+                         scale, explicit_unit))
+
+    _link_ranges(sentence, raws)
+    return [
+        Quantity(sentence[r.start:r.end], r.start, r.end, r.value, r.unit, r.hedge)
+        for r in raws
+    ]
+
+
+def _link_ranges(sentence: str, raws: list[_Raw]) -> None:
+    """Turn "between A and B" / "A-B" / "A to B" pairs into at-least/at-most bounds."""
+    for i in range(len(raws) - 1):
+        low, high = raws[i], raws[i + 1]
+        gap = sentence[low.end:high.num_start]
+        if len(gap) > 6 or not _RANGE_GAP.fullmatch(gap):
+            continue
+        gap_word = gap.strip().lower()
+        if gap_word == "and" and low.connector != "between":
+            continue
+        if low.unit == "":
+            low.unit = high.unit
+        if low.scale == 1.0 and high.scale != 1.0 and low.value < 1000:
+            low.value *= high.scale
+        if low.connector == "from":
+            continue  # a change "from A to B": both ends are exact values
+        if low.hedge == "exact":
+            low.hedge = "at-least"
+        if high.hedge == "exact":
+            high.hedge = "at-most"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `make bench`: benchmarks that print figures (medians; machines are noisy).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+bash "$ROOT/scripts/setup.sh"
+load_env
+cd "$ROOT"
+say "Sentence segmenter (one core)"
+"$PY" bench/segment_bench.py
+say "Check-worthiness scorer (one core)"
+"$PY" bench/scorer_bench.py
+say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Python"
+"$PY" bench/pipeline_bench.py

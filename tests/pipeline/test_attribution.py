@@ -1,0 +1,231 @@
+"""Attribution of each sentence to a quoted speaker, a reported speaker, or the outlet."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pipeline.nlp.attribution import Attribution, attribute_sentences
+
+_ROOT = Path(__file__).resolve().parents[2]
+_SENTENCE = re.compile(r"\S[^\n]*?(?:[.!?]+[”\"’)]*(?=\s+[“\"‘(]?[A-Z0-9]|\s*\n|\s*$)|(?=\n)|$)")
+_ABBREVIATION_END = re.compile(r"(?:\b(?:[A-Z]\.){2,}|\b(?:Mr|Mrs|Ms|Dr|Gov|Sen|Rep|St|Jr|Sr)\.)$")
+
+
+def _seed(name: str) -> str:
+    local = _ROOT / "seeds" / f"{name}.txt"
+    path = local if local.exists() else _ROOT.parent / "shared" / "seeds" / f"{name}.txt"
+    if not path.exists():
+        pytest.skip(f"seed {name} not available")
+    return path.read_text(encoding="utf-8")
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Tiny stand-in for pipeline.nlp.segment: split after .!? (and closing quotes) before a capital."""
+    out: list[tuple[int, int]] = []
+    for m in _SENTENCE.finditer(text):
+        if not m.group().strip():
+            continue
+        glued = out and "\n" not in text[out[-1][1]:m.start()]
+        if glued and _ABBREVIATION_END.search(text[out[-1][0]:out[-1][1]]):
+            out[-1] = (out[-1][0], m.end())
+        else:
+            out.append((m.start(), m.end()))
+    return out
+
+
+def _attributed(text: str, **kwargs: str) -> list[tuple[str, Attribution]]:
+    spans = _spans(text)
+    result = attribute_sentences(text, spans, **kwargs)
+    assert len(result) == len(spans)
+    return [(text[a:b], attr) for (a, b), attr in zip(spans, result, strict=True)]
+
+
+def _find(pairs: list[tuple[str, Attribution]], fragment: str) -> Attribution:
+    hits = [attr for sentence, attr in pairs if fragment in sentence]
+    assert len(hits) == 1, f"{fragment!r} matched {len(hits)} sentences"
+    return hits[0]
+
+
+LYONS_TITLES = ("Acting Immigration and Customs Enforcement Director", "Acting ICE Director")
+
+
+def _is_lyons(attr: Attribution, kind: str = "direct_quote") -> bool:
+    return attr.speaker == "Todd Lyons" and attr.title in LYONS_TITLES and attr.kind == kind
+
+
+class TestSeed000:
+    @pytest.fixture(scope="class")
+    def pairs(self) -> list[tuple[str, Attribution]]:
+        return _attributed(_seed("000_89b394fdc0eca745"))
+
+    def test_he_said_resolves_to_lyons_not_the_radio_host(self, pairs: list[tuple[str, Attribution]]) -> None:
+        attr = _find(pairs, "We have so many men and women of the Boston Police")
+        assert _is_lyons(attr)
+        assert attr.title == "Acting Immigration and Customs Enforcement Director"
+
+    def test_lyons_added_covers_the_whole_quotation(self, pairs: list[tuple[str, Attribution]]) -> None:
+        for fragment in ("Sanctuary does not mean safer streets", "It means more criminal aliens", "you will see a larger ICE presence"):
+            assert _is_lyons(_find(pairs, fragment)), fragment
+
+    def test_he_explained_and_lyons_stated_continuations(self, pairs: list[tuple[str, Attribution]]) -> None:
+        for fragment in (
+            "flood the zone",
+            "Boston and Massachusetts decided",
+            "local leaders don’t understand",
+            "There are so many of these criminal aliens",
+            "And we can take that violent criminal alien",
+        ):
+            assert _is_lyons(_find(pairs, fragment)), fragment
+
+    def test_narrative_is_article(self, pairs: list[tuple[str, Attribution]]) -> None:
+        for fragment in ("For years, Wu has been", "Rather than creating safer communities", "They’ll likely be called"):
+            assert _find(pairs, fragment) == Attribution("", "", "article")
+
+    def test_reported_promise(self, pairs: list[tuple[str, Attribution]]) -> None:
+        assert _is_lyons(_find(pairs, "Lyons promised to target"), "reported")
+
+
+class TestSeed001:
+    @pytest.fixture(scope="class")
+    def pairs(self) -> list[tuple[str, Attribution]]:
+        return _attributed(_seed("001_6224e2dd4404653b"), outlet="Breitbart News", author="Warner Todd Huston")
+
+    def test_two_sentence_quote_with_trailing_cue(self, pairs: list[tuple[str, Attribution]]) -> None:
+        assert _is_lyons(_find(pairs, "They can’t cooperate openly"))
+        assert _is_lyons(_find(pairs, "But they’re helping us anyway"))
+
+    def test_according_to(self, pairs: list[tuple[str, Attribution]]) -> None:
+        attr = _find(pairs, "Boston cops are defying")
+        assert _is_lyons(attr, "reported")
+        assert attr.title == "Acting ICE Director"
+
+    def test_article_sentence_uses_author(self, pairs: list[tuple[str, Attribution]]) -> None:
+        assert _find(pairs, "Wu has been prominent among the many extremist") == Attribution("Warner Todd Huston", "", "article")
+
+    def test_continued_told_and_he_added(self, pairs: list[tuple[str, Attribution]]) -> None:
+        for fragment in (
+            "That’s the issue we’re seeing",
+            "We have so many men and women on the Boston",
+            "And that’s what I think",
+            "We can take that violent criminal alien",
+            "Boston and Massachusetts decided",
+            "Sanctuary does not mean safer streets",
+            "But 100%, you will see",
+        ):
+            assert _is_lyons(_find(pairs, fragment)), fragment
+
+    def test_reported_speech(self, pairs: list[tuple[str, Attribution]]) -> None:
+        assert _is_lyons(_find(pairs, "Lyons added that Boston"), "reported")
+        assert _is_lyons(_find(pairs, "intends to “flood the zone”"), "reported")
+
+
+class TestSeed002:
+    @pytest.fixture(scope="class")
+    def pairs(self) -> list[tuple[str, Attribution]]:
+        return _attributed(_seed("002_a4664de892463d8e"), outlet="MassLive")
+
+    def test_wu_quote_and_its_continuation(self, pairs: list[tuple[str, Attribution]]) -> None:
+        wu = Attribution("Michelle Wu", "Boston Mayor", "direct_quote")
+        assert _find(pairs, "Here is our response") == wu
+        assert _find(pairs, "Unlike the Trump administration, Boston follows") == wu
+        assert _find(pairs, "And Boston will not back down") == wu
+
+    def test_she_said_resolves_to_wu(self, pairs: list[tuple[str, Attribution]]) -> None:
+        wu = Attribution("Michelle Wu", "Boston Mayor", "direct_quote")
+        assert _find(pairs, "We are going to continue to apply") == wu
+        assert _find(pairs, "Where possible, we are leaning on the law") == wu
+
+    def test_kraft_quote(self, pairs: list[tuple[str, Attribution]]) -> None:
+        kraft = Attribution("Josh Kraft", "Mayoral candidate", "direct_quote")
+        assert _find(pairs, "It is outrageous to think") == kraft
+        assert _find(pairs, "We cannot yield to Donald Trump") == kraft
+        assert _find(pairs, "mayoral candidate Josh Kraft, Wu’s top challenger") == Attribution("Josh Kraft", "Mayoral candidate", "reported")
+
+    def test_he_said_after_lyons_said(self, pairs: list[tuple[str, Attribution]]) -> None:
+        assert _is_lyons(_find(pairs, "Now you’re going to see more ICE agents"))
+        assert _is_lyons(_find(pairs, "We’re definitely going to … flood the zone"))
+        assert _is_lyons(_find(pairs, "Make no mistake"))
+
+    def test_reported_speech(self, pairs: list[tuple[str, Attribution]]) -> None:
+        wu = Attribution("Michelle Wu", "Boston Mayor", "reported")
+        assert _find(pairs, "Wu said Tuesday that if the federal government") == wu
+        assert _find(pairs, "Wu said Boston has been receiving those grants") == wu
+        assert _find(pairs, "She pointed to the city’s lawsuit") == wu
+        assert _find(pairs, "At a rally Tuesday outside City Hall") == wu
+        assert _is_lyons(_find(pairs, "Boston “100%” will have"), "reported")
+        assert _is_lyons(_find(pairs, "fired back Wednesday, saying"), "reported")
+        assert _find(pairs, "Officials say the policy") == Attribution("Officials", "", "reported")
+
+    def test_article_sentences(self, pairs: list[tuple[str, Attribution]]) -> None:
+        article = Attribution("MassLive", "", "article")
+        for fragment in (
+            "A judge deemed the funding cuts unconstitutional",
+            "Lyons’ response came during an interview",
+            "Federal officials have upped their pressure",
+            "More recently, the Trump administration has added",
+            "An increased federal presence around Boston",
+        ):
+            assert _find(pairs, fragment) == article, fragment
+
+    def test_bondi_title(self, pairs: list[tuple[str, Attribution]]) -> None:
+        text = "Last week, U.S. Attorney General Pam Bondi gave cities a deadline. “We expect compliance now,” she said."
+        assert _attributed(text)[1][1] == Attribution("Pam Bondi", "U.S. Attorney General", "direct_quote")
+
+
+def test_pronouns_follow_gender_and_recency() -> None:
+    text = (
+        "Senator Jane Smith met Governor Bob Jones on Monday.\n\n"
+        '"We will pass this bill. It is good for the state," said Smith.\n\n'
+        '"I disagree," Jones said. "It costs too much."\n\n'
+        "He added that the budget was tight. She said the bill would pass anyway.\n\n"
+        "The vote is expected next week, police said."
+    )
+    pairs = _attributed(text, outlet="Globe", author="Ann Writer")
+    smith = ("Jane Smith", "Senator")
+    jones = ("Bob Jones", "Governor")
+    got = [(a.speaker, a.title, a.kind) for _, a in pairs]
+    assert got == [
+        ("Ann Writer", "", "article"),
+        (*smith, "direct_quote"),
+        (*smith, "direct_quote"),
+        (*jones, "direct_quote"),
+        (*jones, "direct_quote"),
+        (*jones, "reported"),
+        (*smith, "reported"),
+        ("police", "", "reported"),
+    ]
+
+
+def test_quote_continuing_into_next_paragraph() -> None:
+    text = (
+        "Mayor Ann Lee spoke on Friday.\n\n"
+        "“This is the first paragraph of a long quote. It goes on.\n\n"
+        "“And this paragraph finishes it,” the mayor said."
+    )
+    pairs = _attributed(text)
+    assert [a.speaker for _, a in pairs[1:]] == ["Ann Lee"] * 3
+    assert {a.kind for _, a in pairs[1:]} == {"direct_quote"}
+
+
+def test_unknown_speaker_inside_quote_and_outlet_fallback() -> None:
+    text = "Every officer swears to “bear true faith and allegiance to the commonwealth. So help me, God.”"
+    pairs = _attributed(text, outlet="Herald")
+    assert pairs[0][1] == Attribution("Herald", "", "article")
+    assert pairs[1][1] == Attribution("", "", "direct_quote")
+
+
+def test_empty_spans() -> None:
+    assert attribute_sentences("Nothing here.", []) == []
+
+
+def test_with_project_segmenter_when_available() -> None:
+    segment = pytest.importorskip("pipeline.nlp.segment")
+    text = _seed("002_a4664de892463d8e")
+    spans = [(s.start, s.end) for s in segment.split_sentences(text)]
+    pairs = [(text[a:b], attr) for (a, b), attr in zip(spans, attribute_sentences(text, spans, outlet="MassLive"), strict=True)]
+    assert _find(pairs, "And Boston will not back down") == Attribution("Michelle Wu", "Boston Mayor", "direct_quote")
+    assert _is_lyons(_find(pairs, "Now you’re going to see more ICE agents"))
+    assert _find(pairs, "We cannot yield to Donald Trump").speaker == "Josh Kraft"

@@ -1,0 +1,163 @@
+"""Quantity extraction: golden cases from the seed articles plus the formats fact-checkers meet."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pipeline.nlp.quantities import Quantity, parse_quantities
+
+
+def _one(sentence: str) -> Quantity:
+    found = parse_quantities(sentence)
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "unit", "hedge"),
+    [
+        ("ICE conducted an operation during which it detained nearly 1,500 people.", 1500, "people", "approximately-below"),
+        ("Bondi gave Boston and nearly three dozen such cities until Tuesday.", 36, "cities", "approximately-below"),
+        ("Wu said Boston has been receiving those grants for 22 years.", 22, "years", "exact"),
+        ("alongside the Democratic mayors of three other cities.", 3, "cities", "exact"),
+        ("Boston “100%” will have an increased ICE presence.", 100, "percent", "exact"),
+        ("Inflation hit 3.5% in the spring.", 3.5, "percent", "exact"),
+        ("The state owes $2.4bn to the city.", 2.4e9, "USD", "exact"),
+        ("The council spent £1.5m on it.", 1.5e6, "GBP", "exact"),
+        ("Some 1.2 million people voted.", 1.2e6, "people", "approximately"),
+        ("The fund is worth 3bn.", 3e9, "", "exact"),
+        ("Twenty-two agents were sent.", 22, "agents", "exact"),
+        ("A dozen officers testified.", 12, "officers", "exact"),
+        ("Hundreds of protesters gathered.", 100, "protesters", "approximately"),
+        ("Tens of thousands of immigrants live there.", 1e4, "immigrants", "approximately"),
+        ("More than 500 people were arrested.", 500, "people", "approximately-above"),
+        ("Over 40 mayors signed.", 40, "mayors", "approximately-above"),
+        ("At least 20 cities responded.", 20, "cities", "approximately-above"),
+        ("The program serves up to 30 families.", 30, "families", "at-most"),
+        ("No more than 4 judges agreed.", 4, "judges", "at-most"),
+        ("No fewer than 4 judges agreed.", 4, "judges", "at-least"),
+        ("About 300 migrants arrived.", 300, "migrants", "approximately"),
+        ("Almost 60 percent of voters agreed.", 60, "percent", "approximately-below"),
+        ("Just under 2,000 cases were filed.", 2000, "cases", "approximately-below"),
+        ("The shelter holds 10 or more families.", 10, "families", "at-least"),
+        ("It took two and a half years.", 2.5, "years", "exact"),
+        ("Some 1,500 police officers marched.", 1500, "officers", "approximately"),
+        ("The city received $5 million in grants.", 5e6, "USD", "exact"),
+        ("Turnout rose 4 percentage points.", 4, "percentage points", "exact"),
+    ],
+)
+def test_golden_values(sentence: str, value: float, unit: str, hedge: str) -> None:
+    q = _one(sentence)
+    assert q.value == pytest.approx(value)
+    assert q.unit == unit
+    assert q.hedge == hedge
+
+
+def test_text_and_offsets_cover_hedge_number_and_noun() -> None:
+    sentence = "ICE detained nearly 1,500 people in May."
+    q = _one(sentence)
+    assert q.text == "nearly 1,500 people"
+    assert sentence[q.start:q.end] == q.text
+    assert q.as_dict() == {
+        "text": "nearly 1,500 people",
+        "start": 13,
+        "end": 32,
+        "value": 1500.0,
+        "unit": "people",
+        "hedge": "approximately-below",
+    }
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Two-thirds of residents agree.", 2 / 3),
+        ("A third of the budget went to police.", 1 / 3),
+        ("Half of the officers are pro-ICE.", 0.5),
+        ("Three quarters of the cities complied.", 0.75),
+        ("One in five Americans moved.", 0.2),
+        ("Spending was cut by a third.", 1 / 3),
+    ],
+)
+def test_fractions(sentence: str, value: float) -> None:
+    q = _one(sentence)
+    assert q.unit == "fraction"
+    assert q.value == pytest.approx(value)
+
+
+def test_ordinal_third_is_not_a_fraction() -> None:
+    assert parse_quantities("She is seeking a third term.") == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The law was passed in 2004.",
+        "The operation ran in May 12, 2025 and ended on 12 May.",
+        "It happened in the 1990s.",
+        "The 2024 election was close.",
+        "The meeting is at 3:30 p.m. on the 22nd.",
+        "COVID-19 cases fell under Section 8 rules.",
+        "No one came and one of them left.",
+        "Every officer swears an oath, so help me, God.",
+        "The 2024-25 season starts soon.",
+    ],
+)
+def test_non_quantities_are_excluded(sentence: str) -> None:
+    assert parse_quantities(sentence) == []
+
+
+def test_year_like_number_counting_people_is_kept() -> None:
+    q = _one("Organisers said 2004 people marched.")
+    assert (q.value, q.unit) == (2004, "people")
+
+
+def test_range_between() -> None:
+    low, high = parse_quantities("Between 10 and 20 people were detained.")
+    assert (low.value, low.unit, low.hedge) == (10, "people", "at-least")
+    assert (high.value, high.unit, high.hedge) == (20, "people", "at-most")
+    assert low.text == "Between 10"
+    assert high.text == "20 people"
+
+
+def test_range_dash_shares_unit_and_scale() -> None:
+    low, high = parse_quantities("Costs rose 10-20% this year.")
+    assert (low.value, low.unit, low.hedge) == (10, "percent", "at-least")
+    assert (high.value, high.unit, high.hedge) == (20, "percent", "at-most")
+    low, high = parse_quantities("It will cost between 1 and 2 million dollars.")
+    assert low.value == 1e6 and high.value == 2e6
+    assert low.unit == high.unit == "USD"
+
+
+def test_change_from_to_is_not_a_range() -> None:
+    low, high = parse_quantities("The rate went from 10 to 20 percent.")
+    assert (low.hedge, high.hedge) == ("exact", "exact")
+    assert low.unit == high.unit == "percent"
+
+
+def test_several_quantities_in_order() -> None:
+    found = parse_quantities("Of the 3 cities, 2 lost $40 million and one city lost 12% of its staff.")
+    assert [(q.value, q.unit) for q in found] == [(3, "cities"), (2, ""), (40e6, "USD"), (1, "city"), (12, "percent")]
+    assert [q.start for q in found] == sorted(q.start for q in found)
+
+
+def test_empty_and_plain_text() -> None:
+    assert parse_quantities("") == []
+    assert parse_quantities("Sanctuary does not mean safer streets.") == []
+
+
+def test_throughput() -> None:
+    sentences = [
+        "ICE conducted an operation during which it detained nearly 1,500 people.",
+        "Rather than creating safer communities, sanctuary cities like Boston have given cover to criminal behavior.",
+        "Bondi gave Boston and nearly three dozen such cities until this past Tuesday to explain themselves.",
+        "“We are going to continue to apply for those grant funds,” she said.",
+    ] * 1000
+    start = time.perf_counter()
+    for s in sentences:
+        parse_quantities(s)
+    rate = len(sentences) / (time.perf_counter() - start)
+    # Generous floor so slow CI machines pass; typical rate is above 100,000/s.
+    assert rate > 10_000
