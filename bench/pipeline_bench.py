@@ -105,14 +105,18 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
     services.run_claim(run_id=run.pk, worker="bench", spark_master="local[*]")
     command = spark.build_command(run_id=run.pk)
     env = {**os.environ, "PIPELINE_DATABASE_URL": spark.database_url_for_job(), "PYSPARK_PYTHON": sys.executable}
+    log_path = ROOT / ".var" / "spark-logs" / f"bench-run-{run.pk}.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True)
-    memory = TreeMemory(process.pid)
-    _, stderr = process.communicate()
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        memory = TreeMemory(process.pid)
+        process.wait()
     wall = time.perf_counter() - started
     peak = memory.stop()
     if process.returncode != 0:
-        raise SystemExit(f"spark-submit failed ({process.returncode}):\n{stderr[-4000:]}")
+        lines = log_path.read_text(errors="replace").splitlines()
+        raise SystemExit(f"spark-submit failed ({process.returncode}): {spark.summarise_error(lines, process.returncode)}; log: {log_path}")
     services.run_finish(run_id=run.pk, exit_code=0, log_tail="")
     run = PipelineRun.objects.get(pk=run.pk)
     timings = run.timings

@@ -162,6 +162,28 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
+# --- Uploads and bulk import ------------------------------------------------------------
+# Uploaded import files are written here, never served, and deleted once their batch ends.
+MEDIA_ROOT = Path(env_str("DJANGO_MEDIA_ROOT", str(BASE_DIR / ".var" / "media")))
+FACTCHECK_UPLOAD_DIR = MEDIA_ROOT / "uploads"
+FACTCHECK_UPLOAD_MAX_BYTES = env_int("FACTCHECK_UPLOAD_MAX_BYTES", 1024**3, minimum=1)
+# Uploads above this size spool to a temporary file instead of memory (Django's own limit).
+FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024**2, minimum=0)
+# Form fields other than the file (pasted text included) stay under this.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024**2, minimum=1)
+# Files up to this size import inside the request; larger ones go to a Celery task.
+FACTCHECK_IMPORT_INLINE_MAX_BYTES = env_int("FACTCHECK_IMPORT_INLINE_MAX_BYTES", 1024**2, minimum=0)
+# An article text longer than this (characters, after normalisation) is rejected.
+FACTCHECK_IMPORT_MAX_TEXT_CHARS = env_int("FACTCHECK_IMPORT_MAX_TEXT_CHARS", 500_000, minimum=1)
+# Rows per transaction: a crash loses at most one chunk of work, never half an article.
+FACTCHECK_IMPORT_CHUNK_ROWS = env_int("FACTCHECK_IMPORT_CHUNK_ROWS", 1000, minimum=1)
+# Rejected rows listed one by one on the batch (the counter always counts them all).
+FACTCHECK_IMPORT_MAX_LISTED_ERRORS = env_int("FACTCHECK_IMPORT_MAX_LISTED_ERRORS", 10_000, minimum=1)
+FACTCHECK_IMPORT_SOFT_TIME_LIMIT = env_int("FACTCHECK_IMPORT_SOFT_TIME_LIMIT", 3600, minimum=1)
+FACTCHECK_IMPORT_TIME_LIMIT = env_int("FACTCHECK_IMPORT_TIME_LIMIT", 3900, minimum=1)
+if FACTCHECK_IMPORT_TIME_LIMIT <= FACTCHECK_IMPORT_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("FACTCHECK_IMPORT_TIME_LIMIT must be greater than FACTCHECK_IMPORT_SOFT_TIME_LIMIT")
+
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -185,8 +207,8 @@ SPARK_TIME_LIMIT = env_int("SPARK_TIME_LIMIT", 3 * 3600 + 300, minimum=1)
 if SPARK_TIME_LIMIT <= SPARK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("SPARK_TIME_LIMIT must be greater than SPARK_SOFT_TIME_LIMIT")
 # Redis re-delivers unacknowledged messages after this; it must exceed the longest hard limit
-# or a long Spark run would be delivered twice while still running.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": SPARK_TIME_LIMIT + 600}
+# or a long Spark run (or import) would be delivered twice while still running.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(SPARK_TIME_LIMIT, FACTCHECK_IMPORT_TIME_LIMIT) + 600}
 CELERY_TASK_ROUTES = {"factcheck.runs.tasks.run_pipeline": {"queue": CELERY_SPARK_QUEUE}}
 
 # --- Spark --------------------------------------------------------------------------------
@@ -194,7 +216,7 @@ SPARK_MASTER = env_str("SPARK_MASTER", "local[*]")
 SPARK_SUBMIT = env_str("SPARK_SUBMIT", "")  # empty: the spark-submit next to this Python
 SPARK_APP = env_str("SPARK_APP", str(BASE_DIR / "pipeline" / "jobs" / "extract_claims.py"))
 SPARK_EXTRA_ARGS = env_str("SPARK_EXTRA_ARGS", "")  # e.g. "--conf spark.executor.memory=4g"
-SPARK_DRIVER_MEMORY = env_str("SPARK_DRIVER_MEMORY", "1g")
+SPARK_DRIVER_MEMORY = env_str("SPARK_DRIVER_MEMORY", "2g")
 SPARK_LOG_DIR = Path(env_str("SPARK_LOG_DIR", str(BASE_DIR / ".var" / "spark-logs")))
 SPARK_LOG_TAIL_LINES = env_int("SPARK_LOG_TAIL_LINES", 60, minimum=1)
 

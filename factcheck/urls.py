@@ -9,5 +9,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("claims/", include("factcheck.claims.urls")),
     path("runs/", include("factcheck.runs.urls")),
+    path("imports/", include("factcheck.articles.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -26,26 +26,12 @@ ARTICLE_SCHEMA = StructType(
     ]
 )
 
-SENTENCE_SCHEMA = StructType(
+# claim_types: comma-separated, quantities: JSON text; both as claim_staging stores them.
+# tokens/bands: what clustering compares (pipeline.nlp.clustering).
+CLAIM_SCHEMA = StructType(
     [
+        StructField("claim_key", StringType(), True),
         StructField("article_id", LongType(), True),
-        StructField("content_hash", StringType(), True),
-        StructField("sentence_index", IntegerType(), True),
-        StructField("paragraph", IntegerType(), True),
-        StructField("start_offset", IntegerType(), True),
-        StructField("end_offset", IntegerType(), True),
-        StructField("sentence", StringType(), True),
-        StructField("speaker", StringType(), True),
-        StructField("speaker_title", StringType(), True),
-        StructField("attribution", StringType(), True),
-    ]
-)
-
-# claim_types: comma-separated, quantities: JSON text; both as stored in claim_staging.
-SCORED_CLAIM_SCHEMA = StructType(
-    [
-        StructField("article_id", LongType(), True),
-        StructField("content_hash", StringType(), True),
         StructField("start_offset", IntegerType(), True),
         StructField("end_offset", IntegerType(), True),
         StructField("sentence", StringType(), True),
@@ -56,6 +42,8 @@ SCORED_CLAIM_SCHEMA = StructType(
         StructField("claim_type", StringType(), True),
         StructField("claim_types", StringType(), True),
         StructField("quantities", StringType(), True),
+        StructField("tokens", ArrayType(StringType(), True), True),
+        StructField("bands", ArrayType(LongType(), True), True),
     ]
 )
 
@@ -68,6 +56,11 @@ EXISTING_CLAIM_SCHEMA = StructType(
     ]
 )
 
-TOKENS_TYPE = ArrayType(StringType(), True)
+CLUSTER_KEYS_SCHEMA = StructType(
+    [
+        StructField("tokens", ArrayType(StringType(), True), True),
+        StructField("bands", ArrayType(LongType(), True), True),
+    ]
+)
 BUCKET_SCHEMA = StructType([StructField("bucket", LongType(), False)])
 COUNT_SCHEMA = StructType([StructField("rows", LongType(), True)])

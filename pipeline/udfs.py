@@ -6,83 +6,68 @@ here is a thin adapter from pandas batches to the plain-Python code in pipeline.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
 
 from pipeline import db
-from pipeline.extract import article_sentences, quantities_json, select_claims
+from pipeline.extract import SentenceRecord, article_sentences, claim_key, quantities_json, select_claims
 from pipeline.nlp.checkworthiness import Scorer, scorer_from_artifact
-from pipeline.nlp.clustering import cluster_tokens
+from pipeline.nlp.clustering import band_keys, cluster_tokens
 
 MapInPandas = Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]
 
-SENTENCE_COLUMNS = [
-    "article_id", "content_hash", "sentence_index", "paragraph", "start_offset", "end_offset", "sentence",
-    "speaker", "speaker_title", "attribution",
-]
 CLAIM_COLUMNS = [
-    "article_id", "content_hash", "start_offset", "end_offset", "sentence", "speaker", "speaker_title", "attribution",
-    "score", "claim_type", "claim_types", "quantities",
+    "claim_key", "article_id", "start_offset", "end_offset", "sentence", "speaker", "speaker_title", "attribution",
+    "score", "claim_type", "claim_types", "quantities", "tokens", "bands",
 ]
 
 
-def make_sentence_splitter(counter: Any = None) -> MapInPandas:
-    """mapInPandas: articles -> one row per sentence, exact offsets, attributed.
+def make_claim_extractor(model_ref: Any, sentence_counter: Any = None) -> MapInPandas:
+    """mapInPandas: articles -> claims, in one Python pass per Arrow batch.
 
-    `counter` (a Spark accumulator) counts sentences for the run's statistics; a retried
-    task may count its sentences twice, which only affects that figure.
+    Splitting, attribution, scoring, typing, quantities and cluster keys all happen here
+    (pipeline.extract and pipeline.nlp, the code the command line runs), so rows cross
+    the JVM/Python boundary once. Sentences of a whole batch are scored in one call.
+    `model_ref` is a Spark broadcast of the model Artifact (or an Artifact or a Scorer);
+    `sentence_counter` an accumulator for the run's sentence count (a retried task may
+    count twice; only that statistic is affected).
     """
 
-    def split(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for frame in sentences_from_articles(batches):
-            if counter is not None:
-                counter.add(len(frame))
-            yield frame
-
-    return split
-
-
-def sentences_from_articles(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    for batch in batches:
-        rows: list[tuple[object, ...]] = []
-        columns = zip(batch["article_id"], batch["content_hash"], batch["text"], batch["outlet"], batch["author"], strict=True)
-        for article_id, content_hash, text, outlet, author in columns:
-            for record in article_sentences(text or "", outlet=outlet or "", author=author or ""):
-                rows.append((
-                    article_id, content_hash, record.index, record.paragraph, record.start, record.end, record.text,
-                    record.speaker, record.speaker_title, record.attribution,
-                ))
-        yield pd.DataFrame.from_records(rows, columns=SENTENCE_COLUMNS)
-
-
-def make_claim_scorer(model_ref: Any) -> MapInPandas:
-    """mapInPandas: sentences -> check-worthy claims, scored in one vectorised call per batch.
-
-    `model_ref` is a Spark broadcast of the model Artifact (or an Artifact or Scorer).
-    """
-
-    def score(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    def extract(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         model = getattr(model_ref, "value", model_ref)
         scorer: Scorer = model if isinstance(model, Scorer) else scorer_from_artifact(model)
         for batch in batches:
-            chosen = select_claims(batch["sentence"].tolist(), batch["attribution"].tolist(), batch["speaker_title"].tolist(), scorer)
-            kept = batch.iloc[[c.index for c in chosen]].copy()
-            kept["score"] = [c.score for c in chosen]
-            kept["claim_type"] = [c.claim_type for c in chosen]
-            kept["claim_types"] = [",".join(c.claim_types) for c in chosen]
-            kept["quantities"] = [quantities_json(c.quantities) for c in chosen]
-            yield kept[CLAIM_COLUMNS]
+            articles = zip(batch["article_id"], batch["content_hash"], batch["text"], batch["outlet"], batch["author"], strict=True)
+            sentences: list[tuple[int, str, SentenceRecord]] = []
+            for article_id, content_hash, text, outlet, author in articles:
+                for record in article_sentences(text or "", outlet=outlet or "", author=author or ""):
+                    sentences.append((int(article_id), content_hash, record))
+            if sentence_counter is not None:
+                sentence_counter.add(len(sentences))
+            chosen = select_claims(
+                [r.text for _, _, r in sentences], [r.attribution for _, _, r in sentences], [r.speaker_title for _, _, r in sentences], scorer
+            )
+            rows = []
+            for claim in chosen:
+                article_id, content_hash, record = sentences[claim.index]
+                tokens = cluster_tokens(record.text, claim.quantities)
+                rows.append((
+                    claim_key(content_hash, record.start, record.end), article_id, record.start, record.end, record.text,
+                    record.speaker, record.speaker_title, record.attribution, claim.score, claim.claim_type,
+                    ",".join(claim.claim_types), quantities_json(claim.quantities), tokens, band_keys(tokens),
+                ))
+            yield pd.DataFrame.from_records(rows, columns=CLAIM_COLUMNS)
 
-    return score
+    return extract
 
 
-def tokens_for_clustering(sentences: pd.Series, quantities: pd.Series) -> pd.Series:
-    """pandas_udf body: the token set that decides which claims are the same claim."""
-    import json
-
-    return pd.Series([cluster_tokens(s, json.loads(q) if q else []) for s, q in zip(sentences, quantities, strict=True)])
+def cluster_keys(sentences: pd.Series, quantities: pd.Series) -> pd.DataFrame:
+    """pandas_udf body: each stored claim's token set and MinHash band keys."""
+    tokens = [cluster_tokens(s, json.loads(q) if q else []) for s, q in zip(sentences, quantities, strict=True)]
+    return pd.DataFrame({"tokens": tokens, "bands": [band_keys(t) for t in tokens]})
 
 
 def make_article_reader(dsn: str, run_id: int, buckets: int) -> MapInPandas:

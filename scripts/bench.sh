@@ -10,5 +10,7 @@ say "Sentence segmenter (one core)"
 "$PY" bench/segment_bench.py
 say "Check-worthiness scorer (one core)"
 "$PY" bench/scorer_bench.py
+say "Bulk import (BBC corpus repeated to 100,000 articles)"
+"$PY" bench/import_bench.py
 say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Python"
 "$PY" bench/pipeline_bench.py

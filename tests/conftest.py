@@ -61,6 +61,7 @@ def spark():  # type: ignore[no-untyped-def]
     logging.getLogger("py4j").setLevel(logging.WARNING)
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
     session = (
         SparkSession.builder.master("local[1]")
         .appName("factcheck-tests")

@@ -15,19 +15,40 @@ class Outlet(models.Model):
 
 
 class ImportBatch(models.Model):
+    """One import: a file, a ZIP of files, or pasted text.
+
+    The row counters are written in the same transaction as each chunk of articles, so
+    `rows_read` is also the resume point: the rows before it are stored or reported.
+    """
+
     class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
         IMPORTING = "importing", "Importing"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
+    class Format(models.TextChoices):
+        CSV = "csv", "CSV"
+        JSONL = "jsonl", "JSON Lines"
+        ZIP = "zip", "ZIP of .txt/.md/.html files"
+        TEXT = "text", "Pasted text"
+        OTHER = "", "Other"
+
     source = models.CharField(max_length=500, help_text="File name, 'seeds' or 'pasted text'.")
+    format = models.CharField(max_length=8, choices=Format.choices, blank=True, default=Format.OTHER)
+    default_outlet = models.CharField(max_length=200, blank=True, help_text="Outlet for rows that name none.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IMPORTING)
+    upload_name = models.CharField(max_length=200, blank=True, help_text="The stored upload under FACTCHECK_UPLOAD_DIR, until the batch ends.")
+    file_sha256 = models.CharField(max_length=64, blank=True, db_index=True, help_text="Identifies a re-run of the same file.")
+    file_size = models.BigIntegerField(default=0)
+    bytes_read = models.BigIntegerField(default=0)
     rows_read = models.PositiveIntegerField(default=0)
     rows_stored = models.PositiveIntegerField(default=0)
     rows_duplicate = models.PositiveIntegerField(default=0)
     rows_rejected = models.PositiveIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True, help_text="[{row, reason}] for rejected rows.")
+    error = models.TextField(blank=True, help_text="Why the whole file failed, if it did.")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -37,6 +58,18 @@ class ImportBatch(models.Model):
 
     def __str__(self) -> str:
         return f"Import #{self.pk} ({self.source})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.DONE, self.Status.FAILED}
+
+    @property
+    def percent_read(self) -> int | None:
+        if self.status == self.Status.DONE:
+            return 100
+        if not self.file_size:
+            return None
+        return min(100, int(100 * self.bytes_read / self.file_size))
 
 
 class Article(models.Model):
@@ -55,6 +88,10 @@ class Article(models.Model):
     class Meta:
         db_table = "articles"
         ordering = ["-published_at", "-id"]
+        constraints = [
+            # The same story under one address is one article, even when its text was edited.
+            models.UniqueConstraint(fields=["url"], condition=~models.Q(url=""), name="article_url_unique"),
+        ]
 
     def __str__(self) -> str:
         return self.display_title

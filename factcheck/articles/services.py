@@ -3,32 +3,29 @@
 from __future__ import annotations
 
 import hashlib
-import unicodedata
-from collections.abc import Iterable
+import json
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.core.files.uploadedfile import UploadedFile
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from factcheck.articles.models import Article, ImportBatch, Outlet
+from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, detect_format, read_rows
+from factcheck.articles.rows import PreparedArticle, RowError, prepare_article
 from factcheck.runs.models import PipelineRun
 from factcheck.runs.services import run_create
-
-
-def normalise_text(text: str) -> str:
-    """NFC, \\n line ends, no trailing spaces on lines, no surrounding blank space.
-
-    Claim offsets index the stored text, so the normalisation happens once, here.
-    """
-    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
-    return "\n".join(line.rstrip() for line in text.split("\n")).strip()
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+from pipeline.text import content_hash, normalise_text
 
 
 @dataclass(frozen=True)
@@ -63,7 +60,10 @@ def article_ingest(*, data: ArticleInput, batch: ImportBatch | None) -> tuple[Ar
     if not text:
         raise ValidationError({"text": "The article has no text."})
     digest = content_hash(text)
+    url = data.url.strip()
     existing = Article.objects.filter(content_hash=digest).first()
+    if existing is None and url:
+        existing = Article.objects.filter(url=url).first()
     if existing is not None:
         return existing, False
     if data.published_at is not None and timezone.is_naive(data.published_at):
@@ -71,7 +71,7 @@ def article_ingest(*, data: ArticleInput, batch: ImportBatch | None) -> tuple[Ar
     article = Article(
         outlet=outlet_get_or_create(name=data.outlet),
         title=data.title.strip()[:500],
-        url=data.url.strip(),
+        url=url,
         author=data.author.strip()[:300],
         published_at=data.published_at,
         text=text,
@@ -80,12 +80,12 @@ def article_ingest(*, data: ArticleInput, batch: ImportBatch | None) -> tuple[Ar
         import_batch=batch,
     )
     article.full_clean()
-    # A concurrent import of the same text may win the race; the unique hash decides.
+    # A concurrent import of the same text or url may win the race; the unique indexes decide.
     try:
         with transaction.atomic():
             article.save()
     except IntegrityError:
-        return Article.objects.get(content_hash=digest), False
+        return Article.objects.filter(Q(content_hash=digest) | Q(url=url) if url else Q(content_hash=digest)).get(), False
     return article, True
 
 
@@ -118,3 +118,336 @@ def articles_import(
     batch.save()
     run = run_create(article_ids=new_ids, import_batch=batch, created_by=created_by) if new_ids else None
     return ImportResult(batch=batch, new_article_ids=new_ids, run=run)
+
+
+# --- Bulk import: files streamed in chunks ----------------------------------------------------
+# Each chunk of rows is one transaction that inserts its new articles (one INSERT, each row
+# whole or absent) and moves the batch's counters, which double as the resume point. A crash
+# loses at most the chunk in flight; running the same batch again starts after the last
+# committed chunk, and the unique hash and url make any overlap a duplicate, never a copy.
+
+IMPORT_LOCK_KEY = 0x46430000_00000000  # pg advisory lock key space for import batches: "FC" << 48
+ProgressCallback = Callable[[ImportBatch], None]
+
+_ARTICLE_COLUMNS = ("outlet", "title", "url", "author", "published_at", "text", "content_hash", "metadata", "import_batch", "created_at")
+
+
+def _insert_articles_sql() -> str:
+    columns = ", ".join(Article._meta.get_field(name).column for name in _ARTICLE_COLUMNS)
+    return (
+        f"INSERT INTO {Article._meta.db_table} ({columns}) "
+        "SELECT o, ti, u, a, p, tx, h, m::jsonb, %s, %s FROM unnest("
+        "%s::bigint[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::text[]"
+        ") AS t(o, ti, u, a, p, tx, h, m) ON CONFLICT DO NOTHING RETURNING id"
+    )
+
+
+@dataclass
+class _ChunkRow:
+    source: SourceRow
+    article: PreparedArticle | None
+    error: str
+
+
+def _row_prepare(row: SourceRow, *, default_outlet: str, max_text_chars: int) -> _ChunkRow:
+    if row.fields is None:
+        return _ChunkRow(row, None, row.error)
+    try:
+        return _ChunkRow(row, prepare_article(row.fields, default_outlet=default_outlet, max_text_chars=max_text_chars), "")
+    except RowError as exc:
+        return _ChunkRow(row, None, str(exc))
+
+
+def _outlet_ids(names: set[str], cache: dict[str, int]) -> None:
+    missing = {name for name in names if name and name not in cache}
+    if not missing:
+        return
+    Outlet.objects.bulk_create([Outlet(name=name) for name in sorted(missing)], ignore_conflicts=True)
+    cache.update(Outlet.objects.filter(name__in=missing).values_list("name", "id"))
+
+
+@transaction.atomic
+def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, outlet_cache: dict[str, int]) -> None:
+    errors = [
+        {"row": item.source.number, "where": item.source.where, "reason": item.error} for item in rows if item.article is None
+    ]
+    candidates: list[PreparedArticle] = []
+    seen_hashes: set[str] = set()
+    seen_urls: set[str] = set()
+    for item in rows:
+        article = item.article
+        if article is None or article.content_hash in seen_hashes or (article.url and article.url in seen_urls):
+            continue
+        seen_hashes.add(article.content_hash)
+        if article.url:
+            seen_urls.add(article.url)
+        candidates.append(article)
+    stored_hashes = set(Article.objects.filter(content_hash__in=seen_hashes).values_list("content_hash", flat=True))
+    stored_urls = set(Article.objects.filter(url__in=seen_urls).values_list("url", flat=True)) if seen_urls else set()
+    new = [a for a in candidates if a.content_hash not in stored_hashes and a.url not in stored_urls]
+    inserted = 0
+    if new:
+        _outlet_ids({a.outlet for a in new}, outlet_cache)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _insert_articles_sql(),
+                [
+                    batch.pk,
+                    timezone.now(),
+                    [outlet_cache.get(a.outlet) for a in new],
+                    [a.title for a in new],
+                    [a.url for a in new],
+                    [a.author for a in new],
+                    [a.published_at for a in new],
+                    [a.text for a in new],
+                    [a.content_hash for a in new],
+                    [a.metadata_json for a in new],
+                ],
+            )
+            # A concurrent import may have stored some of them since the check: ON CONFLICT
+            # skipped those, and they count as duplicates.
+            inserted = len(cursor.fetchall())
+    listed = min(batch.rows_rejected, settings.FACTCHECK_IMPORT_MAX_LISTED_ERRORS)
+    new_errors = errors[: max(0, settings.FACTCHECK_IMPORT_MAX_LISTED_ERRORS - listed)]
+    counts = {
+        "rows_read": batch.rows_read + len(rows),
+        "rows_stored": batch.rows_stored + inserted,
+        "rows_rejected": batch.rows_rejected + len(errors),
+        "rows_duplicate": batch.rows_duplicate + len(rows) - len(errors) - inserted,
+        "bytes_read": bytes_read,
+    }
+    with connection.cursor() as cursor:
+        # Appending in SQL: the error list is never read back into this process.
+        cursor.execute(
+            f"UPDATE {ImportBatch._meta.db_table} SET rows_read = %s, rows_stored = %s, rows_rejected = %s, "
+            "rows_duplicate = %s, bytes_read = %s, errors = errors || %s::jsonb WHERE id = %s",
+            [*counts.values(), json.dumps(new_errors), batch.pk],
+        )
+    for name, value in counts.items():
+        setattr(batch, name, value)
+
+
+def _rows_import(*, batch: ImportBatch, rows: Iterator[SourceRow], position: ReadPosition, on_progress: ProgressCallback | None) -> None:
+    chunk_size = settings.FACTCHECK_IMPORT_CHUNK_ROWS
+    max_text_chars = settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS
+    resume_after = batch.rows_read
+    outlet_cache: dict[str, int] = {}
+    chunk: list[_ChunkRow] = []
+    for row in rows:
+        if row.number <= resume_after:
+            continue  # stored or reported by an earlier attempt at this batch
+        chunk.append(_row_prepare(row, default_outlet=batch.default_outlet, max_text_chars=max_text_chars))
+        if len(chunk) >= chunk_size:
+            _chunk_store(batch=batch, rows=chunk, bytes_read=position.bytes, outlet_cache=outlet_cache)
+            chunk = []
+            if on_progress is not None:
+                on_progress(batch)
+    if chunk:
+        _chunk_store(batch=batch, rows=chunk, bytes_read=position.bytes, outlet_cache=outlet_cache)
+    if on_progress is not None:
+        on_progress(batch)
+
+
+def _batch_fail(*, batch: ImportBatch, error: str, discard_upload: bool) -> None:
+    fields: dict[str, object] = {"status": ImportBatch.Status.FAILED, "error": error, "finished_at": timezone.now()}
+    if discard_upload:
+        _upload_delete(batch.upload_name)
+        fields["upload_name"] = ""
+    ImportBatch.objects.filter(pk=batch.pk).update(**fields)
+    batch.refresh_from_db()
+
+
+def _batch_finish(*, batch: ImportBatch, start_pipeline: bool) -> None:
+    """Mark the batch done and queue one pipeline run over everything it stored, atomically."""
+    if batch.rows_read == 0:
+        _batch_fail(batch=batch, error="The file holds no articles.", discard_upload=True)
+        return
+    with transaction.atomic():
+        locked = ImportBatch.objects.select_for_update().get(pk=batch.pk)
+        if start_pipeline and not PipelineRun.objects.filter(import_batch=locked).exists():
+            # Every article this batch stored, over all its attempts: a resumed import runs
+            # the pipeline on the rows stored before the interruption too.
+            new_ids = list(Article.objects.filter(import_batch=locked).values_list("id", flat=True))
+            if new_ids:
+                run_create(article_ids=new_ids, import_batch=locked, created_by=locked.created_by)
+        ImportBatch.objects.filter(pk=batch.pk).update(
+            status=ImportBatch.Status.DONE, error="", finished_at=timezone.now(), upload_name=""
+        )
+    _upload_delete(batch.upload_name)
+    batch.refresh_from_db()
+
+
+@contextmanager
+def _batch_lock(batch_id: int) -> Iterator[bool]:
+    """A session-level advisory lock: one process works on a batch at a time, and a crashed
+    one releases it with its connection, so a redelivered task can take over."""
+    key = IMPORT_LOCK_KEY + batch_id
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        held = bool(cursor.fetchone()[0])
+    try:
+        yield held
+    finally:
+        if held:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+
+def upload_path(upload_name: str) -> Path:
+    return Path(settings.FACTCHECK_UPLOAD_DIR) / upload_name
+
+
+def _upload_delete(upload_name: str) -> None:
+    if upload_name:
+        upload_path(upload_name).unlink(missing_ok=True)
+
+
+def import_batch_process(
+    *, batch_id: int, path: Path | None = None, start_pipeline: bool = True, on_progress: ProgressCallback | None = None
+) -> ImportBatch | None:
+    """Import (or resume) a batch from its file. Idempotent: a finished batch is left alone,
+    and a batch another process is working on is skipped (returns None)."""
+    batch = ImportBatch.objects.filter(pk=batch_id).first()
+    if batch is None or batch.status == ImportBatch.Status.DONE:
+        return batch
+    with _batch_lock(batch_id) as held:
+        if not held:
+            return None
+        batch.refresh_from_db()
+        if batch.status == ImportBatch.Status.DONE:
+            return batch
+        source_path = path or (upload_path(batch.upload_name) if batch.upload_name else None)
+        if source_path is None or not source_path.is_file():
+            _batch_fail(batch=batch, error="The file to import is gone; upload it again.", discard_upload=True)
+            return batch
+        ImportBatch.objects.filter(pk=batch.pk).update(status=ImportBatch.Status.IMPORTING, error="", finished_at=None)
+        batch.status = ImportBatch.Status.IMPORTING
+        position = ReadPosition()
+        try:
+            with open(source_path, "rb") as stream:
+                rows = read_rows(
+                    stream, position, file_format=batch.format, name=batch.source, max_text_chars=settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS
+                )
+                _rows_import(batch=batch, rows=rows, position=position, on_progress=on_progress)
+        except ImportFileError as exc:
+            _batch_fail(batch=batch, error=str(exc), discard_upload=True)
+            return batch
+        except BaseException as exc:
+            # Keep the file: the rows stored so far are committed and a re-run resumes after them.
+            _batch_fail(batch=batch, error=f"Stopped after row {batch.rows_read}: {exc!r}. Run it again to resume.", discard_upload=False)
+            raise
+        _batch_finish(batch=batch, start_pipeline=start_pipeline)
+    return batch
+
+
+def _batch_create(
+    *, source: str, file_format: str, created_by: AbstractBaseUser | None, default_outlet: str = "", status: str, **fields: Any
+) -> ImportBatch:
+    batch = ImportBatch(
+        source=source[:500],
+        format=file_format,
+        default_outlet=" ".join(default_outlet.split())[:200],
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        status=status,
+        **fields,
+    )
+    batch.full_clean()
+    batch.save()
+    return batch
+
+
+def file_digest(path: Path) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(1024 * 1024):
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
+def articles_import_file(
+    *,
+    path: Path,
+    created_by: AbstractBaseUser | None = None,
+    default_outlet: str = "",
+    start_pipeline: bool = True,
+    on_progress: ProgressCallback | None = None,
+) -> ImportBatch:
+    """Import a file in this process (the command line). An unfinished batch of the same file
+    is resumed rather than started over."""
+    file_format = detect_format(path.name)
+    sha256, size = file_digest(path)
+    batch = (
+        ImportBatch.objects.filter(file_sha256=sha256, format=file_format, upload_name="")
+        .exclude(status=ImportBatch.Status.DONE)
+        .order_by("-created_at")
+        .first()
+    )
+    if batch is None:
+        batch = _batch_create(
+            source=path.name, file_format=file_format, created_by=created_by, default_outlet=default_outlet,
+            status=ImportBatch.Status.QUEUED, file_sha256=sha256, file_size=size,
+        )
+    result = import_batch_process(batch_id=batch.pk, path=path, start_pipeline=start_pipeline, on_progress=on_progress)
+    if result is None:
+        raise ImportFileError(f"Import #{batch.pk} of this file is running in another process.")
+    return result
+
+
+def _upload_store(uploaded: UploadedFile) -> tuple[str, str, int]:
+    """Copy an upload under FACTCHECK_UPLOAD_DIR chunk by chunk; returns (name, sha256, size)."""
+    directory = Path(settings.FACTCHECK_UPLOAD_DIR)
+    directory.mkdir(parents=True, exist_ok=True)
+    name = f"{uuid.uuid4().hex}{PurePosixPath(uploaded.name or '').suffix.lower()[:10]}"
+    digest = hashlib.sha256()
+    size = 0
+    with open(directory / name, "wb") as target:
+        for block in uploaded.chunks():
+            digest.update(block)
+            size += len(block)
+            target.write(block)
+    return name, digest.hexdigest(), size
+
+
+def import_upload_start(*, uploaded: UploadedFile, created_by: AbstractBaseUser | None, default_outlet: str = "") -> ImportBatch:
+    """Store an uploaded file as a new batch: small files import now, large ones in Celery."""
+    file_format = detect_format(uploaded.name or "")
+    upload_name, sha256, size = _upload_store(uploaded)
+    batch = _batch_create(
+        source=uploaded.name or "upload", file_format=file_format, created_by=created_by, default_outlet=default_outlet,
+        status=ImportBatch.Status.QUEUED, upload_name=upload_name, file_sha256=sha256, file_size=size,
+    )
+    if size <= settings.FACTCHECK_IMPORT_INLINE_MAX_BYTES:
+        import_batch_process(batch_id=batch.pk)
+        batch.refresh_from_db()
+    else:
+        _enqueue(batch.pk)
+    return batch
+
+
+def _enqueue(batch_id: int) -> None:
+    from factcheck.articles.tasks import import_batch_run
+
+    # The queue is read at commit time so a deployment (or a test) can re-route imports.
+    transaction.on_commit(lambda: import_batch_run.apply_async(args=(batch_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
+
+
+def import_batch_resume(*, batch: ImportBatch) -> ImportBatch:
+    """Queue a failed batch whose upload is still stored; it goes on after its last chunk."""
+    if batch.status != ImportBatch.Status.FAILED or not batch.upload_name:
+        raise ValidationError("Only a failed import whose file is still stored can be resumed.")
+    changed = ImportBatch.objects.filter(pk=batch.pk, status=ImportBatch.Status.FAILED).update(status=ImportBatch.Status.QUEUED, error="")
+    if changed:
+        _enqueue(batch.pk)
+    batch.refresh_from_db()
+    return batch
+
+
+def import_text(*, fields: dict[str, str], created_by: AbstractBaseUser | None) -> ImportBatch:
+    """One pasted article, through the same checks and writes as a file row."""
+    batch = _batch_create(source="pasted text", file_format=ImportBatch.Format.TEXT, created_by=created_by, status=ImportBatch.Status.IMPORTING)
+    row = SourceRow(1, dict(fields), "", "pasted text")
+    _rows_import(batch=batch, rows=iter([row]), position=ReadPosition(), on_progress=None)
+    _batch_finish(batch=batch, start_pipeline=True)
+    return batch

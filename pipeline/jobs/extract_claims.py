@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 from pipeline import db, udfs
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.schemas import ARTICLE_SCHEMA, BUCKET_SCHEMA, COUNT_SCHEMA, EXISTING_CLAIM_SCHEMA
-from pipeline.transforms import assign_clusters, explode_sentences, score_claims, to_staging_rows, with_claim_key, with_cluster_tokens
+from pipeline.transforms import assign_clusters, extract_claims, to_staging_rows, with_cluster_keys
 
 ARTICLES_PER_PARTITION = 100
 CLAIMS_PER_PARTITION = 20000
@@ -84,21 +84,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     article_partitions = args.read_partitions or partitions_for(db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, parallelism)
     articles_df = read_articles(spark, dsn=dsn, run_id=run_id, partitions=article_partitions)
     sentence_counter = spark.sparkContext.accumulator(0)
-    sentences_df = explode_sentences(articles_df, sentence_counter)
-    claims_df = (
-        score_claims(sentences_df, model).transform(with_claim_key).transform(with_cluster_tokens).persist(StorageLevel.MEMORY_AND_DISK)
-    )
+    claims_df = extract_claims(articles_df, model, sentence_counter).persist(StorageLevel.MEMORY_AND_DISK)
     claim_count = claims_df.count()
     timings["extract"] = round(time.perf_counter() - step, 3)
 
     db.update_run(dsn, run_id=run_id, stage="clustering", progress=0.5, sentences_count=sentence_counter.value, claims_count=claim_count)
     step = time.perf_counter()
     existing_partitions = partitions_for(db.count_claims(dsn), CLAIMS_PER_PARTITION, parallelism)
-    existing_df = read_existing_claims(spark, dsn=dsn, partitions=existing_partitions).transform(with_cluster_tokens)
-    clustered_df, remap_df = assign_clusters(claims_df, existing_df)
-    clustered_df = clustered_df.persist(StorageLevel.MEMORY_AND_DISK)
-    clustered_df.count()
-    remap = [(row.old_key, row.new_key) for row in remap_df.collect()]
+    existing_df = read_existing_claims(spark, dsn=dsn, partitions=existing_partitions).transform(with_cluster_keys)
+    clustered_df, remap = assign_clusters(claims_df, existing_df)
     timings["cluster"] = round(time.perf_counter() - step, 3)
 
     db.update_run(dsn, run_id=run_id, stage="writing", progress=0.7)

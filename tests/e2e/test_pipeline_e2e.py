@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from django.test import override_settings
 
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import articles_import
-from factcheck.claims.models import Claim
+from factcheck.claims.models import Claim, ClaimCluster
 from factcheck.runs import spark as spark_launcher
 from factcheck.runs import tasks
 from factcheck.runs.models import PipelineRun
@@ -35,7 +37,33 @@ def claims_snapshot() -> list[tuple[object, ...]]:
     return list(Claim.objects.order_by("claim_key").values_list(*CLAIM_COLUMNS))
 
 
-def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: Worker, reviewer) -> None:  # type: ignore[no-untyped-def]
+def db_claims() -> tuple[set[tuple[object, ...]], set[frozenset[str]]]:
+    rows, clusters = set(), defaultdict(set)
+    for c in Claim.objects.all():
+        rows.add((c.claim_key, c.sentence, c.start_offset, c.end_offset, c.score, c.claim_type, tuple(c.claim_types),
+                  json.dumps(c.quantities, sort_keys=True), c.speaker, c.speaker_title, c.attribution))
+        clusters[c.cluster_key].add(c.claim_key)
+    return rows, {frozenset(members) for members in clusters.values()}
+
+
+def cli_claims(tmp_path: Path) -> tuple[set[tuple[object, ...]], set[frozenset[str]]]:
+    source = tmp_path / "seeds.jsonl"
+    with open(source, "w", encoding="utf-8") as handle:
+        for article in seed_articles():
+            handle.write(json.dumps({"text": article.text, "outlet": article.outlet, "author": article.author}) + "\n")
+    output = subprocess.run(
+        [sys.executable, "-m", "pipeline", "extract", str(source)], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    rows, clusters = set(), defaultdict(set)
+    for line in output.splitlines():
+        c = json.loads(line)
+        rows.add((c["claim_key"], c["sentence"], c["start"], c["end"], c["score"], c["type"], tuple(c["types"]),
+                  json.dumps(c["quantities"], sort_keys=True), c["speaker"], c["speaker_title"], c["attribution"]))
+        clusters[c["cluster_id"]].add(c["claim_key"])
+    return rows, {frozenset(members) for members in clusters.values()}
+
+
+def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: Worker, reviewer, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     started = time.monotonic()
     result = articles_import(source="seeds", articles=seed_articles())
     assert result.run is not None
@@ -54,7 +82,23 @@ def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: 
     assert any("Sanctuary does not mean safer streets" in s for s in sentences)
     for claim in Claim.objects.select_related("article"):
         assert claim.article.text[claim.start_offset : claim.end_offset] == claim.sentence
+        assert set(claim.priority_parts) == {"checkworthiness", "type", "spread", "recency", "outlets"}
+        assert abs(claim.priority - sum(claim.priority_parts[k] for k in ("checkworthiness", "type", "spread", "recency"))) < 1e-6
     print(f"\nimport -> claims stored for the seeds: {elapsed:.1f}s (spark total {run.timings['total']}s)")
+
+    # One claim, three appearances: the clusters span the outlets that carry the quote.
+    flood = Claim.objects.filter(sentence__contains="flood the zone, especially in sanctuary jurisdictions")
+    assert flood.count() == 3 and len({c.cluster_key for c in flood}) == 1
+    flood_cluster = ClaimCluster.objects.get(cluster_key=flood[0].cluster_key)
+    assert (flood_cluster.size, flood_cluster.outlet_count) == (3, 3)
+    assert flood_cluster.first_claim_id in {c.pk for c in flood}
+    sanctuary = Claim.objects.filter(sentence__contains="Sanctuary does not mean safer streets")
+    assert len({c.cluster_key for c in sanctuary}) == 1
+    assert ClaimCluster.objects.get(cluster_key=sanctuary[0].cluster_key).outlet_count == 2
+    assert all(c.priority_parts["spread"] > 0 for c in flood)
+
+    # The command line gives the same claims and the same clusters as the Spark job.
+    assert cli_claims(tmp_path) == db_claims()
 
     # Re-running changes nothing, and never touches reviewers' work.
     claim = Claim.objects.get(sentence__contains="nearly 1,500")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
-from pipeline.nlp.clustering import claim_text, cluster_records, cluster_tokens, jaccard
-from pipeline.transforms import assign_clusters
+from pipeline.nlp.clustering import band_keys, claim_text, cluster_records, cluster_tokens, components, jaccard
+from pipeline.transforms import assign_clusters, with_cluster_keys
 
 FLOOD_000 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” he explained."
 FLOOD_001 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” Lyons told Carr."
@@ -35,6 +35,19 @@ def test_quantities_add_a_shared_token_for_paraphrased_statistics() -> None:
     assert jaccard(left, right) >= 0.5
 
 
+def test_band_keys_are_stable_and_shared_by_near_duplicates() -> None:
+    assert band_keys(cluster_tokens(FLOOD_000)) == band_keys(cluster_tokens(FLOOD_001))
+    assert len(band_keys(cluster_tokens(FLOOD_000))) == 20
+    assert band_keys(["too", "short"]) == []
+    shared = set(band_keys(cluster_tokens(FLOOD_000))) & set(band_keys(cluster_tokens(UNRELATED)))
+    assert not shared
+
+
+def test_components_take_the_smallest_label_and_merge_stored_clusters() -> None:
+    labels = {"k1": "k1", "k2": "k0", "k3": "k3", "k4": "k4"}
+    assert components([("k1", "k2"), ("k3", "k4")], labels) == {"k1": "k0", "k2": "k0", "k3": "k3", "k4": "k3"}
+
+
 def test_cluster_records_uses_the_smallest_key_of_each_component() -> None:
     tokens = {
         "k3": cluster_tokens(FLOOD_002), "k1": cluster_tokens(FLOOD_000), "k2": cluster_tokens(FLOOD_001),
@@ -46,7 +59,7 @@ def test_cluster_records_uses_the_smallest_key_of_each_component() -> None:
 
 def with_tokens(spark, rows):  # type: ignore[no-untyped-def]
     frame = spark.createDataFrame(rows, "claim_key string, sentence string, cluster_key string")
-    return frame.withColumn("tokens", F.array_sort(F.udf(lambda s: cluster_tokens(s), "array<string>")(F.col("sentence"))))
+    return frame.withColumn("quantities", F.lit("[]")).transform(with_cluster_keys).drop("quantities")
 
 
 def test_assign_clusters_in_spark_matches_the_python_rule_and_merges_stored_clusters(spark) -> None:  # type: ignore[no-untyped-def]
@@ -65,4 +78,4 @@ def test_assign_clusters_in_spark_matches_the_python_rule_and_merges_stored_clus
         clustered.select("claim_key", "cluster_key"),
         spark.createDataFrame([("k1", "k1"), ("k3", "k1"), ("k5", "k5"), ("k6", "k5"), ("k8", "k8")], "claim_key string, cluster_key string"),
     )
-    assertDataFrameEqual(remap, spark.createDataFrame([("k2", "k1"), ("k4", "k1")], "old_key string, new_key string"))
+    assert remap == [("k2", "k1"), ("k4", "k1")]
