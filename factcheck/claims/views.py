@@ -26,6 +26,7 @@ def claim_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "claim": claim,
         "article": claim.article,
         "text": selectors.claim_in_context(claim=claim),
+        "appearances": selectors.claim_appearances(claim=claim),
         "timeline": audit_timeline(object_type="claim", object_id=claim.pk),
     }
     return render(request, "claims/detail.html", context)

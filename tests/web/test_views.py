@@ -66,3 +66,29 @@ def test_article_text_is_escaped(reviewer) -> None:  # type: ignore[no-untyped-d
     claim = Claim.objects.create(article=article, claim_key="b" * 40, sentence=text[start:], start_offset=start, end_offset=len(text))
     page = logged_in(reviewer).get(reverse("claims:detail", args=[claim.pk])).content.decode()
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+
+
+def test_claim_page_lists_every_appearance_of_its_cluster(reviewer, claim: Claim, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    other_text = "Nearly 1,500 people were detained by ICE in May, officials said."
+    other_article, _ = article_ingest(data=ArticleInput(text=other_text, outlet="Breitbart News"), batch=None)
+    other = Claim.objects.create(
+        article=other_article, claim_key="d" * 40, sentence=other_text, start_offset=0, end_offset=len(other_text), cluster_key="a" * 40,
+        priority=60.5, priority_parts={"checkworthiness": 40.0, "type": 15, "spread": 5.0, "recency": 0.5, "outlets": 2},
+    )
+    Claim.objects.filter(pk=claim.pk).update(cluster_key="a" * 40)
+    client = logged_in(reviewer)
+    with django_assert_max_num_queries(10):
+        page = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    assert "Appearances (2)" in page
+    assert "Breitbart News" in page and "MassLive" in page
+    assert f'href="{reverse("claims:detail", args=[other.pk])}"' in page
+    listing = client.get(reverse("claims:list")).content.decode()
+    assert listing.index(other.sentence) < listing.index(claim.sentence)  # ranked by priority
+    assert "spread 5.0 (2 outlets)" in listing
+
+
+@pytest.mark.parametrize("path", ["/static/css/app.css", "/static/vendor/htmx-2.0.8.min.js"])
+def test_static_assets_are_served(client: Client, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content if response.streaming else [response.content])
