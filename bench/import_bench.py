@@ -26,23 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "bbc_news" / "bbc_news.jsonl"
 sys.path.insert(0, str(ROOT))
 
-from bench.pipeline_bench import TreeMemory, setup_django  # noqa: E402
-
-
-def bench_database_url() -> str:
-    """A fresh `<name>_import_bench` database: its own, so it never drops the pipeline bench's."""
-    import psycopg
-    from psycopg import sql
-
-    base = os.environ.get("DATABASE_URL", "postgresql://127.0.0.1:5432/factcheck")
-    head, _, name = base.rpartition("/")
-    name, _, query = name.partition("?")
-    bench_name = f"{name}_import_bench"
-    suffix = f"?{query}" if query else ""
-    with psycopg.connect(f"{head}/postgres{suffix}", autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(bench_name)))
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(bench_name)))
-    return f"{head}/{bench_name}{suffix}"
+from bench.pipeline_bench import TreeMemory, bench_database_url, setup_django  # noqa: E402
 
 
 def write_repeated(corpus: Path, target: Path, *, articles: int, file_format: str) -> int:
@@ -87,7 +71,7 @@ def main() -> int:
     if not args.corpus.exists():
         print(f"import bench: corpus {args.corpus} not found (it lives in ../shared/data, outside the repo); skipped.")
         return 0
-    setup_django(bench_database_url())
+    setup_django(bench_database_url("import_bench"))
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

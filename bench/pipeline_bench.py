@@ -78,18 +78,21 @@ def setup_django(database_url: str) -> None:
     django.setup()
 
 
-def bench_database_url() -> str:
+def bench_database_url(suffix: str = "bench") -> str:
+    """A fresh `<name>_<suffix>` database on DATABASE_URL's server; each bench has its own
+    suffix so one never drops another's database."""
     import psycopg
     from psycopg import sql
 
     base = os.environ.get("DATABASE_URL", "postgresql://127.0.0.1:5432/factcheck")
     head, _, name = base.rpartition("/")
     name, _, query = name.partition("?")
-    bench_name = f"{name}_bench"
-    with psycopg.connect(f"{head}/postgres", autocommit=True) as conn:
+    bench_name = f"{name}_{suffix}"
+    options = f"?{query}" if query else ""
+    with psycopg.connect(f"{head}/postgres{options}", autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(bench_name)))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(bench_name)))
-    return f"{head}/{bench_name}" + (f"?{query}" if query else "")
+    return f"{head}/{bench_name}{options}"
 
 
 def load_corpus(path: Path) -> list[dict[str, str]]:
