@@ -12,18 +12,6 @@ from pyspark.sql.types import (
     StringType,
     StructField,
     StructType,
-    TimestampType,
-)
-
-ARTICLE_SCHEMA = StructType(
-    [
-        StructField("article_id", LongType(), True),
-        StructField("content_hash", StringType(), True),
-        StructField("text", StringType(), True),
-        StructField("outlet", StringType(), True),
-        StructField("author", StringType(), True),
-        StructField("published_at", TimestampType(), True),
-    ]
 )
 
 # claim_types: comma-separated, quantities: JSON text; both as claim_staging stores them.

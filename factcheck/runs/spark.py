@@ -85,6 +85,9 @@ def build_command(*, run_id: int, master: str | None = None) -> list[str]:
         "--conf", "spark.sql.execution.arrow.pyspark.enabled=true",
         "--conf", f"spark.pyspark.python={python}",
         "--conf", f"spark.pyspark.driver.python={python}",
+        # Each Python worker is one task on one core: BLAS threads would only fight each other.
+        "--conf", "spark.executorEnv.OMP_NUM_THREADS=1",
+        "--conf", "spark.executorEnv.OPENBLAS_NUM_THREADS=1",
         "--py-files", pipeline_archive(),
         *shlex.split(settings.SPARK_EXTRA_ARGS),
         settings.SPARK_APP,
@@ -97,7 +100,10 @@ def submit(*, run_id: int, master: str | None = None) -> SubmitResult:
     log_dir = Path(settings.SPARK_LOG_DIR)
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"run-{run_id}.log"
-    env = {**os.environ, "PIPELINE_DATABASE_URL": database_url_for_job(), "PYSPARK_PYTHON": sys.executable}
+    env = {
+        **os.environ, "PIPELINE_DATABASE_URL": database_url_for_job(), "PYSPARK_PYTHON": sys.executable,
+        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+    }
     command = build_command(run_id=run_id, master=master)
     with open(log_path, "wb") as log:
         log.write(("$ " + shlex.join(command) + "\n").encode())
