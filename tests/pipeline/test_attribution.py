@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.nlp.attribution import Attribution, attribute_sentences
+from pipeline.nlp.segment import split_sentences
 
 _ROOT = Path(__file__).resolve().parents[2]
 _SENTENCE = re.compile(r"\S[^\n]*?(?:[.!?]+[”\"’)]*(?=\s+[“\"‘(]?[A-Z0-9]|\s*\n|\s*$)|(?=\n)|$)")
@@ -18,7 +19,7 @@ def _seed(name: str) -> str:
     local = _ROOT / "seeds" / f"{name}.txt"
     path = local if local.exists() else _ROOT.parent / "shared" / "seeds" / f"{name}.txt"
     if not path.exists():
-        pytest.skip(f"seed {name} not available")
+        pytest.fail(f"seed {name} is missing from seeds/")
     return path.read_text(encoding="utf-8")
 
 
@@ -221,10 +222,9 @@ def test_empty_spans() -> None:
     assert attribute_sentences("Nothing here.", []) == []
 
 
-def test_with_project_segmenter_when_available() -> None:
-    segment = pytest.importorskip("pipeline.nlp.segment")
+def test_with_the_project_segmenter() -> None:
     text = _seed("002_a4664de892463d8e")
-    spans = [(s.start, s.end) for s in segment.split_sentences(text)]
+    spans = [(s.start, s.end) for s in split_sentences(text)]
     pairs = [(text[a:b], attr) for (a, b), attr in zip(spans, attribute_sentences(text, spans, outlet="MassLive"), strict=True)]
     assert _find(pairs, "And Boston will not back down") == Attribution("Michelle Wu", "Boston Mayor", "direct_quote")
     assert _is_lyons(_find(pairs, "Now you’re going to see more ICE agents"))

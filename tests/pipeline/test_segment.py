@@ -29,7 +29,7 @@ def seed_text(name: str) -> str:
         path = folder / name
         if path.exists():
             return path.read_text(encoding="utf-8")
-    pytest.skip(f"seed article {name} is in neither {SEED_DIRS[0]} nor {SEED_DIRS[1]}")
+    pytest.fail(f"seed article {name} is in neither {SEED_DIRS[0]} nor {SEED_DIRS[1]}")
 
 
 def assert_invariants(text: str, sentences: list[Sentence]) -> None:

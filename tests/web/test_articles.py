@@ -51,3 +51,24 @@ def test_bad_rows_are_reported_and_good_ones_kept() -> None:
     batch = ImportBatch.objects.get(pk=result.batch.pk)
     assert (batch.rows_stored, batch.rows_rejected) == (1, 1)
     assert batch.errors == [{"row": 2, "reason": "The article has no text."}]
+
+
+def test_import_seeds_command_is_safe_to_run_twice_and_retries_unprocessed_seeds() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("import_seeds", stdout=out)
+    assert "3 new" in out.getvalue() and "queued" in out.getvalue()
+    # The first run never ran (no worker): a second `make up` queues the seeds again once
+    # nothing is queued or running, instead of leaving them without claims.
+    PipelineRun.objects.update(status=PipelineRun.Status.FAILED)
+    out = StringIO()
+    call_command("import_seeds", stdout=out)
+    assert "0 new, 3 already stored" in out.getvalue() and "queued" in out.getvalue()
+    assert PipelineRun.objects.filter(status=PipelineRun.Status.QUEUED).count() == 1
+    out = StringIO()
+    call_command("import_seeds", stdout=out)
+    assert "nothing to do" in out.getvalue()
+    assert Article.objects.count() == 3
