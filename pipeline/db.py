@@ -145,6 +145,9 @@ WHERE c.id = p.id
 """
 
 
+MERGE_LOCK_ID = 0x66AC7C4EC5  # "factcheck merge": one advisory lock for all runs' merges
+
+
 def connect(dsn: str) -> psycopg.Connection[Any]:
     return psycopg.connect(dsn, application_name="factcheck-pipeline")
 
@@ -209,6 +212,9 @@ def merge_staging(dsn: str, *, run_id: int) -> tuple[int, int]:
     """
     params = {"run_id": run_id}
     with connect(dsn) as conn, conn.transaction():
+        # Merges of concurrent runs take turns: each rewrites cluster statistics and
+        # priorities across many rows, and two at once could deadlock on them.
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MERGE_LOCK_ID,))
         staged = conn.execute("SELECT count(DISTINCT claim_key) FROM claim_staging WHERE run_id = %s", (run_id,)).fetchone()
         written = conn.execute(MERGE_STAGED_CLAIMS, params).rowcount
         conn.execute(APPLY_CLUSTER_REMAP, params)
