@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.functions import pandas_udf
@@ -34,29 +33,30 @@ def with_cluster_keys(claims_df: DataFrame) -> DataFrame:
     return claims_df.withColumn("_keys", keys).withColumn("tokens", F.col("_keys.tokens")).withColumn("bands", F.col("_keys.bands")).drop("_keys")
 
 
-def similar_pairs(query_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
-    """(src, dst) pairs whose token sets have Jaccard similarity >= the threshold.
+def similar_pairs(nodes_df: DataFrame) -> DataFrame:
+    """Similar pairs among nodes (claim_key, tokens, bands, label, stored, in_run).
 
-    Candidates share a MinHash band (pipeline.nlp.clustering.band_keys); in each band
-    bucket holding one of this run's claims, every member pairs with the bucket's smallest
-    key (a star, linear in the bucket, not a clique); the exact Jaccard of the token
-    arrays then decides. The same rule as clustering.cluster_records, in Spark.
+    Candidates share a MinHash band (pipeline.nlp.clustering.band_keys). Each band bucket
+    that holds one of this run's claims is gathered once, with its members' tokens, and
+    every member pairs with the bucket's smallest key (a star, linear in the bucket, not a
+    clique); the exact Jaccard of the token arrays then decides. One shuffle, no joins.
+    The same rule as clustering.cluster_records.
     """
-    node_bands = nodes_df.select("claim_key", F.explode("bands").alias("band"))
-    run_bands = node_bands.join(query_df.select("claim_key"), on="claim_key", how="inner").select("band").distinct()
-    buckets = node_bands.join(run_bands, on="band", how="inner")
-    centres = buckets.groupBy("band").agg(F.min("claim_key").alias("centre"))
-    candidates = (
-        buckets.join(centres, on="band", how="inner")
-        .filter(F.col("claim_key") != F.col("centre"))
-        .select(F.col("centre").alias("src"), F.col("claim_key").alias("dst"))
-        .distinct()
+    member = F.struct("claim_key", "tokens", "label", "stored")
+    buckets = (
+        nodes_df.select(member.alias("member"), "in_run", F.explode("bands").alias("band"))
+        .groupBy("band")
+        .agg(F.max("in_run").alias("has_run_claim"), F.array_sort(F.collect_list("member")).alias("members"))
+        .filter(F.col("has_run_claim") & (F.size("members") >= 2))
     )
-    tokens_src = nodes_df.select(F.col("claim_key").alias("src"), F.col("tokens").alias("src_tokens"))
-    tokens_dst = nodes_df.select(F.col("claim_key").alias("dst"), F.col("tokens").alias("dst_tokens"))
-    scored = candidates.join(tokens_src, on="src", how="inner").join(tokens_dst, on="dst", how="inner")
-    overlap = F.size(F.array_intersect("src_tokens", "dst_tokens")) / F.size(F.array_union("src_tokens", "dst_tokens"))
-    return scored.filter(overlap >= F.lit(SIMILARITY_THRESHOLD)).select("src", "dst")
+    stars = buckets.select(
+        F.element_at("members", 1).alias("src"), F.explode(F.slice("members", 2, F.size("members") - 1)).alias("dst")
+    )
+    overlap = F.size(F.array_intersect("src.tokens", "dst.tokens")) / F.size(F.array_union("src.tokens", "dst.tokens"))
+    return stars.filter(overlap >= F.lit(SIMILARITY_THRESHOLD)).select(
+        F.col("src.claim_key").alias("src"), F.col("src.label").alias("src_label"), F.col("src.stored").alias("src_stored"),
+        F.col("dst.claim_key").alias("dst"), F.col("dst.label").alias("dst_label"), F.col("dst.stored").alias("dst_stored"),
+    ).distinct()
 
 
 def assign_clusters(claims_df: DataFrame, existing_df: DataFrame) -> tuple[DataFrame, list[tuple[str, str]]]:
@@ -71,25 +71,33 @@ def assign_clusters(claims_df: DataFrame, existing_df: DataFrame) -> tuple[DataF
     near-duplicate edges are few even when claims are many.
     """
     spark = claims_df.sparkSession
+    run_keys = claims_df.select("claim_key", F.lit(True).alias("in_run"))
     stored = existing_df.select(
         "claim_key", "tokens", "bands",
         F.when(F.col("cluster_key") == "", F.col("claim_key")).otherwise(F.col("cluster_key")).alias("label"),
         F.lit(True).alias("stored"),
     )
-    run_nodes = claims_df.select("claim_key", "tokens", "bands")
-    fresh = run_nodes.join(stored.select("claim_key"), on="claim_key", how="left_anti").withColumn("label", F.col("claim_key"))
-    # Read once: both the band join and the label lookup use every node.
-    nodes = stored.unionByName(fresh.withColumn("stored", F.lit(False))).persist(StorageLevel.MEMORY_AND_DISK)
-    edges = [(row.src, row.dst) for row in similar_pairs(run_nodes, nodes).collect()]
-    touched = {key for edge in edges for key in edge}
+    fresh = (
+        claims_df.select("claim_key", "tokens", "bands")
+        .join(stored.select("claim_key"), on="claim_key", how="left_anti")
+        .withColumn("label", F.col("claim_key"))
+        .withColumn("stored", F.lit(False))
+    )
+    nodes = (
+        stored.unionByName(fresh)
+        .join(run_keys, on="claim_key", how="left")
+        .withColumn("in_run", F.coalesce("in_run", F.lit(False)))
+    )
+    edges: list[tuple[str, str]] = []
     labels: dict[str, str] = {}
     stored_keys: set[str] = set()
-    if touched:
-        touched_df = spark.createDataFrame([(key,) for key in sorted(touched)], "claim_key string")
-        for row in nodes.join(touched_df, on="claim_key", how="inner").select("claim_key", "label", "stored").collect():
-            labels[row.claim_key] = row.label
-            if row.stored:
-                stored_keys.add(row.claim_key)
+    for row in similar_pairs(nodes).collect():
+        edges.append((row.src, row.dst))
+        labels[row.src], labels[row.dst] = row.src_label, row.dst_label
+        if row.src_stored:
+            stored_keys.add(row.src)
+        if row.dst_stored:
+            stored_keys.add(row.dst)
     final = components(edges, labels)
     remap = sorted({(labels[key], final[key]) for key in stored_keys if labels[key] != final[key]})
     stored_remap = dict(remap)
@@ -106,7 +114,6 @@ def assign_clusters(claims_df: DataFrame, existing_df: DataFrame) -> tuple[DataF
         clustered = clustered.join(remapped, on="cluster_key", how="left").withColumn(
             "cluster_key", F.coalesce("merged_into", "cluster_key")
         ).drop("merged_into")
-    nodes.unpersist()
     return clustered, remap
 
 
