@@ -1,4 +1,6 @@
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 
 
@@ -84,10 +86,17 @@ class Article(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     import_batch = models.ForeignKey(ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="articles")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Full-text search over title and text, kept by PostgreSQL itself (the queue's search).
+    search = models.GeneratedField(
+        expression=SearchVector("title", "text", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
 
     class Meta:
         db_table = "articles"
         ordering = ["-published_at", "-id"]
+        indexes = [GinIndex(fields=["search"], name="article_search_idx")]
         constraints = [
             # The same story under one address is one article, even when its text was edited.
             models.UniqueConstraint(fields=["url"], condition=~models.Q(url=""), name="article_url_unique"),

@@ -1,5 +1,7 @@
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 
 from factcheck.articles.models import Article
@@ -77,10 +79,31 @@ class Claim(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     # Bumped by every reviewer-side write; a save carrying an older version is refused.
     version = models.PositiveIntegerField(default=1)
+    # Reviewer-owned. db_default because the pipeline's merge inserts rows without them.
+    dismiss_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
+    tags = ArrayField(
+        models.CharField(max_length=40),
+        default=list,
+        db_default=models.Value([], output_field=ArrayField(models.CharField(max_length=40))),
+        blank=True,
+    )
+    # Full-text search over the sentence and the speaker, kept by PostgreSQL itself.
+    search = models.GeneratedField(
+        expression=SearchVector("sentence", "speaker", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
 
     class Meta:
         db_table = "claims"
         ordering = ["-priority", "id"]
+        indexes = [
+            # The queue's order, and its keyset cursor (priority, id).
+            models.Index(models.F("priority").desc(), "id", name="claim_queue_order_idx"),
+            GinIndex(fields=["search"], name="claim_search_idx"),
+            GinIndex(fields=["tags"], name="claim_tags_idx"),
+            models.Index(fields=["assignee", "status"], name="claim_assignee_status_idx"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["article", "start_offset", "end_offset"], name="claim_article_span_unique"),
             models.CheckConstraint(condition=models.Q(start_offset__lt=models.F("end_offset")), name="claim_span_nonempty"),
@@ -95,6 +118,8 @@ class Claim(models.Model):
 
 
 class Annotation(models.Model):
+    """A reviewer's note on a claim, in Markdown (sanitised when rendered)."""
+
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="annotations")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     body = models.TextField(help_text="Markdown; sanitised when rendered.")
@@ -105,7 +130,44 @@ class Annotation(models.Model):
         ordering = ["created_at", "id"]
 
 
+class Evidence(models.Model):
+    """A typed source a reviewer found for a claim; verdicts cite a subset of them."""
+
+    class Kind(models.TextChoices):
+        OFFICIAL_STATISTIC = "official_statistic", "Official statistic"
+        COURT_RECORD = "court_record", "Court record"
+        PRESS_RELEASE = "press_release", "Press release"
+        NEWS_REPORT = "news_report", "News report"
+        ACADEMIC_SOURCE = "academic_source", "Academic source"
+        ARCHIVED_COPY = "archived_copy", "Archived copy"
+        OTHER = "other", "Other"
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence")
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    url = models.URLField(max_length=2000)
+    title = models.CharField(max_length=300)
+    note = models.TextField(blank=True)
+    added_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "evidence"
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "evidence"
+
+    def __str__(self) -> str:
+        return self.title
+
+
 class Verdict(models.Model):
+    """One revision of the desk's verdict on a claim.
+
+    A draft (or a returned one) is edited in place; once approved it is frozen and a
+    change makes revision n+1, so the history keeps every published wording. The
+    claim's current verdict is its highest revision; its published one is the highest
+    approved revision.
+    """
+
     class Rating(models.TextChoices):
         TRUE = "true", "True"
         MOSTLY_TRUE = "mostly_true", "Mostly true"
@@ -116,23 +178,73 @@ class Verdict(models.Model):
         UNVERIFIABLE = "unverifiable", "Unverifiable"
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
+        DRAFT = "draft", "Awaiting approval"
         APPROVED = "approved", "Approved"
         RETURNED = "returned", "Returned"
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="verdicts")
     revision = models.PositiveIntegerField(default=1)
     rating = models.CharField(max_length=16, choices=Rating.choices)
-    headline = models.CharField(max_length=74)
+    headline = models.CharField(max_length=74, help_text="Under 75 characters.")
     explanation = models.TextField()
+    evidence = models.ManyToManyField(Evidence, blank=True, related_name="verdicts")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     approved_at = models.DateTimeField(null=True, blank=True)
+    review_comment = models.TextField(blank=True, help_text="The editor's comment when returning it.")
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
     version = models.PositiveIntegerField(default=1)
 
     class Meta:
         db_table = "verdicts"
         ordering = ["claim", "-revision"]
         constraints = [models.UniqueConstraint(fields=["claim", "revision"], name="verdict_claim_revision_unique")]
+        indexes = [models.Index(fields=["status", "approved_at"], name="verdict_status_approved_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_rating_display()}: {self.headline}"
+
+
+class SavedView(models.Model):
+    """A named queue filter a user keeps: the query string of the queue URL."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_views")
+    name = models.CharField(max_length=80)
+    query = models.CharField(max_length=2000, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "saved_views"
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["user", "name"], name="saved_view_user_name_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BulkAction(models.Model):
+    """A bulk action over a selection or a whole filtered queue, run in the background."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    action = models.CharField(max_length=16)
+    params = models.JSONField(default=dict, blank=True, help_text="The action's arguments (assignee id, reason, status, tag).")
+    claim_ids = models.JSONField(default=list, blank=True, help_text="The claims it applies to, fixed when it was confirmed.")
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "bulk_actions"
+        ordering = ["-created_at"]
