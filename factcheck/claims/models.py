@@ -96,10 +96,10 @@ class Claim(models.Model):
 
     class Meta:
         db_table = "claims"
-        ordering = ["-priority", "id"]
+        ordering = ["-priority", "-id"]
         indexes = [
-            # The queue's order, and its keyset cursor (priority, id).
-            models.Index(models.F("priority").desc(), "id", name="claim_queue_order_idx"),
+            # The queue order and its keyset cursor: (priority, id) < (p, i), both descending.
+            models.Index(models.F("priority").desc(), models.F("id").desc(), name="claim_queue_order_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),
             GinIndex(fields=["tags"], name="claim_tags_idx"),
             models.Index(fields=["assignee", "status"], name="claim_assignee_status_idx"),
