@@ -185,6 +185,19 @@ FACTCHECK_IMPORT_TIME_LIMIT = env_int("FACTCHECK_IMPORT_TIME_LIMIT", 3900, minim
 if FACTCHECK_IMPORT_TIME_LIMIT <= FACTCHECK_IMPORT_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("FACTCHECK_IMPORT_TIME_LIMIT must be greater than FACTCHECK_IMPORT_SOFT_TIME_LIMIT")
 
+# --- The triage queue ------------------------------------------------------------------
+FACTCHECK_QUEUE_PAGE_SIZE = env_int("FACTCHECK_QUEUE_PAGE_SIZE", 50, minimum=1)
+# Bulk actions over at most this many claims run inside the request; larger ones in Celery.
+FACTCHECK_BULK_INLINE_MAX = env_int("FACTCHECK_BULK_INLINE_MAX", 200, minimum=0)
+# The most claims one bulk action may cover (its claim ids are fixed when it is confirmed).
+FACTCHECK_BULK_MAX_CLAIMS = env_int("FACTCHECK_BULK_MAX_CLAIMS", 50_000, minimum=1)
+# Claims per transaction in a background bulk action; progress is written after each.
+FACTCHECK_BULK_CHUNK = env_int("FACTCHECK_BULK_CHUNK", 100, minimum=1)
+FACTCHECK_BULK_SOFT_TIME_LIMIT = env_int("FACTCHECK_BULK_SOFT_TIME_LIMIT", 1800, minimum=1)
+FACTCHECK_BULK_TIME_LIMIT = env_int("FACTCHECK_BULK_TIME_LIMIT", 1900, minimum=1)
+if FACTCHECK_BULK_TIME_LIMIT <= FACTCHECK_BULK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("FACTCHECK_BULK_TIME_LIMIT must be greater than FACTCHECK_BULK_SOFT_TIME_LIMIT")
+
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -209,7 +222,7 @@ if SPARK_TIME_LIMIT <= SPARK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("SPARK_TIME_LIMIT must be greater than SPARK_SOFT_TIME_LIMIT")
 # Redis re-delivers unacknowledged messages after this; it must exceed the longest hard limit
 # or a long Spark run (or import) would be delivered twice while still running.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(SPARK_TIME_LIMIT, FACTCHECK_IMPORT_TIME_LIMIT) + 600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(SPARK_TIME_LIMIT, FACTCHECK_IMPORT_TIME_LIMIT, FACTCHECK_BULK_TIME_LIMIT) + 600}
 CELERY_TASK_ROUTES = {"factcheck.runs.tasks.run_pipeline": {"queue": CELERY_SPARK_QUEUE}}
 
 # --- Spark --------------------------------------------------------------------------------

@@ -1,0 +1,24 @@
+"""Thin Celery task for bulk actions too large for a request; the payload is the action's id."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+
+from factcheck.claims import services
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(
+    acks_late=True,
+    soft_time_limit=settings.FACTCHECK_BULK_SOFT_TIME_LIMIT,
+    time_limit=settings.FACTCHECK_BULK_TIME_LIMIT,
+    ignore_result=True,
+)
+def bulk_action_run(bulk_action_id: int) -> None:
+    # A second delivery finds the action no longer queued and leaves it alone.
+    if services.bulk_action_process(bulk_action_id=bulk_action_id) is None:
+        logger.info("Bulk action %s is gone or already taken; nothing to do", bulk_action_id)
