@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
-from django.db.models.functions import Coalesce
+from django.db.models import Case, F, Func, OuterRef, Q, QuerySet, Subquery, TextField, Value, When
+from django.db.models.functions import Coalesce, Left
 from django.http import Http404
 
-from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.models import Claim
+from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
+from factcheck.articles.models import Outlet
+from factcheck.claims.filters import claims_after, claims_filtered, decode_cursor, encode_cursor
+from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
 
 
 def claim_list(*, article_id: int | None = None) -> QuerySet[Claim]:
@@ -55,3 +59,114 @@ def claim_in_context(*, claim: Claim) -> HighlightedText:
         highlighted=text[claim.start_offset : claim.end_offset],
         after=text[claim.end_offset :],
     )
+
+
+# --- The triage queue ----------------------------------------------------------------------
+
+# What a queue row shows, and nothing more: an article's text and the search vectors are
+# the bulk of a row's bytes and no row shows them.
+QUEUE_ROW_FIELDS = (
+    "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "cluster_key", "score",
+    "priority", "priority_parts", "status", "dismiss_reason", "tags", "version",
+    "article__id", "article__title", "article__published_at", "article__outlet__name",
+    "assignee__id", "assignee__username",
+)
+
+
+def claims_queue(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim]:
+    """The queue's query shape: one query for a page of rows with their article, outlet,
+    assignee and cluster size (correlated subqueries, evaluated for the page's rows only)."""
+    cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
+    claims = (
+        Claim.objects.select_related("article", "article__outlet", "assignee")
+        .only(*QUEUE_ROW_FIELDS)
+        .annotate(
+            cluster_size=Subquery(cluster.values("size")[:1]),
+            cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
+            # The article's title, or its first line when it has none, computed by PostgreSQL
+            # so the article's whole text never leaves the database.
+            article_heading=Left(
+                Case(
+                    When(article__title="", then=Func(F("article__text"), Value("\n"), Value(1), function="split_part")),
+                    default=F("article__title"),
+                    output_field=TextField(),
+                ),
+                110,
+            ),
+        )
+    )
+    return claims_filtered(claims, values=values, user=user)
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    claims: list[Claim]
+    next_cursor: str | None
+    is_first: bool
+
+
+def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], cursor: str | None, page_size: int) -> QueuePage:
+    """One page of the queue after `cursor`: fetches one row more than it shows to know
+    whether there is a next page, so no page ever counts the whole queue."""
+    position = decode_cursor(cursor) if cursor else None
+    rows = list(claims_after(claims_queue(user=user, values=values), position)[: page_size + 1])
+    next_cursor = encode_cursor(rows[page_size - 1]) if len(rows) > page_size else None
+    return QueuePage(claims=rows[:page_size], next_cursor=next_cursor, is_first=position is None)
+
+
+def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Claim:
+    """One queue row (after a row action), in the queue's query shape."""
+    if not has_role(user, Role.REVIEWER):
+        raise Http404("No such claim.")
+    try:
+        return claims_queue(user=user, values={}).get(pk=pk)
+    except Claim.DoesNotExist as exc:
+        raise Http404("No such claim.") from exc
+
+
+def queue_claim_ids(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], limit: int) -> list[int]:
+    """The ids of the claims matching the filters, in queue order, at most `limit`."""
+    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by("-priority", "-id")
+    return list(claims.values_list("id", flat=True)[:limit])
+
+
+def queue_count(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], limit: int) -> int:
+    """How many claims match the filters, counting no further than `limit` (bulk confirmation)."""
+    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by()
+    return Claim.objects.filter(pk__in=claims.values("pk")[:limit]).count() if limit else 0
+
+
+def claims_existing_ids(*, ids: list[int]) -> list[int]:
+    return list(Claim.objects.filter(pk__in=ids).order_by("-priority", "-id").values_list("id", flat=True))
+
+
+def outlets_for_filter() -> list[tuple[int, str]]:
+    return list(Outlet.objects.order_by("name").values_list("id", "name"))
+
+
+def users_assignable() -> list[tuple[int, str]]:
+    """People claims can be assigned to: anyone with a role."""
+    user_model = get_user_model()
+    users = user_model.objects.filter(Q(groups__name__in=list(GROUP_FOR_ROLE.values())) | Q(is_superuser=True), is_active=True)
+    return list(users.distinct().order_by("username").values_list("id", "username"))
+
+
+def saved_views_for(*, user: AbstractBaseUser | AnonymousUser) -> list[SavedView]:
+    return list(SavedView.objects.filter(user_id=user.pk).only("id", "name", "query").order_by("name"))
+
+
+def saved_view_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> SavedView:
+    """The access helper: a saved view is its owner's; anyone else gets 404."""
+    try:
+        return SavedView.objects.get(pk=pk, user_id=user.pk)
+    except SavedView.DoesNotExist as exc:
+        raise Http404("No such saved view.") from exc
+
+
+def bulk_action_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> BulkAction:
+    """The access helper: a bulk action is seen by whoever started it, and by admins."""
+    actions = BulkAction.objects.all() if has_role(user, Role.ADMIN) else BulkAction.objects.filter(user_id=user.pk)
+    try:
+        return actions.defer("claim_ids").get(pk=pk)
+    except BulkAction.DoesNotExist as exc:
+        raise Http404("No such bulk action.") from exc

@@ -1,22 +1,205 @@
+"""Reviewer pages: the triage queue (filters, saved views, row and bulk actions) and a claim.
+
+Every page works without JavaScript (plain forms and links, POST/redirect/GET); with htmx a
+row action swaps its row, a filter change swaps the results and pushes the URL.
+"""
+
 from __future__ import annotations
 
-from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from typing import Any
 
-from factcheck.accounts.roles import Role, role_required
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from factcheck.accounts.roles import Role, has_role, role_required
 from factcheck.audit.selectors import audit_timeline
-from factcheck.claims import selectors
+from factcheck.claims import selectors, services
+from factcheck.claims.errors import StaleVersion, WorkflowError
+from factcheck.claims.filters import QueueFilter, queue_filter_from
+from factcheck.claims.forms import BulkForm, SavedViewForm, TriageForm
+from factcheck.claims.models import BulkAction
+from factcheck.claims.services import BulkKind
 
-PAGE_SIZE = 50
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _queue_url(query: str = "") -> str:
+    return reverse("claims:list") + (f"?{query}" if query else "")
+
+
+def _next_url(request: HttpRequest) -> str:
+    """Where a plain (non-htmx) POST goes back to: the queue page it came from."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return target
+    return _queue_url()
+
+
+def _filter_bar(queue_filter: QueueFilter, *, outlets: list[tuple[int, str]], users: list[tuple[int, str]]) -> None:
+    """Friendlier widgets for the shared filter form: checkboxes and named choices for ids."""
+    fields = queue_filter.form.fields
+    fields["status"].widget = forms.CheckboxSelectMultiple(choices=fields["status"].choices)
+    fields["type"].widget = forms.CheckboxSelectMultiple(choices=fields["type"].choices)
+    fields["outlet"].widget = forms.Select(choices=[("", "Any outlet"), *outlets])
+    fields["assignee"].widget = forms.Select(choices=[("", "Anyone"), ("mine", "Me"), ("unassigned", "Unassigned"), *users])
+    fields["score_min"].widget.attrs.update(step="0.05", placeholder="0")
+    fields["score_max"].widget.attrs.update(step="0.05", placeholder="1")
+    fields["q"].widget.attrs.update({"type": "search", "placeholder": "Search claims and articles  ( / )", "data-key": "/"})
 
 
 @require_GET
 @role_required(Role.REVIEWER)
 def claim_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(selectors.claim_list(), PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "claims/list.html", {"page": page})
+    queue_filter = queue_filter_from(request.GET)
+    page = selectors.queue_page(
+        user=request.user, values=queue_filter.values, cursor=request.GET.get("after"), page_size=settings.FACTCHECK_QUEUE_PAGE_SIZE
+    )
+    is_editor = has_role(request.user, Role.EDITOR)
+    context: dict[str, Any] = {
+        "page": page,
+        "filter": queue_filter,
+        "query": queue_filter.querystring(),
+        "here": request.get_full_path(),
+        "saved_views": selectors.saved_views_for(user=request.user),
+        "bulk_form": BulkForm(initial={"scope": "selected"}),
+        "bulk_statuses": BulkForm.STATUSES,
+    }
+    if _is_htmx(request) and request.headers.get("HX-Target") == "queue-results":
+        context["users"] = selectors.users_assignable() if is_editor else []
+        return render(request, "claims/_queue_results.html", context)
+    users = selectors.users_assignable()
+    _filter_bar(queue_filter, outlets=selectors.outlets_for_filter(), users=users)
+    context["users"] = users if is_editor else []
+    return render(request, "claims/list.html", context)
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def claim_triage(request: HttpRequest, pk: int) -> HttpResponse:
+    claim = selectors.queue_row(user=request.user, pk=pk)
+    form = TriageForm(request.POST)
+    error, status = "", 200
+    if not form.is_valid():
+        error, status = " ".join(message for messages_ in form.errors.values() for message in messages_), 422
+    else:
+        action, version = form.cleaned_data["action"], form.cleaned_data["version"]
+        try:
+            if action == "assign_me":
+                services.claim_assign(claim=claim, actor=request.user, assignee=request.user, expected_version=version)
+            elif action == "release":
+                services.claim_assign(claim=claim, actor=request.user, assignee=None, expected_version=version)
+            elif action == "check":
+                services.claim_mark_check(claim=claim, actor=request.user, expected_version=version)
+            else:
+                services.claim_dismiss(claim=claim, actor=request.user, reason=form.cleaned_data["reason"], expected_version=version)
+        except StaleVersion as exc:
+            error, status = exc.message, 409
+        except WorkflowError as exc:
+            error, status = exc.message, 409
+    if not _is_htmx(request):
+        if error:
+            messages.error(request, f"“{claim.sentence[:60]}…”: {error}")
+        return redirect(_next_url(request))
+    row = selectors.queue_row(user=request.user, pk=pk)
+    return render(request, "claims/_queue_row.html", {"claim": row, "row_error": error, "here": _next_url(request)}, status=status)
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def saved_view_create(request: HttpRequest) -> HttpResponse:
+    form = SavedViewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "A saved view needs a name (up to 80 characters).")
+        return redirect(_queue_url(request.POST.get("query", "")))
+    # Stored canonical: only the filters that are valid, in one order.
+    query = queue_filter_from(QueryDict(form.cleaned_data["query"])).querystring()
+    view = services.saved_view_create(user=request.user, name=form.cleaned_data["name"], query=query)
+    messages.success(request, f"Saved the view “{view.name}”.")
+    return redirect(_queue_url(view.query))
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def saved_view_open(request: HttpRequest, pk: int) -> HttpResponse:
+    view = selectors.saved_view_get_for_user(user=request.user, pk=pk)
+    return redirect(_queue_url(view.query))
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def saved_view_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    view = selectors.saved_view_get_for_user(user=request.user, pk=pk)
+    services.saved_view_delete(user=request.user, view=view)
+    messages.success(request, f"Deleted the view “{view.name}”.")
+    return redirect(_next_url(request))
+
+
+def _bulk_claim_ids(request: HttpRequest, form: BulkForm) -> list[int]:
+    limit = settings.FACTCHECK_BULK_MAX_CLAIMS + 1
+    if form.cleaned_data["scope"] == "selected":
+        return selectors.claims_existing_ids(ids=form.cleaned_data["ids"][:limit])
+    values = queue_filter_from(QueryDict(form.cleaned_data["filters"])).values
+    return selectors.queue_claim_ids(user=request.user, values=values, limit=limit)
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def bulk(request: HttpRequest) -> HttpResponse:
+    """First POST: count the claims and ask; the confirmed POST runs it (inline when small)."""
+    form = BulkForm(request.POST)
+    filters = request.POST.get("filters", "")
+    if not form.is_valid():
+        return render(request, "claims/bulk_confirm.html", {"form": form, "filters": filters, "count": None}, status=400)
+    params = form.params(actor_id=request.user.pk)
+    action = form.cleaned_data["action"]
+    services.bulk_check_allowed(actor=request.user, action=action, params=params)
+    assignee = None
+    if action == BulkKind.ASSIGN:
+        assignee = get_user_model().objects.filter(pk=params["assignee_id"]).first()
+        if assignee is None or not has_role(assignee, Role.REVIEWER):
+            raise PermissionDenied("Claims are assigned to people with a role.")
+    claim_ids = _bulk_claim_ids(request, form)
+    too_many = len(claim_ids) > settings.FACTCHECK_BULK_MAX_CLAIMS
+    context = {
+        "form": form, "filters": filters, "count": len(claim_ids), "too_many": too_many, "max": settings.FACTCHECK_BULK_MAX_CLAIMS,
+        "params": params, "assignee": assignee, "action_label": BulkKind(action).label, "ids": form.cleaned_data["ids"],
+        "inline_max": settings.FACTCHECK_BULK_INLINE_MAX,
+    }
+    if not form.cleaned_data["confirm"] or too_many or not claim_ids:
+        return render(request, "claims/bulk_confirm.html", context, status=400 if too_many else 200)
+    if len(claim_ids) <= settings.FACTCHECK_BULK_INLINE_MAX:
+        outcome = services.bulk_apply(actor=request.user, action=action, params=params, claim_ids=claim_ids)
+        messages.success(
+            request, f"{BulkKind(action).label}: {outcome.done} claims done, {outcome.skipped} skipped (not allowed in their status, or held by someone else)."
+        )
+        return redirect(_queue_url(filters))
+    bulk_action = services.bulk_action_create(user=request.user, action=action, params=params, claim_ids=claim_ids)
+    return redirect("claims:bulk_detail", pk=bulk_action.pk)
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def bulk_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    bulk_action = selectors.bulk_action_get_for_user(user=request.user, pk=pk)
+    finished = bulk_action.status in (BulkAction.Status.DONE, BulkAction.Status.FAILED)
+    processed = bulk_action.done + bulk_action.skipped
+    context = {
+        "bulk": bulk_action, "finished": finished, "processed": processed,
+        "percent": 100 if finished else int(100 * processed / bulk_action.total) if bulk_action.total else 0,
+        "label": BulkKind(bulk_action.action).label if bulk_action.action in BulkKind.values else bulk_action.action,
+    }
+    template = "claims/_bulk_progress.html" if _is_htmx(request) else "claims/bulk_detail.html"
+    return render(request, template, context)
 
 
 @require_GET

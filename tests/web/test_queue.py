@@ -1,0 +1,405 @@
+"""The triage queue: ranking, filters, keyset pages, row actions, saved views, bulk actions.
+
+Personas: reviewer (triages), editor (also assigns to others), outsider (no role: 403 on
+actions, 404 on objects).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from factcheck.articles.models import Article, Outlet
+from factcheck.audit.models import AuditEvent
+from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
+from tests.conftest import PERSONA_PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+QUEUE_MAX_QUERIES = 8  # session, user, role, claims page, saved views, outlets, assignable users (+1 spare)
+
+
+def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
+    client = Client()
+    assert client.login(username=user.username, password=PERSONA_PASSWORD)
+    return client
+
+
+_article_counter = iter(range(1, 1_000_000))
+
+
+def make_article(*, outlet: str = "MassLive", title: str = "", text: str = "", published_at: datetime | None = None) -> Article:
+    n = next(_article_counter)
+    text = text or f"Article {n} text."
+    return Article.objects.create(
+        outlet=Outlet.objects.get_or_create(name=outlet)[0], title=title or f"Article {n}", text=text,
+        content_hash=f"{n:064d}", published_at=published_at,
+    )
+
+
+_claim_counter = iter(range(1, 1_000_000))
+
+
+def make_claim(article: Article | None = None, **fields: Any) -> Claim:
+    n = next(_claim_counter)
+    article = article or make_article()
+    defaults: dict[str, Any] = {
+        "article": article, "claim_key": f"{n:040d}", "sentence": f"Claim number {n} says something.",
+        "start_offset": n * 10, "end_offset": n * 10 + 5, "score": 0.5, "priority": 50.0,
+    }
+    defaults.update(fields)
+    return Claim.objects.create(**defaults)
+
+
+def shown_ids(html: str) -> list[int]:
+    return [int(pk) for pk in re.findall(r'<tr id="claim-(\d+)"', html)]
+
+
+# --- The page ---------------------------------------------------------------------------------
+
+
+def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    article = make_article(outlet="Boston Globe")
+    low = make_claim(article, priority=20.0, sentence="Crime fell 5 percent.")
+    high = make_claim(
+        article, priority=81.5, sentence="ICE detained nearly 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons",
+        speaker_title="Acting ICE Director", quantities=[{"text": "nearly 1,500 people", "value": 1500, "unit": "people", "hedge": "approximately-below"}],
+        priority_parts={"checkworthiness": 44.5, "type": 15, "spread": 10.0, "recency": 12.0, "outlets": 4},
+        cluster_key="c" * 40, assignee=editor, tags=["ice"],
+    )
+    ClaimCluster.objects.create(cluster_key="c" * 40, size=6, outlet_count=4)
+    client = logged_in(reviewer)
+    with django_assert_max_num_queries(QUEUE_MAX_QUERIES):
+        response = client.get(reverse("claims:list"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert shown_ids(html) == [high.pk, low.pk]
+    row = html[html.index(f'id="claim-{high.pk}"') : html.index(f'id="claim-{low.pk}"')]
+    for expected in (
+        "cw 45 · type 15 · spread 10 · new 12", "Numeric / statistical", "1500 people (approximately-below)",
+        "Todd Lyons, Acting ICE Director", "Boston Globe", "×6 · 4 outlets", "New", "@eddie-editor", "#ice",
+    ):
+        assert expected in row, expected
+    assert 'data-key="a"' in row and 'data-key="c"' in row and 'data-key="d"' in row and 'data-key="x"' in row
+    assert "js/keys.js" in html
+
+
+def test_queue_query_count_does_not_grow_with_rows(reviewer, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    for n in range(60):
+        make_claim(cluster_key=f"{n:040d}", priority=float(n))
+        ClaimCluster.objects.create(cluster_key=f"{n:040d}", size=2, outlet_count=2)
+    client = logged_in(reviewer)
+    with django_assert_max_num_queries(QUEUE_MAX_QUERIES):
+        html = client.get(reverse("claims:list")).content.decode()
+    assert len(shown_ids(html)) == 50
+
+
+def test_queue_needs_a_role_and_get(client: Client, reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
+    assert client.get(reverse("claims:list")).status_code == 302
+    assert logged_in(outsider).get(reverse("claims:list")).status_code == 403
+    assert logged_in(reviewer).post(reverse("claims:list")).status_code == 405
+
+
+def test_htmx_filter_change_gets_only_the_results(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim(claim_type="causal")
+    make_claim(claim_type="quote")
+    response = logged_in(reviewer).get(reverse("claims:list"), {"type": "causal"}, HTTP_HX_TARGET="queue-results", **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html and 'id="filters"' not in html
+    assert shown_ids(html) == [claim.pk]
+    # The bulk form and the save form carry the filters that are now in the URL.
+    assert 'name="filters" value="type=causal"' in html and 'name="query" value="type=causal"' in html
+
+
+# --- Filters, each one ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def filter_world(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyped-def]
+    globe = make_article(outlet="Boston Globe", title="Sanctuary policy", published_at=datetime(2025, 6, 2, tzinfo=UTC))
+    herald = make_article(outlet="Boston Herald", title="Budget hearing", text="The mayor defended the budget.", published_at=datetime(2025, 6, 20, tzinfo=UTC))
+    return {
+        "numeric": make_claim(globe, sentence="ICE detained 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons", score=0.9,
+                              quantities=[{"text": "1,500 people", "value": 1500, "unit": "people", "hedge": "exact"}], assignee=reviewer, priority=90),
+        "quote": make_claim(globe, sentence="We will not back down.", claim_type="quote", speaker="Michelle Wu", score=0.3, status="check",
+                            tags=["follow-up"], priority=80),
+        "causal": make_claim(herald, sentence="The cuts caused the closures.", claim_type="causal", speaker="", score=0.6, status="dismissed",
+                             assignee=editor, priority=70),
+    }
+
+
+@pytest.mark.parametrize(
+    "params,expected",
+    [
+        ({"status": ["check"]}, {"quote"}),
+        ({"status": ["new", "dismissed"]}, {"numeric", "causal"}),
+        ({"type": ["numeric", "causal"]}, {"numeric", "causal"}),
+        ({"speaker": "lyons"}, {"numeric"}),
+        ({"score_min": "0.5"}, {"numeric", "causal"}),
+        ({"score_max": "0.5"}, {"quote"}),
+        ({"assignee": "mine"}, {"numeric"}),
+        ({"assignee": "unassigned"}, {"quote"}),
+        ({"date_from": "2025-06-10"}, {"causal"}),
+        ({"date_to": "2025-06-10"}, {"numeric", "quote"}),
+        ({"has_number": "yes"}, {"numeric"}),
+        ({"has_number": "no"}, {"quote", "causal"}),
+        ({"tag": "follow-up"}, {"quote"}),
+        ({"q": "detained"}, {"numeric"}),
+        ({"q": "budget"}, {"causal"}),  # found in the article's text, not the sentence
+        ({"q": '"back down" -cuts'}, {"quote"}),
+    ],
+)
+def test_each_filter(reviewer, filter_world: dict[str, Claim], params: dict[str, Any], expected: set[str]) -> None:  # type: ignore[no-untyped-def]
+    html = logged_in(reviewer).get(reverse("claims:list"), params).content.decode()
+    by_pk = {claim.pk: name for name, claim in filter_world.items()}
+    assert {by_pk[pk] for pk in shown_ids(html)} == expected
+
+
+def test_outlet_article_and_assignee_id_filters(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
+    client = logged_in(reviewer)
+    causal = filter_world["causal"]
+    assert shown_ids(client.get(reverse("claims:list"), {"outlet": causal.article.outlet_id}).content.decode()) == [causal.pk]
+    assert shown_ids(client.get(reverse("claims:list"), {"article": causal.article_id}).content.decode()) == [causal.pk]
+    assert shown_ids(client.get(reverse("claims:list"), {"assignee": editor.pk}).content.decode()) == [causal.pk]
+
+
+def test_invalid_filters_are_reported_and_ignored(reviewer, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
+    response = logged_in(reviewer).get(reverse("claims:list"), {"score_min": "2", "date_from": "yesterday", "assignee": "bob", "type": "causal"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert shown_ids(html) == [filter_world["causal"].pk]  # the valid filter still applies
+    assert "Ignored, not valid" in html
+    assert "Ensure this value is less than or equal to 1" in html and "Enter a valid date" in html
+    assert "Assignee must be" in html
+
+
+# --- Keyset pages -----------------------------------------------------------------------------
+
+
+def test_keyset_pages_have_no_duplicates_or_gaps_with_tied_priorities(reviewer, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_QUEUE_PAGE_SIZE = 7
+    article = make_article()
+    claims = [make_claim(article, priority=float(n % 3) * 10) for n in range(40)]  # three priorities, ~13 claims each
+    expected = [c.pk for c in sorted(claims, key=lambda c: (c.priority, c.pk), reverse=True)]
+    client = logged_in(reviewer)
+    seen: list[int] = []
+    url = reverse("claims:list")
+    pages = 0
+    while url:
+        html = client.get(url).content.decode()
+        seen += shown_ids(html)
+        pages += 1
+        match = re.search(r'<a class="button" href="(\?[^"]*after=[^"]+)"', html)
+        url = reverse("claims:list") + match.group(1).replace("&amp;", "&") if match else ""
+        if pages > 1:
+            assert "« First" in html
+    assert seen == expected
+    assert pages == 6
+
+
+def test_keyset_pages_keep_the_filters_and_survive_a_bad_cursor(reviewer, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_QUEUE_PAGE_SIZE = 2
+    numeric = [make_claim(claim_type="numeric", priority=float(n)) for n in range(3)]
+    make_claim(claim_type="quote", priority=1.5)
+    client = logged_in(reviewer)
+    html = client.get(reverse("claims:list"), {"type": "numeric"}).content.decode()
+    assert shown_ids(html) == [numeric[2].pk, numeric[1].pk]
+    next_href = re.search(r'href="\?(type=numeric&amp;after=[^"]+)"', html).group(1).replace("&amp;", "&")
+    assert shown_ids(client.get(reverse("claims:list") + "?" + next_href).content.decode()) == [numeric[0].pk]
+    # A malformed cursor starts the queue over rather than failing.
+    assert shown_ids(client.get(reverse("claims:list"), {"type": "numeric", "after": "%%%"}).content.decode()) == [numeric[2].pk, numeric[1].pk]
+
+
+# --- Row actions --------------------------------------------------------------------------------
+
+
+def triage(client: Client, claim: Claim, *, htmx: bool = True, **data: Any) -> Any:
+    extra = HTMX if htmx else {}
+    return client.post(reverse("claims:triage", args=[claim.pk]), {"version": claim.version, "next": "/claims/?type=numeric", **data}, **extra)
+
+
+def test_assign_to_me_swaps_the_row_and_writes_the_audit_row(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim()
+    response = triage(logged_in(reviewer), claim, action="assign_me")
+    html = response.content.decode()
+    assert response.status_code == 200 and html.startswith(f'<tr id="claim-{claim.pk}"') and "@rita-reviewer" in html
+    assert "Release" in html
+    claim.refresh_from_db()
+    assert claim.assignee == reviewer and claim.version == 2
+    assert AuditEvent.objects.filter(object_type="claim", object_id=claim.pk, actor=reviewer).count() == 1
+
+
+def test_check_and_dismiss_without_javascript_redirect_back(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim()
+    client = logged_in(reviewer)
+    response = triage(client, claim, htmx=False, action="check")
+    assert response.status_code == 302 and response["Location"] == "/claims/?type=numeric"
+    claim.refresh_from_db()
+    assert claim.status == "check"
+    response = triage(client, claim, htmx=False, action="dismiss", reason="Opinion, not a fact")
+    assert response.status_code == 302
+    claim.refresh_from_db()
+    assert (claim.status, claim.dismiss_reason) == ("dismissed", "Opinion, not a fact")
+    assert AuditEvent.objects.filter(object_type="claim", object_id=claim.pk).count() == 2
+
+
+def test_dismiss_needs_a_reason(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim()
+    response = triage(logged_in(reviewer), claim, action="dismiss", reason="  ")
+    assert response.status_code == 422 and "Say why it is dismissed." in response.content.decode()
+    claim.refresh_from_db()
+    assert claim.status == "new" and not AuditEvent.objects.exists()
+
+
+def test_stale_version_and_held_claim_are_conflicts(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim()
+    client = logged_in(reviewer)
+    stale = Claim.objects.get(pk=claim.pk)
+    triage(client, claim, action="check")
+    response = triage(client, stale, action="assign_me")  # carries version 1; the claim is at 2
+    assert response.status_code == 409 and "changed this claim" in response.content.decode()
+    Claim.objects.filter(pk=claim.pk).update(assignee=editor)
+    claim.refresh_from_db()
+    response = triage(client, claim, action="assign_me")
+    assert response.status_code == 409 and "eddie-editor" in response.content.decode()
+    claim.refresh_from_db()
+    assert claim.assignee == editor
+
+
+def test_transition_not_allowed_is_shown_in_the_row(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim(status="approved")
+    response = triage(logged_in(reviewer), claim, action="check")
+    assert response.status_code == 409 and 'class="row-error"' in response.content.decode()
+    claim.refresh_from_db()
+    assert claim.status == "approved"
+
+
+def test_row_action_refuses_outsider_get_and_unknown_claim(reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim()
+    assert triage(logged_in(outsider), claim, action="check").status_code == 403
+    assert logged_in(reviewer).get(reverse("claims:triage", args=[claim.pk])).status_code == 405
+    assert logged_in(reviewer).post(reverse("claims:triage", args=[claim.pk + 999]), {"action": "check"}).status_code == 404
+    claim.refresh_from_db()
+    assert claim.status == "new"
+
+
+def test_next_must_stay_on_this_site(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim()
+    response = logged_in(reviewer).post(reverse("claims:triage", args=[claim.pk]), {"action": "check", "next": "https://evil.example/"})
+    assert response["Location"] == reverse("claims:list")
+
+
+# --- Saved views ---------------------------------------------------------------------------------
+
+
+def test_saved_view_create_open_list_delete(reviewer) -> None:  # type: ignore[no-untyped-def]
+    client = logged_in(reviewer)
+    response = client.post(reverse("claims:view_create"), {"name": "Numbers to check", "query": "type=numeric&status=new&score_min=zzz&bogus=1"})
+    view = SavedView.objects.get(user=reviewer)
+    assert view.name == "Numbers to check"
+    assert view.query == "status=new&type=numeric"  # canonical: valid filters only
+    assert response.status_code == 302 and response["Location"] == "/claims/?status=new&type=numeric"
+    page = client.get(reverse("claims:list")).content.decode()
+    assert "Numbers to check" in page and reverse("claims:view_open", args=[view.pk]) in page
+    assert client.get(reverse("claims:view_open", args=[view.pk]))["Location"] == "/claims/?status=new&type=numeric"
+    # Saving under the same name replaces it.
+    client.post(reverse("claims:view_create"), {"name": "Numbers to check", "query": "type=causal"})
+    assert list(SavedView.objects.filter(user=reviewer).values_list("query", flat=True)) == ["type=causal"]
+    response = client.post(reverse("claims:view_delete", args=[view.pk]), {"next": "/claims/"})
+    assert response.status_code == 302 and not SavedView.objects.exists()
+
+
+def test_saved_views_are_private(reviewer, editor, outsider) -> None:  # type: ignore[no-untyped-def]
+    view = SavedView.objects.create(user=editor, name="Editor's", query="status=check")
+    client = logged_in(reviewer)
+    assert client.get(reverse("claims:view_open", args=[view.pk])).status_code == 404
+    assert client.post(reverse("claims:view_delete", args=[view.pk])).status_code == 404
+    assert "Editor&#x27;s" not in client.get(reverse("claims:list")).content.decode()
+    assert logged_in(outsider).post(reverse("claims:view_create"), {"name": "x", "query": ""}).status_code == 403
+    assert client.get(reverse("claims:view_create")).status_code == 405
+    assert client.get(reverse("claims:view_delete", args=[view.pk])).status_code == 405
+    assert SavedView.objects.filter(pk=view.pk).exists()
+
+
+def test_saved_view_needs_a_name(reviewer) -> None:  # type: ignore[no-untyped-def]
+    response = logged_in(reviewer).post(reverse("claims:view_create"), {"name": "  ", "query": "type=quote"})
+    assert response.status_code == 302 and not SavedView.objects.exists()
+
+
+# --- Bulk actions, inline ------------------------------------------------------------------------
+
+
+def test_bulk_dismiss_selection_asks_first_then_runs_inline(reviewer) -> None:  # type: ignore[no-untyped-def]
+    new, check, approved = make_claim(), make_claim(status="check"), make_claim(status="approved")
+    client = logged_in(reviewer)
+    data = {"action": "dismiss", "scope": "selected", "ids": [new.pk, check.pk, approved.pk], "reason": "Duplicate of an older check", "filters": "status=new"}
+    confirm = client.post(reverse("claims:bulk"), data)
+    html = confirm.content.decode()
+    assert confirm.status_code == 200 and "Dismiss 3 claims?" in html and 'name="confirm" value="1"' in html
+    assert Claim.objects.filter(status="dismissed").count() == 0  # nothing happens before the confirmation
+    response = client.post(reverse("claims:bulk"), {**data, "confirm": "1"})
+    assert response.status_code == 302 and response["Location"] == "/claims/?status=new"
+    assert set(Claim.objects.filter(status="dismissed").values_list("pk", flat=True)) == {new.pk, check.pk}
+    approved.refresh_from_db()
+    assert approved.status == "approved"  # not allowed: skipped, not a failure
+    assert AuditEvent.objects.filter(verb__contains="dismiss").count() == 2
+    assert "2 claims done, 1 skipped" in client.get(reverse("claims:list")).content.decode()
+
+
+def test_bulk_on_the_filtered_set_sets_status_and_tags(reviewer) -> None:  # type: ignore[no-untyped-def]
+    numeric = [make_claim(claim_type="numeric") for _ in range(3)]
+    other = make_claim(claim_type="quote")
+    client = logged_in(reviewer)
+    data = {"action": "status", "scope": "filtered", "status": "check", "filters": "type=numeric"}
+    assert "Set status 3 claims?" in client.post(reverse("claims:bulk"), data).content.decode()
+    client.post(reverse("claims:bulk"), {**data, "confirm": "1"})
+    assert set(Claim.objects.filter(status="check").values_list("pk", flat=True)) == {c.pk for c in numeric}
+    client.post(reverse("claims:bulk"), {"action": "tag", "scope": "filtered", "tag_add": "Budget, numbers", "filters": "type=numeric", "confirm": "1"})
+    assert all(Claim.objects.get(pk=c.pk).tags == ["budget", "numbers"] for c in numeric)
+    other.refresh_from_db()
+    assert other.status == "new" and other.tags == []
+
+
+def test_bulk_assign_reviewer_to_self_editor_to_others(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    a, b = make_claim(), make_claim()
+    reviewer_client = logged_in(reviewer)
+    data = {"action": "assign", "scope": "selected", "ids": [a.pk, b.pk], "confirm": "1"}
+    assert reviewer_client.post(reverse("claims:bulk"), {**data, "assignee": str(editor.pk)}).status_code == 403
+    assert not Claim.objects.filter(assignee__isnull=False).exists()
+    reviewer_client.post(reverse("claims:bulk"), {**data, "assignee": "me"})
+    assert set(Claim.objects.filter(assignee=reviewer).values_list("pk", flat=True)) == {a.pk, b.pk}
+    # An editor reassigns claims someone holds.
+    logged_in(editor).post(reverse("claims:bulk"), {**data, "assignee": str(editor.pk)})
+    assert set(Claim.objects.filter(assignee=editor).values_list("pk", flat=True)) == {a.pk, b.pk}
+    assert AuditEvent.objects.filter(verb__contains="assign").count() == 4
+
+
+def test_bulk_refuses_outsider_get_and_incomplete_forms(reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim()
+    data = {"action": "dismiss", "scope": "selected", "ids": [claim.pk], "reason": "x", "confirm": "1"}
+    assert logged_in(outsider).post(reverse("claims:bulk"), data).status_code == 403
+    client = logged_in(reviewer)
+    assert client.get(reverse("claims:bulk")).status_code == 405
+    response = client.post(reverse("claims:bulk"), {**data, "reason": ""})
+    assert response.status_code == 400 and "Say why they are dismissed." in response.content.decode()
+    response = client.post(reverse("claims:bulk"), {"action": "dismiss", "scope": "selected", "reason": "x"})
+    assert response.status_code == 400 and "Select some claims first" in response.content.decode()
+    claim.refresh_from_db()
+    assert claim.status == "new" and not AuditEvent.objects.exists()
+
+
+def test_bulk_action_progress_is_its_owners(reviewer, editor, outsider) -> None:  # type: ignore[no-untyped-def]
+    bulk = BulkAction.objects.create(user=editor, action="dismiss", params={"reason": "x"}, claim_ids=[1, 2], total=2, done=1)
+    assert logged_in(reviewer).get(reverse("claims:bulk_detail", args=[bulk.pk])).status_code == 404
+    assert logged_in(outsider).get(reverse("claims:bulk_detail", args=[bulk.pk])).status_code == 403
+    client = logged_in(editor)
+    page = client.get(reverse("claims:bulk_detail", args=[bulk.pk])).content.decode()
+    assert "<html" in page and 'hx-trigger="every 1s"' in page
+    partial = client.get(reverse("claims:bulk_detail", args=[bulk.pk]), **HTMX).content.decode()
+    assert "<html" not in partial and '<b id="bulk-processed">1</b> of <b>2</b>' in partial
