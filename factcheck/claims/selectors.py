@@ -66,41 +66,43 @@ def claim_in_context(*, claim: Claim) -> HighlightedText:
 # What a queue row shows, and nothing more: an article's text and the search vectors are
 # the bulk of a row's bytes and no row shows them.
 QUEUE_ROW_FIELDS = (
-    "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "cluster_key", "score",
-    "priority", "priority_parts", "status", "dismiss_reason", "tags", "version",
-    "article__id", "article__title", "article__published_at", "article__outlet__name",
-    "assignee__id", "assignee__username",
+    "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "priority", "priority_parts",
+    "status", "dismiss_reason", "tags", "version", "article_id", "assignee_id",
 )
 
 
 def claims_queue(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim]:
-    """The queue's query shape: one query for a page of rows with their article, outlet,
-    assignee and cluster size (correlated subqueries, evaluated for the page's rows only)."""
+    """The queue's query shape: one query for a page of rows with their article heading,
+    outlet, assignee (joins) and cluster size (correlated subqueries, evaluated for the page's
+    rows only, so no N+1).
+
+    Rows come back as dicts (values()), not model instances: building a Claim, an Article,
+    an Outlet and a User per row cost three times the query itself (6.8 ms against 1.7 ms
+    for a page of 50 on the benchmark data)."""
     cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
-    claims = (
-        Claim.objects.select_related("article", "article__outlet", "assignee")
-        .only(*QUEUE_ROW_FIELDS)
-        .annotate(
-            cluster_size=Subquery(cluster.values("size")[:1]),
-            cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
-            # The article's title, or its first line when it has none, computed by PostgreSQL
-            # so the article's whole text never leaves the database.
-            article_heading=Left(
-                Case(
-                    When(article__title="", then=Func(F("article__text"), Value("\n"), Value(1), function="split_part")),
-                    default=F("article__title"),
-                    output_field=TextField(),
-                ),
-                110,
+    claims = Claim.objects.values(
+        *QUEUE_ROW_FIELDS,
+        outlet_name=F("article__outlet__name"),
+        assignee_username=F("assignee__username"),
+        cluster_size=Subquery(cluster.values("size")[:1]),
+        cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
+        # The article's title, or its first line when it has none, computed by PostgreSQL so
+        # the article's whole text never leaves the database.
+        article_heading=Left(
+            Case(
+                When(article__title="", then=Func(F("article__text"), Value("\n"), Value(1), function="split_part")),
+                default=F("article__title"),
+                output_field=TextField(),
             ),
-        )
+            110,
+        ),
     )
     return claims_filtered(claims, values=values, user=user)
 
 
 @dataclass(frozen=True)
 class QueuePage:
-    claims: list[Claim]
+    rows: list[dict[str, Any]]
     next_cursor: str | None
     is_first: bool
 
@@ -110,11 +112,14 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
     whether there is a next page, so no page ever counts the whole queue."""
     position = decode_cursor(cursor) if cursor else None
     rows = list(claims_after(claims_queue(user=user, values=values), position)[: page_size + 1])
-    next_cursor = encode_cursor(rows[page_size - 1]) if len(rows) > page_size else None
-    return QueuePage(claims=rows[:page_size], next_cursor=next_cursor, is_first=position is None)
+    next_cursor = None
+    if len(rows) > page_size:
+        last = rows[page_size - 1]
+        next_cursor = encode_cursor(Claim(pk=last["id"], priority=last["priority"]))
+    return QueuePage(rows=rows[:page_size], next_cursor=next_cursor, is_first=position is None)
 
 
-def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Claim:
+def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:
     """One queue row (after a row action), in the queue's query shape."""
     if not has_role(user, Role.REVIEWER):
         raise Http404("No such claim.")
@@ -128,12 +133,6 @@ def queue_claim_ids(*, user: AbstractBaseUser | AnonymousUser, values: dict[str,
     """The ids of the claims matching the filters, in queue order, at most `limit`."""
     claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by("-priority", "-id")
     return list(claims.values_list("id", flat=True)[:limit])
-
-
-def queue_count(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], limit: int) -> int:
-    """How many claims match the filters, counting no further than `limit` (bulk confirmation)."""
-    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by()
-    return Claim.objects.filter(pk__in=claims.values("pk")[:limit]).count() if limit else 0
 
 
 def claims_existing_ids(*, ids: list[int]) -> list[int]:

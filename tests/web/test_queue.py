@@ -109,9 +109,11 @@ def test_queue_needs_a_role_and_get(client: Client, reviewer, outsider) -> None:
 def test_htmx_filter_change_gets_only_the_results(reviewer) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim(claim_type="causal")
     make_claim(claim_type="quote")
-    response = logged_in(reviewer).get(reverse("claims:list"), {"type": "causal"}, HTTP_HX_TARGET="queue-results", **HTMX)
+    params = {"type": "causal", "speaker": "", "q": " "}
+    response = logged_in(reviewer).get(reverse("claims:list"), params, HTTP_HX_TARGET="queue-results", **HTMX)
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html and 'id="filters"' not in html
+    assert response["HX-Push-Url"] == "/claims/?type=causal"
     assert shown_ids(html) == [claim.pk]
     # The bulk form and the save form carry the filters that are now in the URL.
     assert 'name="filters" value="type=causal"' in html and 'name="query" value="type=causal"' in html

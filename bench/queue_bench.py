@@ -1,0 +1,301 @@
+"""Triage queue latency: 200,000 claims, gunicorn as in production, 10 concurrent users.
+
+    python bench/queue_bench.py [--claims 200000] [--articles 4000] [--outlets 300]
+                                [--workers 3] [--threads 1] [--users 10] [--duration 15]
+
+Fills a throw-away database `<name>_queue_bench` on DATABASE_URL's server with set-based
+INSERT ... SELECT generate_series (realistic priorities with ties, statuses, types,
+quantities, speakers, clusters over a few thousand articles and a few hundred outlets),
+serves the app with gunicorn (DEBUG off), logs a reviewer in through the login form and
+measures three queue pages with wrk (a Lua script prints the percentiles; a Python load
+generator stands in when wrk is missing): the first page, a filtered page and a keyset
+page half way down the queue. Prints median and p95 latency per page; target p95 < 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import http.cookiejar
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.pipeline_bench import bench_database_url, setup_django  # noqa: E402
+
+WRK_SCRIPT = ROOT / "bench" / "queue_wrk.lua"
+PASSWORD = "bench-password-not-secret"
+TARGET_P95_MS = 150.0
+
+FILL_SQL = """
+SELECT setseed(0.42);
+
+INSERT INTO outlets (name, domain)
+SELECT 'Outlet ' || g, 'outlet' || g || '.example' FROM generate_series(1, %(outlets)s) g;
+
+INSERT INTO articles (outlet_id, title, url, author, published_at, text, content_hash, metadata, created_at)
+SELECT
+    (SELECT min(id) FROM outlets) + (g %% %(outlets)s),
+    CASE WHEN g %% 5 = 0 THEN ''
+         ELSE 'Council debates ' || (ARRAY['budget', 'policing', 'housing', 'schools', 'transit', 'immigration'])[1 + g %% 6] || ' plan, part ' || g
+    END,
+    'https://outlet' || (g %% %(outlets)s) || '.example/story/' || g,
+    'Reporter ' || (g %% 97),
+    now() - make_interval(hours => g %% 2000),
+    'Lead paragraph of story ' || g || E'.\n\n' || repeat('The council met again on Tuesday to hear from residents about the plan. ', 25),
+    md5('article' || g) || md5('article-b' || g),
+    '{}'::jsonb,
+    now()
+FROM generate_series(1, %(articles)s) g;
+
+CREATE TEMP TABLE bench_claims AS
+SELECT
+    g,
+    (SELECT min(id) FROM articles) + (g %% %(articles)s) AS article_id,
+    random() AS score,
+    (ARRAY['numeric','numeric','numeric','comparison','comparison','causal','quote','quote','official_action','prediction','other'])
+        [1 + floor(random() * 11)::int] AS claim_type,
+    (ARRAY['new','new','new','new','new','new','new','new','new','new','new','new','new','new',
+           'check','check','dismissed','dismissed','in_research','drafted'])[1 + floor(random() * 20)::int] AS status,
+    CASE WHEN random() < 0.6 THEN (ARRAY['Todd Lyons','Michelle Wu','Maura Healey','Ayanna Pressley','Tom Homan','Kristi Noem','Ed Markey',
+        'Elizabeth Warren','Andrea Campbell','Kim Janey','Charlie Baker','Josh Kraft'])[1 + floor(random() * 12)::int]
+        || CASE WHEN g %% 7 = 0 THEN ' Jr' ELSE '' END
+        ELSE '' END AS speaker,
+    CASE WHEN random() < 0.3 THEN 'k' || lpad((g %% 20000)::text, 39, '0') ELSE '' END AS cluster_key,
+    floor(random() * 30)::int AS age_days,
+    1 + floor(random() * 3000)::int AS number
+FROM generate_series(1, %(claims)s) g;
+
+INSERT INTO claims (article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types, quantities, speaker,
+                    speaker_title, attribution, cluster_key, priority, priority_parts, status, assignee_id, created_at, updated_at,
+                    version, dismiss_reason, tags)
+SELECT
+    c.article_id,
+    md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8),
+    (ARRAY['ICE detained', 'The city spent', 'Crime rose by', 'Officials deported', 'The state hired', 'Rents climbed', 'Police arrested'])[1 + c.g %% 7]
+        || ' ' || c.number || ' ' || (ARRAY['people', 'million dollars', 'percent', 'officers', 'families', 'cases'])[1 + c.g %% 6]
+        || ' in ' || (ARRAY['Boston', 'Worcester', 'Springfield', 'Lowell', 'Cambridge'])[1 + c.g %% 5] || ' last '
+        || (ARRAY['year', 'month', 'week', 'quarter'])[1 + c.g %% 4] || ', according to report ' || c.g || '.',
+    (c.g / %(articles)s) * 300,
+    (c.g / %(articles)s) * 300 + 120,
+    c.score,
+    c.claim_type,
+    ARRAY[c.claim_type],
+    CASE WHEN c.claim_type IN ('numeric', 'comparison')
+        THEN jsonb_build_array(jsonb_build_object('text', c.number || ' people', 'value', c.number, 'unit', 'people', 'hedge',
+             (ARRAY['exact', 'approximately', 'approximately-below'])[1 + c.g %% 3], 'start', 0, 'end', 10))
+        ELSE '[]'::jsonb END,
+    c.speaker,
+    CASE WHEN c.speaker <> '' AND c.g %% 3 = 0 THEN 'Acting Director' ELSE '' END,
+    CASE WHEN c.speaker = '' THEN 'article' ELSE 'direct_quote' END,
+    c.cluster_key,
+    -- The pipeline's formula: check-worthiness 50 x score, type up to 15, spread up to 15,
+    -- recency up to 20; rounded to one decimal, so many claims tie.
+    round((50 * c.score
+           + CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12 WHEN 'official_action' THEN 10
+                               WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END
+           + CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END
+           + 20 * exp(-c.age_days / 7.0))::numeric, 1)::float8,
+    jsonb_build_object('checkworthiness', round((50 * c.score)::numeric, 1), 'type',
+                       CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12 WHEN 'official_action' THEN 10
+                                         WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END,
+                       'spread', CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END, 'recency', round((20 * exp(-c.age_days / 7.0))::numeric, 1),
+                       'outlets', CASE WHEN c.cluster_key <> '' THEN 2 ELSE 1 END),
+    c.status,
+    CASE WHEN c.status IN ('check', 'in_research', 'drafted') OR random() < 0.05
+         THEN (ARRAY[%(user_ids)s])[1 + c.g %% %(user_count)s] END,
+    now(), now(), 1,
+    CASE WHEN c.status = 'dismissed' THEN 'Opinion, not checkable' ELSE '' END,
+    CASE WHEN c.g %% 20 = 0 THEN ARRAY['budget']::varchar(40)[] ELSE '{}'::varchar(40)[] END
+FROM bench_claims c;
+
+INSERT INTO claim_clusters (cluster_key, size, outlet_count, first_seen_at, updated_at)
+SELECT cluster_key, count(*), least(count(DISTINCT article_id), 8), now(), now()
+FROM claims WHERE cluster_key <> '' GROUP BY cluster_key;
+
+ANALYZE;
+"""
+
+
+def fill(*, claims: int, articles: int, outlets: int) -> tuple[str, str]:
+    """Create the users and rows; returns the reviewer's username and the deep page's cursor."""
+    from django.db import connection
+
+    from factcheck.accounts.roles import Role
+    from factcheck.accounts.services import user_create_with_role
+    from factcheck.claims.filters import encode_cursor
+    from factcheck.claims.models import Claim
+
+    reviewer = user_create_with_role(username="bench-reviewer", role=Role.REVIEWER, password=PASSWORD)[0]
+    others = [user_create_with_role(username=f"bench-colleague-{n}", role=Role.REVIEWER, password=PASSWORD)[0] for n in range(5)]
+    user_ids = [reviewer.pk, *(user.pk for user in others)]
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        params = {"claims": claims, "articles": articles, "outlets": outlets, "user_count": len(user_ids)}
+        sql = FILL_SQL.replace("%(user_ids)s", ",".join(str(pk) for pk in user_ids))
+        cursor.execute(sql, params)
+    print(f"filled {Claim.objects.count()} claims over {articles} articles and {outlets} outlets in {time.perf_counter() - started:.1f}s")
+    middle = Claim.objects.order_by("-priority", "-id").only("id", "priority")[claims // 2]
+    return reviewer.username, encode_cursor(middle)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_serving(port: int, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("gunicorn exited early")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("gunicorn did not start")
+
+
+def log_in(base: str, username: str) -> str:
+    """Log in through the login form like a browser; returns the session cookie."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(f"{base}/login/").read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    data = urllib.parse.urlencode({"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token}).encode()
+    opener.open(urllib.request.Request(f"{base}/login/", data=data, headers={"Referer": f"{base}/login/"}))
+    cookies = {cookie.name: cookie.value for cookie in jar}
+    if "sessionid" not in cookies:
+        raise RuntimeError("login failed")
+    return f"sessionid={cookies['sessionid']}; csrftoken={cookies.get('csrftoken', '')}"
+
+
+def measure_wrk(url: str, cookie: str, *, users: int, duration: int) -> dict[str, float]:
+    command = ["wrk", f"-t{min(users, 2)}", f"-c{users}", f"-d{duration}s", "--timeout", "10s", "-s", str(WRK_SCRIPT), "-H", f"Cookie: {cookie}", url]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    line = next(line for line in output.splitlines() if line.startswith("QUEUE_BENCH"))
+    return {key: float(value) for key, value in (part.split("=") for part in line.split()[1:])}
+
+
+def measure_python(url: str, cookie: str, *, users: int, duration: int) -> dict[str, float]:
+    """The same closed loop as wrk, from Python threads (when wrk is not installed)."""
+    parts = urllib.parse.urlsplit(url)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    latencies: list[float] = []
+    errors = [0]
+    deadline = time.monotonic() + duration
+
+    def user() -> None:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            conn.request("GET", path, headers={"Cookie": cookie})
+            response = conn.getresponse()
+            response.read()
+            latencies.append(time.perf_counter() - started)
+            if response.status != 200:
+                errors[0] += 1
+
+    threads = [threading.Thread(target=user) for _ in range(users)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ordered = sorted(latencies)
+
+    def pct(p: float) -> float:
+        return 1000 * ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+    return {"p50_ms": pct(50), "p95_ms": pct(95), "p99_ms": pct(99), "requests": len(ordered), "rps": len(ordered) / duration, "non2xx": errors[0]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--claims", type=int, default=200_000)
+    parser.add_argument("--articles", type=int, default=4000)
+    parser.add_argument("--outlets", type=int, default=300)
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
+    parser.add_argument("--users", type=int, default=10, help="concurrent users (connections)")
+    parser.add_argument("--duration", type=int, default=15, help="seconds per page")
+    parser.add_argument("--reuse", action="store_true", help="keep the bench database of the last run instead of refilling it")
+    args = parser.parse_args()
+
+    database_url = os.environ.get("DATABASE_URL", "")
+    if args.reuse:
+        head, _, name = database_url.rpartition("/")
+        name, _, query = name.partition("?")
+        bench_url = f"{head}/{name}_queue_bench" + (f"?{query}" if query else "")
+        setup_django(bench_url)
+        from factcheck.claims.filters import encode_cursor
+        from factcheck.claims.models import Claim
+
+        total = Claim.objects.count()
+        cursor = encode_cursor(Claim.objects.order_by("-priority", "-id").only("id", "priority")[total // 2])
+        username = "bench-reviewer"
+    else:
+        bench_url = bench_database_url("queue_bench")
+        setup_django(bench_url)
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        username, cursor = fill(claims=args.claims, articles=args.articles, outlets=args.outlets)
+    from django.db import connections
+
+    connections.close_all()
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ, "DATABASE_URL": bench_url, "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": secrets.token_urlsafe(40),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING",
+    }
+    gunicorn = [
+        sys.executable, "-m", "gunicorn", "factcheck.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
+        "--threads", str(args.threads), "--worker-class", "gthread" if args.threads > 1 else "sync", "--log-level", "warning",
+    ]
+    server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)
+    try:
+        wait_until_serving(port, server)
+        cookie = log_in(base, username)
+        pages = {
+            "first page": f"{base}/claims/",
+            "filtered (status=new, type=numeric, with a number)": f"{base}/claims/?status=new&type=numeric&has_number=yes",
+            "deep keyset page (half way, ~claim 100,000)": f"{base}/claims/?after={cursor}",
+            "search (q=deported boston)": f"{base}/claims/?q=deported+boston",
+        }
+        use_wrk = shutil.which("wrk") is not None
+        measure = measure_wrk if use_wrk else measure_python
+        print(f"load: {'wrk' if use_wrk else 'Python threads (wrk not installed)'}, {args.users} concurrent users, {args.duration}s per page; "
+              f"gunicorn {args.workers} workers x {args.threads} threads; {os.cpu_count()} cores")
+        failed = False
+        for name, url in pages.items():
+            measure(url, cookie, users=args.users, duration=3)  # warm-up: connections, caches
+            figures = measure(url, cookie, users=args.users, duration=args.duration)
+            ok = figures["p95_ms"] < TARGET_P95_MS and figures["non2xx"] == 0
+            failed |= not ok
+            print(f"  {name:52s} median {figures['p50_ms']:6.1f} ms  p95 {figures['p95_ms']:6.1f} ms  p99 {figures['p99_ms']:6.1f} ms  "
+                  f"{figures['rps']:6.1f} req/s  non-200 {figures['non2xx']:.0f}  {'ok' if ok else 'OVER TARGET'}")
+        print(f"target: p95 < {TARGET_P95_MS:.0f} ms on every page: {'met' if not failed else 'NOT met'}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
