@@ -46,6 +46,8 @@ class AnnotationForm(forms.Form):
 class EvidenceForm(forms.ModelForm):
     url = forms.URLField(max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://"}))
 
+    kind = forms.ChoiceField(choices=[("", "Kind of evidence…"), *Evidence.Kind.choices])
+
     class Meta:
         model = Evidence
         fields = ["kind", "url", "title", "note"]
