@@ -52,11 +52,25 @@ def test_missing_claim_is_404_for_reviewers(reviewer) -> None:  # type: ignore[n
     assert logged_in(reviewer).post(reverse("claims:triage", args=[999999]), {"action": "check"}).status_code == 404
 
 
-def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, editor, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     services.annotation_add(claim=claim, actor=reviewer, body="See **table 3**. <script>alert(1)</script>")
+    twin = make_claim(outlet="Breitbart News")
+    Claim.objects.filter(pk__in=[claim.pk, twin.pk]).update(cluster_key=claim.claim_key)
+    services.claim_mark_check(claim=claim, actor=reviewer)
+    for n in range(5):
+        services.annotation_add(claim=claim, actor=reviewer, body=f"note {n}")
+        services.evidence_add(claim=claim, actor=reviewer, kind="other", url=f"https://a.example/{n}", title=f"source {n}")
+    services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="No", explanation="e", evidence_ids=list(claim.evidence.values_list("pk", flat=True)))
+    # A constant number of queries however many notes, sources and revisions: session, user,
+    # role, claim, appearances, notes, evidence, verdicts, cited evidence, timeline (+ the
+    # assignable users for an editor).
+    editor_client = logged_in(editor)
+    with django_assert_max_num_queries(11):
+        assert editor_client.get(reverse("claims:detail", args=[claim.pk])).status_code == 200
     client = logged_in(reviewer)
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(10):
         page = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    assert "Breitbart News" in page and "Appearances (2)" in page
     assert '<p class="paragraph" id="claim-paragraph"><mark class="claim">ICE detained nearly 1,500 people in May.</mark> Nobody disputed it.</p>' in page
     assert "<strong>table 3</strong>" in page
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
