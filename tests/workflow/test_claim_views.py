@@ -75,7 +75,7 @@ def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, 
     assert "<strong>table 3</strong>" in page
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "annotation.add" in page
-    assert 'data-key="c"' in page and 'data-key="a"' in page
+    assert 'data-key="1"' in page and 'data-key="7"' in page
 
 
 def test_reviewer_triages_with_buttons(claim: Claim, reviewer) -> None:  # type: ignore[no-untyped-def]
