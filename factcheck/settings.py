@@ -204,6 +204,30 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 # --- Celery -------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+
+
+def cache_url_beside(broker_url: str) -> str:
+    """The broker's Redis, next database number: cache keys never mix with Celery's queues."""
+    parts = urlsplit(broker_url)
+    if parts.scheme not in {"redis", "rediss"}:
+        raise ImproperlyConfigured("Set CACHE_URL (a redis:// URL) when the broker is not Redis.")
+    db = int(parts.path.lstrip("/") or 0)
+    return parts._replace(path=f"/{(db + 1) % 16}").geturl()
+
+
+# A cache every web process shares: login throttling counts live here.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("CACHE_URL", "") or cache_url_beside(CELERY_BROKER_URL),
+        "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "factcheck"),
+    }
+}
+FACTCHECK_LOGIN_MAX_FAILURES = env_int("FACTCHECK_LOGIN_MAX_FAILURES", 5, minimum=1)
+FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS", 30, minimum=1)
+FACTCHECK_LOGIN_WINDOW_SECONDS = env_int("FACTCHECK_LOGIN_WINDOW_SECONDS", 900, minimum=1)
+FACTCHECK_TRUSTED_PROXY_HEADER = env_str("DJANGO_TRUSTED_PROXY_HEADER", "")
+
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"

@@ -3,9 +3,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from factcheck.accounts.views import LoginView
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="claims:list", permanent=False)),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("claims/", include("factcheck.claims.urls")),
     path("runs/", include("factcheck.runs.urls")),

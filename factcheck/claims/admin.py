@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from factcheck.claims.models import Claim
+from factcheck.claims.models import Claim, Evidence, Verdict
 
 
 @admin.register(Claim)
@@ -11,3 +11,30 @@ class ClaimAdmin(admin.ModelAdmin):
     list_select_related = ["article"]
     # Reviewer-side changes go through the workspace's services (audit trail); read-only here.
     readonly_fields = [f.name for f in Claim._meta.fields]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Workflow rows change only through the workspace's services (guards + audit rows)."""
+
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Verdict)
+class VerdictAdmin(ReadOnlyAdmin):
+    list_display = ["claim", "revision", "rating", "headline", "status", "author", "approved_by", "approved_at"]
+    list_filter = ["status", "rating"]
+    list_select_related = ["claim", "author", "approved_by"]
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(ReadOnlyAdmin):
+    list_display = ["title", "kind", "url", "added_by", "created_at"]
+    list_filter = ["kind"]
+    list_select_related = ["added_by"]

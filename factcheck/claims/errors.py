@@ -1,8 +1,13 @@
-"""Workflow errors the claim services raise; views turn them into messages, bulk runs into skips."""
+"""Why a workflow action was refused. Views turn these into messages; nothing is half-done."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from factcheck.audit.models import AuditEvent
 
 
 class WorkflowError(Exception):
@@ -16,13 +21,19 @@ class TransitionNotAllowed(WorkflowError):
 
 
 class HeldByOther(WorkflowError):
-    def __init__(self, holder: Any) -> None:
-        super().__init__(f"{holder} is working on this claim.")
+    """The claim is assigned to someone else; the caller must ask before taking it (force=True)."""
+
+    def __init__(self, holder: AbstractBaseUser) -> None:
+        super().__init__(f"{holder.get_username()} is working on this claim. Take it over?")
         self.holder = holder
 
 
 class StaleVersion(WorkflowError):
-    def __init__(self, claim: Any, changes: dict[str, Any] | None = None) -> None:
-        super().__init__("Someone else changed this claim meanwhile; it now shows their changes.")
-        self.claim = claim
-        self.changes = changes or {}
+    """Someone saved in between: `changes` lists what they did since the version the caller saw."""
+
+    def __init__(self, message: str, *, current_version: int, changes: list[AuditEvent], differences: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.current_version = current_version
+        self.changes = changes
+        # field -> (what the caller submitted, what is stored now), for forms.
+        self.differences = differences or {}

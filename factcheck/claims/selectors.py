@@ -7,14 +7,14 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Case, F, Func, OuterRef, Q, QuerySet, Subquery, TextField, Value, When
+from django.db.models import Case, F, Func, OuterRef, Prefetch, QuerySet, Subquery, TextField, Value, When
 from django.db.models.functions import Coalesce, Left
 from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.articles.models import Outlet
 from factcheck.claims.filters import claims_after, claims_filtered, decode_cursor, encode_cursor
-from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
+from factcheck.claims.models import Annotation, BulkAction, Claim, ClaimCluster, Evidence, SavedView, Verdict
 
 
 def claim_list(*, article_id: int | None = None) -> QuerySet[Claim]:
@@ -58,6 +58,59 @@ def claim_in_context(*, claim: Claim) -> HighlightedText:
         before=text[: claim.start_offset],
         highlighted=text[claim.start_offset : claim.end_offset],
         after=text[claim.end_offset :],
+    )
+
+
+def claim_paragraph(*, claim: Claim) -> HighlightedText:
+    """The paragraph (blank-line delimited) that holds the claim, with the claim marked."""
+    text = claim.article.text
+    start = text.rfind("\n\n", 0, claim.start_offset)
+    start = 0 if start < 0 else start + 2
+    end = text.find("\n\n", claim.end_offset)
+    end = len(text) if end < 0 else end
+    return HighlightedText(
+        before=text[start : claim.start_offset],
+        highlighted=text[claim.start_offset : claim.end_offset],
+        after=text[claim.end_offset : end],
+    )
+
+
+@dataclass(frozen=True)
+class Workspace:
+    annotations: list[Annotation]
+    evidence: list[Evidence]
+    verdicts: list[Verdict]  # newest revision first
+
+    @property
+    def current_verdict(self) -> Verdict | None:
+        return self.verdicts[0] if self.verdicts else None
+
+    @property
+    def published_verdict(self) -> Verdict | None:
+        return next((v for v in self.verdicts if v.status == Verdict.Status.APPROVED), None)
+
+
+def claim_workspace(*, claim: Claim) -> Workspace:
+    """Notes, evidence and every verdict revision of a claim, in four queries."""
+    return Workspace(
+        annotations=list(Annotation.objects.filter(claim=claim).select_related("author").order_by("created_at", "id")),
+        evidence=list(Evidence.objects.filter(claim=claim).select_related("added_by").order_by("created_at", "id")),
+        verdicts=list(
+            Verdict.objects.filter(claim=claim)
+            .select_related("author", "approved_by")
+            .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.order_by("id")))
+            .order_by("-revision")
+        ),
+    )
+
+
+def assignable_users() -> QuerySet[AbstractBaseUser]:
+    """Everyone who may hold a claim: active users with a role."""
+    return (
+        get_user_model()
+        .objects.filter(is_active=True, groups__name__in=list(GROUP_FOR_ROLE.values()))
+        .distinct()
+        .order_by("username")
     )
 
 
@@ -143,13 +196,6 @@ def outlets_for_filter() -> list[tuple[int, str]]:
     return list(Outlet.objects.order_by("name").values_list("id", "name"))
 
 
-def users_assignable() -> list[tuple[int, str]]:
-    """People claims can be assigned to: anyone with a role."""
-    user_model = get_user_model()
-    users = user_model.objects.filter(Q(groups__name__in=list(GROUP_FOR_ROLE.values())) | Q(is_superuser=True), is_active=True)
-    return list(users.distinct().order_by("username").values_list("id", "username"))
-
-
 def saved_views_for(*, user: AbstractBaseUser | AnonymousUser) -> list[SavedView]:
     return list(SavedView.objects.filter(user_id=user.pk).only("id", "name", "query").order_by("name"))
 
@@ -169,3 +215,4 @@ def bulk_action_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int)
         return actions.defer("claim_ids").get(pk=pk)
     except BulkAction.DoesNotExist as exc:
         raise Http404("No such bulk action.") from exc
+

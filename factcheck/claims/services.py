@@ -1,116 +1,433 @@
-"""Writes for claims. Each service: keyword-only, one transaction, a guard, an audit row.
+"""Every reviewer-side write: workflow transitions, assignment, tags, annotations, evidence, verdicts.
 
-PROVISIONAL: the workflow services below stand in for the lead's (same interface) until
-`git merge main` brings the real ones; the queue's services (saved views, bulk actions)
-follow them.
+Each service locks the claim row, checks the actor's role, the transition and (when the
+caller passes the version it saw) that nobody saved in between, writes, bumps the claim's
+version and records the audit event in the same transaction.
+
+The workflow:
+
+    new -> check ("check it") -> in_research -> drafted -> approved
+      \\-> dismissed (reason)                       \\-> returned (comment) -> drafted ...
+    approved -> drafted (a new verdict revision; the approved one stays published)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
-from django.db.models import F
+from django.db.models import F, Max
 from django.utils import timezone
 
 from factcheck.accounts.roles import Role, has_role
+from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
 from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
-from factcheck.claims.models import BulkAction, Claim, SavedView
+from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
 
 S = Claim.Status
 
+# status -> the statuses each action may start from.
+CHECK_FROM = {S.NEW, S.DISMISSED}
+DISMISS_FROM = {S.NEW, S.CHECK, S.IN_RESEARCH}
+RESEARCH_FROM = {S.CHECK}
+DRAFT_FROM = {S.CHECK, S.IN_RESEARCH, S.DRAFTED, S.RETURNED, S.APPROVED}
+REOPEN_FROM = {S.DISMISSED}
 
-def _lock(*, claim: Claim, actor: AbstractBaseUser, expected_version: int | None) -> Claim:
-    if not has_role(actor, Role.REVIEWER):
-        raise PermissionDenied("This needs the reviewer role.")
-    locked = Claim.objects.select_for_update(of=("self",)).select_related("assignee").get(pk=claim.pk)
-    if expected_version is not None and locked.version != expected_version:
-        raise StaleVersion(locked, {})
-    return locked
+MAX_TAGS = 20
 
 
-def _save(*, claim: Claim, actor: AbstractBaseUser, verb: str, before: dict[str, Any], fields: list[str], comment: str = "") -> Claim:
-    claim.version = F("version") + 1
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _require(actor: AbstractBaseUser, role: Role, what: str) -> None:
+    if not has_role(actor, role):
+        raise PermissionDenied(f"{what} needs the {role.name.lower()} role.")
+
+
+def _locked(claim: Claim) -> Claim:
+    """The claim's current row, locked until the transaction ends."""
+    return Claim.objects.select_for_update(of=("self",)).select_related("assignee").get(pk=claim.pk)
+
+
+def _changes_since(*, object_type: str, object_id: int, version: int) -> list[AuditEvent]:
+    return list(
+        AuditEvent.objects.filter(object_type=object_type, object_id=object_id, after__version__gt=version)
+        .select_related("actor")
+        .order_by("created_at", "id")
+    )
+
+
+def _check_version(claim: Claim, expected_version: int | None) -> None:
+    if expected_version is not None and claim.version != expected_version:
+        changes = _changes_since(object_type="claim", object_id=claim.pk, version=expected_version)
+        raise StaleVersion(
+            "Someone else changed this claim after you opened it; nothing was saved. Their changes are listed; reload to see the claim as it is now.",
+            current_version=claim.version,
+            changes=changes,
+        )
+
+
+def _check_hold(claim: Claim, actor: AbstractBaseUser, force: bool) -> None:
+    if claim.assignee_id is not None and claim.assignee_id != actor.pk and not force:
+        raise HeldByOther(claim.assignee)
+
+
+def _state(claim: Claim) -> dict[str, Any]:
+    return {
+        "status": claim.status,
+        "assignee": claim.assignee.get_username() if claim.assignee else None,
+        "version": claim.version,
+    }
+
+
+def _save(claim: Claim, fields: Iterable[str]) -> None:
+    claim.version += 1
+    claim.full_clean(exclude=["search"], validate_unique=False, validate_constraints=False)
     claim.save(update_fields=[*fields, "version", "updated_at"])
-    claim.refresh_from_db()
-    after = {name: getattr(claim, name if name != "assignee" else "assignee_id") for name in before}
-    audit_record(actor=actor, verb=verb, object_type="claim", object_id=claim.pk, before=before, after=after, comment=comment)
-    return claim
+
+
+def _record(claim: Claim, *, actor: AbstractBaseUser, verb: str, before: dict[str, Any], comment: str = "", **extra: Any) -> None:
+    audit_record(
+        actor=actor,
+        verb=verb,
+        object_type="claim",
+        object_id=claim.pk,
+        before=before,
+        after={**_state(claim), **extra},
+        comment=comment,
+    )
+
+
+def _transition(claim: Claim, *, to: str, allowed_from: set[str], action: str) -> None:
+    if claim.status not in allowed_from:
+        raise TransitionNotAllowed(
+            f"Cannot {action}: the claim is {claim.get_status_display().lower()}."
+        )
+    claim.status = to
+
+
+# --- assignment ----------------------------------------------------------------------------
 
 
 @transaction.atomic
 def claim_assign(
-    *, claim: Claim, actor: AbstractBaseUser, assignee: AbstractBaseUser | None, expected_version: int | None = None, force: bool = False
+    *,
+    claim: Claim,
+    actor: AbstractBaseUser,
+    assignee: AbstractBaseUser | None,
+    expected_version: int | None = None,
+    force: bool = False,
 ) -> Claim:
-    locked = _lock(claim=claim, actor=actor, expected_version=expected_version)
+    """Give the claim to one person (or to nobody).
+
+    Reviewers take claims for themselves and release their own; taking one held by
+    someone else needs force=True (the UI asks first). Editors assign to anyone.
+    """
+    _require(actor, Role.REVIEWER, "Assigning a claim")
+    claim = _locked(claim)
+    _check_version(claim, expected_version)
+    if assignee is not None and not has_role(assignee, Role.REVIEWER):
+        raise ValidationError(f"{assignee.get_username()} is not a reviewer and cannot be assigned claims.")
     is_editor = has_role(actor, Role.EDITOR)
-    if assignee is not None and assignee.pk != actor.pk and not is_editor:
-        raise PermissionDenied("Only editors assign claims to others.")
-    if locked.assignee_id not in (None, actor.pk) and not (force and is_editor):
-        raise HeldByOther(locked.assignee)
-    if locked.assignee_id == (assignee.pk if assignee else None):
-        return locked
-    before = {"assignee": locked.assignee_id}
-    locked.assignee = assignee
-    return _save(claim=locked, actor=actor, verb="claim.assign", before=before, fields=["assignee"])
+    if not is_editor:
+        if assignee is not None and assignee.pk != actor.pk:
+            raise PermissionDenied("Only editors assign claims to other people.")
+        if assignee is None and claim.assignee_id not in (None, actor.pk):
+            raise PermissionDenied("Only editors release a claim someone else holds.")
+    if assignee is not None and assignee.pk == actor.pk:
+        _check_hold(claim, actor, force)
+    if claim.assignee_id == (assignee.pk if assignee else None):
+        return claim
+    before = _state(claim)
+    claim.assignee = assignee
+    _save(claim, ["assignee"])
+    _record(claim, actor=actor, verb="claim.assign" if assignee else "claim.release", before=before)
+    return claim
+
+
+# --- triage and research -----------------------------------------------------------------
 
 
 @transaction.atomic
-def claim_mark_check(*, claim: Claim, actor: AbstractBaseUser, expected_version: int | None = None) -> Claim:
-    locked = _lock(claim=claim, actor=actor, expected_version=expected_version)
-    if locked.status not in (S.NEW, S.DISMISSED):
-        raise TransitionNotAllowed(f"A claim that is {locked.get_status_display().lower()} cannot be marked 'check it'.")
-    before = {"status": locked.status, "dismiss_reason": locked.dismiss_reason}
-    locked.status, locked.dismiss_reason = S.CHECK, ""
-    return _save(claim=locked, actor=actor, verb="claim.check", before=before, fields=["status", "dismiss_reason"])
+def claim_mark_check(*, claim: Claim, actor: AbstractBaseUser, expected_version: int | None = None, force: bool = False) -> Claim:
+    """Triage: worth checking. Also how a dismissed claim is reconsidered."""
+    _require(actor, Role.REVIEWER, "Triaging a claim")
+    claim = _locked(claim)
+    _check_version(claim, expected_version)
+    _check_hold(claim, actor, force)
+    before = _state(claim)
+    _transition(claim, to=S.CHECK, allowed_from=CHECK_FROM, action="mark it “check it”")
+    claim.dismiss_reason = ""
+    _save(claim, ["status", "dismiss_reason"])
+    _record(claim, actor=actor, verb="claim.check", before=before)
+    return claim
 
 
 @transaction.atomic
-def claim_dismiss(*, claim: Claim, actor: AbstractBaseUser, reason: str, expected_version: int | None = None) -> Claim:
-    locked = _lock(claim=claim, actor=actor, expected_version=expected_version)
-    if not reason.strip():
-        raise WorkflowError("Dismissing a claim needs a reason.")
-    if locked.status not in (S.NEW, S.CHECK):
-        raise TransitionNotAllowed(f"A claim that is {locked.get_status_display().lower()} cannot be dismissed.")
-    before = {"status": locked.status, "dismiss_reason": locked.dismiss_reason}
-    locked.status, locked.dismiss_reason = S.DISMISSED, reason.strip()[:300]
-    return _save(claim=locked, actor=actor, verb="claim.dismiss", before=before, fields=["status", "dismiss_reason"], comment=reason.strip())
+def claim_dismiss(*, claim: Claim, actor: AbstractBaseUser, reason: str, expected_version: int | None = None, force: bool = False) -> Claim:
+    """Triage: not worth checking, and why."""
+    _require(actor, Role.REVIEWER, "Dismissing a claim")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("Say why the claim is dismissed.")
+    claim = _locked(claim)
+    _check_version(claim, expected_version)
+    _check_hold(claim, actor, force)
+    before = _state(claim)
+    _transition(claim, to=S.DISMISSED, allowed_from=DISMISS_FROM, action="dismiss it")
+    claim.dismiss_reason = reason[:300]
+    _save(claim, ["status", "dismiss_reason"])
+    _record(claim, actor=actor, verb="claim.dismiss", before=before, comment=reason)
+    return claim
 
 
 @transaction.atomic
-def claim_set_status(*, claim: Claim, actor: AbstractBaseUser, status: str, reason: str = "", expected_version: int | None = None) -> Claim:
+def claim_start_research(*, claim: Claim, actor: AbstractBaseUser, expected_version: int | None = None, force: bool = False) -> Claim:
+    """Someone starts researching the claim; it becomes theirs."""
+    _require(actor, Role.REVIEWER, "Researching a claim")
+    claim = _locked(claim)
+    _check_version(claim, expected_version)
+    _check_hold(claim, actor, force)
+    before = _state(claim)
+    _transition(claim, to=S.IN_RESEARCH, allowed_from=RESEARCH_FROM, action="start research")
+    claim.assignee = actor
+    _save(claim, ["status", "assignee"])
+    _record(claim, actor=actor, verb="claim.research", before=before)
+    return claim
+
+
+def claim_set_status(
+    *,
+    claim: Claim,
+    actor: AbstractBaseUser,
+    status: str,
+    reason: str = "",
+    expected_version: int | None = None,
+    force: bool = False,
+) -> Claim:
+    """The triage/research transition that leads to `status` (bulk "set status").
+
+    Drafted, approved and returned come only from verdict actions.
+    """
     if status == S.CHECK:
-        return claim_mark_check(claim=claim, actor=actor, expected_version=expected_version)
+        return claim_mark_check(claim=claim, actor=actor, expected_version=expected_version, force=force)
     if status == S.DISMISSED:
-        return claim_dismiss(claim=claim, actor=actor, reason=reason, expected_version=expected_version)
+        return claim_dismiss(claim=claim, actor=actor, reason=reason, expected_version=expected_version, force=force)
     if status == S.IN_RESEARCH:
-        locked = _lock(claim=claim, actor=actor, expected_version=expected_version)
-        if locked.status not in (S.CHECK, S.RETURNED):
-            raise TransitionNotAllowed("Only claims to check go into research.")
-        before = {"status": locked.status}
-        locked.status = S.IN_RESEARCH
-        return _save(claim=locked, actor=actor, verb="claim.research", before=before, fields=["status"])
-    raise TransitionNotAllowed(f"Claims are not set to {status!r} from the queue.")
+        return claim_start_research(claim=claim, actor=actor, expected_version=expected_version, force=force)
+    if status in S.values:
+        raise TransitionNotAllowed(f"“{S(status).label}” is reached through the verdict, not set directly.")
+    raise ValidationError(f"Unknown status {status!r}.")
+
+
+def normalise_tag(tag: str) -> str:
+    return " ".join(tag.strip().lower().split())[:40]
 
 
 @transaction.atomic
-def claim_tag(*, claim: Claim, actor: AbstractBaseUser, add: Iterable[str] = (), remove: Iterable[str] = ()) -> Claim:
-    locked = _lock(claim=claim, actor=actor, expected_version=None)
-    drop = {tag.strip().lower() for tag in remove}
-    tags = [tag for tag in locked.tags if tag not in drop]
-    tags += [tag for tag in dict.fromkeys(t.strip().lower() for t in add) if tag and tag not in tags]
-    if tags == locked.tags:
-        return locked
-    before = {"tags": list(locked.tags)}
-    locked.tags = tags
-    return _save(claim=locked, actor=actor, verb="claim.tag", before=before, fields=["tags"])
+def claim_tag(*, claim: Claim, actor: AbstractBaseUser, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Claim:
+    _require(actor, Role.REVIEWER, "Tagging a claim")
+    claim = _locked(claim)
+    added = [t for t in (normalise_tag(t) for t in add) if t]
+    removed = {normalise_tag(t) for t in remove}
+    tags = [t for t in claim.tags if t not in removed]
+    tags += [t for t in dict.fromkeys(added) if t not in tags]
+    if len(tags) > MAX_TAGS:
+        raise ValidationError(f"A claim carries at most {MAX_TAGS} tags.")
+    if tags == claim.tags:
+        return claim
+    before = {**_state(claim), "tags": claim.tags}
+    claim.tags = tags
+    _save(claim, ["tags"])
+    _record(claim, actor=actor, verb="claim.tag", before=before, tags=tags)
+    return claim
+
+
+# --- annotations and evidence ------------------------------------------------------------
+
+
+@transaction.atomic
+def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str) -> Annotation:
+    _require(actor, Role.REVIEWER, "Annotating a claim")
+    body = (body or "").strip()
+    if not body:
+        raise ValidationError("The note is empty.")
+    claim = _locked(claim)
+    annotation = Annotation(claim=claim, author=actor, body=body)
+    annotation.full_clean()
+    annotation.save()
+    audit_record(
+        actor=actor, verb="annotation.add", object_type="claim", object_id=claim.pk,
+        after={"annotation": annotation.pk, "version": claim.version}, comment=body[:500],
+    )
+    return annotation
+
+
+@transaction.atomic
+def evidence_add(*, claim: Claim, actor: AbstractBaseUser, kind: str, url: str, title: str, note: str = "") -> Evidence:
+    _require(actor, Role.REVIEWER, "Adding evidence")
+    claim = _locked(claim)
+    evidence = Evidence(claim=claim, kind=kind, url=url.strip(), title=title.strip(), note=note.strip(), added_by=actor)
+    evidence.full_clean()
+    evidence.save()
+    audit_record(
+        actor=actor, verb="evidence.add", object_type="claim", object_id=claim.pk,
+        after={"evidence": evidence.pk, "kind": kind, "url": evidence.url, "version": claim.version},
+    )
+    return evidence
+
+
+# --- verdicts ----------------------------------------------------------------------------
+
+
+def verdict_current(claim: Claim) -> Verdict | None:
+    return claim.verdicts.order_by("-revision").first()
+
+
+def _verdict_state(verdict: Verdict) -> dict[str, Any]:
+    return {"verdict": verdict.pk, "revision": verdict.revision, "rating": verdict.rating, "verdict_status": verdict.status}
+
+
+@transaction.atomic
+def verdict_draft(
+    *,
+    claim: Claim,
+    actor: AbstractBaseUser,
+    rating: str,
+    headline: str,
+    explanation: str,
+    evidence_ids: Sequence[int] = (),
+    expected_version: int | None = None,
+    force: bool = False,
+) -> Verdict:
+    """Write the verdict and send it for approval.
+
+    `expected_version` is the version of the verdict the author started from (None for a
+    first draft). A draft or returned verdict is edited in place; an approved one is never
+    changed: the edit becomes the next revision.
+    """
+    _require(actor, Role.REVIEWER, "Drafting a verdict")
+    claim = _locked(claim)
+    _check_hold(claim, actor, force)
+    if claim.status not in DRAFT_FROM:
+        raise TransitionNotAllowed(f"Cannot draft a verdict: the claim is {claim.get_status_display().lower()}.")
+    current = Verdict.objects.select_for_update().filter(claim=claim).order_by("-revision").first()
+    submitted = {"rating": rating, "headline": headline.strip(), "explanation": explanation.strip()}
+    if expected_version is not None and (current is None or current.version != expected_version):
+        _raise_stale_verdict(claim, current, submitted)
+    if expected_version is None and current is not None and current.status != Verdict.Status.APPROVED:
+        # A first draft was started while someone else wrote one.
+        _raise_stale_verdict(claim, current, submitted)
+    evidence = list(Evidence.objects.filter(claim=claim, pk__in=list(evidence_ids)))
+    if len(evidence) != len(set(evidence_ids)):
+        raise ValidationError("Cite only evidence recorded on this claim.")
+    before = {**_state(claim), **(_verdict_state(current) if current else {})}
+    if current is None or current.status == Verdict.Status.APPROVED:
+        revision = (claim.verdicts.aggregate(m=Max("revision"))["m"] or 0) + 1
+        verdict = Verdict(claim=claim, revision=revision, author=actor, **submitted)
+        verb = "verdict.draft" if revision == 1 else "verdict.revise"
+    else:
+        verdict = current
+        for field, value in submitted.items():
+            setattr(verdict, field, value)
+        verdict.status = Verdict.Status.DRAFT
+        verdict.author = actor
+        verdict.version += 1
+        verb = "verdict.edit"
+    verdict.full_clean(exclude=["evidence"], validate_constraints=False)
+    verdict.save()
+    verdict.evidence.set(evidence)
+    claim.status = S.DRAFTED
+    if claim.assignee_id is None:
+        claim.assignee = actor
+    _save(claim, ["status", "assignee"])
+    _record(claim, actor=actor, verb=verb, before=before, **_verdict_state(verdict))
+    return verdict
+
+
+def _raise_stale_verdict(claim: Claim, current: Verdict | None, submitted: dict[str, str]) -> None:
+    differences = {}
+    if current is not None:
+        differences = {
+            field: (value, getattr(current, field))
+            for field, value in submitted.items()
+            if getattr(current, field) != value
+        }
+    raise StaleVersion(
+        "Someone else saved this verdict after you opened it; your version was not saved. "
+        "Compare the two below, then edit the current one.",
+        current_version=current.version if current else 0,
+        changes=[e for e in _changes_since(object_type="claim", object_id=claim.pk, version=0) if e.verb.startswith("verdict.")][-5:],
+        differences=differences,
+    )
+
+
+def _locked_verdict(verdict: Verdict) -> tuple[Claim, Verdict]:
+    claim = _locked(verdict.claim)
+    return claim, Verdict.objects.select_for_update().get(pk=verdict.pk)
+
+
+def _check_reviewable(claim: Claim, verdict: Verdict, actor: AbstractBaseUser, expected_version: int | None, action: str) -> None:
+    _require(actor, Role.EDITOR, f"{action.capitalize()} a verdict")
+    if expected_version is not None and verdict.version != expected_version:
+        raise StaleVersion(
+            "The verdict changed after you opened it; read the new wording before deciding.",
+            current_version=verdict.version,
+            changes=[e for e in _changes_since(object_type="claim", object_id=claim.pk, version=0) if e.verb.startswith("verdict.")][-5:],
+        )
+    if verdict.status != Verdict.Status.DRAFT:
+        raise TransitionNotAllowed(f"Only a verdict awaiting approval can be {action}d; this one is {verdict.get_status_display().lower()}.")
+    latest = claim.verdicts.aggregate(m=Max("revision"))["m"]
+    if verdict.revision != latest:
+        raise TransitionNotAllowed("This is not the claim's latest verdict revision.")
+    if verdict.author_id == actor.pk:
+        raise PermissionDenied("A second person must approve or return a verdict; you wrote this one.")
+
+
+@transaction.atomic
+def verdict_approve(*, verdict: Verdict, actor: AbstractBaseUser, expected_version: int | None = None) -> Verdict:
+    """An editor who did not write it publishes the verdict."""
+    claim, verdict = _locked_verdict(verdict)
+    _check_reviewable(claim, verdict, actor, expected_version, "approve")
+    before = {**_state(claim), **_verdict_state(verdict)}
+    verdict.status = Verdict.Status.APPROVED
+    verdict.approved_by = actor
+    verdict.approved_at = timezone.now()
+    verdict.review_comment = ""
+    verdict.version += 1
+    verdict.save(update_fields=["status", "approved_by", "approved_at", "review_comment", "version", "updated_at"])
+    claim.status = S.APPROVED
+    _save(claim, ["status"])
+    _record(claim, actor=actor, verb="verdict.approve", before=before, **_verdict_state(verdict))
+    return verdict
+
+
+@transaction.atomic
+def verdict_return(*, verdict: Verdict, actor: AbstractBaseUser, comment: str, expected_version: int | None = None) -> Verdict:
+    """An editor sends the verdict back to its author with what to change."""
+    comment = (comment or "").strip()
+    if not comment:
+        raise ValidationError("Say what needs to change before returning the verdict.")
+    claim, verdict = _locked_verdict(verdict)
+    _check_reviewable(claim, verdict, actor, expected_version, "return")
+    before = {**_state(claim), **_verdict_state(verdict)}
+    verdict.status = Verdict.Status.RETURNED
+    verdict.review_comment = comment
+    verdict.version += 1
+    verdict.save(update_fields=["status", "review_comment", "version", "updated_at"])
+    # A returned revision of a published verdict leaves the published one in force; the
+    # claim still shows that work is pending on it.
+    claim.status = S.RETURNED
+    _save(claim, ["status"])
+    _record(claim, actor=actor, verb="verdict.return", before=before, comment=comment, **_verdict_state(verdict))
+    return verdict
 
 
 # --- The queue: saved views and bulk actions ---------------------------------------------
@@ -162,6 +479,8 @@ def bulk_check_allowed(*, actor: AbstractBaseUser, action: str, params: dict[str
 
 def _bulk_apply_one(*, claim: Claim, actor: AbstractBaseUser, action: str, params: dict[str, Any], assignee: AbstractBaseUser | None) -> None:
     if action == BulkKind.ASSIGN:
+        # Editors reassign, so for them a claim someone holds is taken over; a reviewer's
+        # bulk "assign to me" leaves claims others hold alone (skipped).
         claim_assign(claim=claim, actor=actor, assignee=assignee, force=has_role(actor, Role.EDITOR))
     elif action == BulkKind.DISMISS:
         claim_dismiss(claim=claim, actor=actor, reason=params["reason"])
@@ -174,7 +493,7 @@ def _bulk_apply_one(*, claim: Claim, actor: AbstractBaseUser, action: str, param
 def bulk_apply(*, actor: AbstractBaseUser, action: str, params: dict[str, Any], claim_ids: list[int]) -> BulkOutcome:
     """Apply an action claim by claim through the workflow services, so each change has its
     guard and its audit row. A claim the action may not touch (a transition not allowed, a
-    claim someone else holds, one deleted meanwhile) is skipped, not a failure."""
+    claim someone else holds, too many tags, one deleted meanwhile) is skipped, not a failure."""
     bulk_check_allowed(actor=actor, action=action, params=params)
     assignee = None
     if action == BulkKind.ASSIGN and params.get("assignee_id") is not None:
@@ -184,7 +503,7 @@ def bulk_apply(*, actor: AbstractBaseUser, action: str, params: dict[str, Any], 
     for claim in claims:
         try:
             _bulk_apply_one(claim=claim, actor=actor, action=action, params=params, assignee=assignee)
-        except (WorkflowError, PermissionDenied):
+        except (WorkflowError, PermissionDenied, ValidationError):
             skipped += 1
         else:
             done += 1

@@ -223,7 +223,7 @@ def test_keyset_pages_keep_the_filters_and_survive_a_bad_cursor(reviewer, settin
 
 def triage(client: Client, claim: Claim, *, htmx: bool = True, **data: Any) -> Any:
     extra = HTMX if htmx else {}
-    return client.post(reverse("claims:triage", args=[claim.pk]), {"version": claim.version, "next": "/claims/?type=numeric", **data}, **extra)
+    return client.post(reverse("claims:row_action", args=[claim.pk]), {"version": claim.version, "next": "/claims/?type=numeric", **data}, **extra)
 
 
 def test_assign_to_me_swaps_the_row_and_writes_the_audit_row(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -285,15 +285,15 @@ def test_transition_not_allowed_is_shown_in_the_row(reviewer) -> None:  # type: 
 def test_row_action_refuses_outsider_get_and_unknown_claim(reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim()
     assert triage(logged_in(outsider), claim, action="check").status_code == 403
-    assert logged_in(reviewer).get(reverse("claims:triage", args=[claim.pk])).status_code == 405
-    assert logged_in(reviewer).post(reverse("claims:triage", args=[claim.pk + 999]), {"action": "check"}).status_code == 404
+    assert logged_in(reviewer).get(reverse("claims:row_action", args=[claim.pk])).status_code == 405
+    assert logged_in(reviewer).post(reverse("claims:row_action", args=[claim.pk + 999]), {"action": "check"}).status_code == 404
     claim.refresh_from_db()
     assert claim.status == "new"
 
 
 def test_next_must_stay_on_this_site(reviewer) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim()
-    response = logged_in(reviewer).post(reverse("claims:triage", args=[claim.pk]), {"action": "check", "next": "https://evil.example/"})
+    response = logged_in(reviewer).post(reverse("claims:row_action", args=[claim.pk]), {"action": "check", "next": "https://evil.example/"})
     assert response["Location"] == reverse("claims:list")
 
 

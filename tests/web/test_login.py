@@ -1,0 +1,65 @@
+"""Login is throttled against guessing: per username+address and per address, in the shared cache."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.core.cache import caches
+from django.test import Client, override_settings
+from django.urls import reverse
+
+from tests.conftest import PERSONA_PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def address() -> str:
+    # A fresh client address per test: counts live in Redis and outlast a test run.
+    return f"test-{uuid.uuid4().hex}"
+
+
+def attempt(client: Client, username: str, password: str):  # type: ignore[no-untyped-def]
+    return client.post(reverse("login"), {"username": username, "password": password})
+
+
+@override_settings(FACTCHECK_LOGIN_MAX_FAILURES=3)
+def test_fourth_guess_is_refused_even_with_the_right_password(reviewer, address: str) -> None:  # type: ignore[no-untyped-def]
+    client = Client(REMOTE_ADDR=address)
+    for _ in range(3):
+        response = attempt(client, reviewer.username, "wrong-password")
+        assert response.status_code == 200 and "Please enter a correct username and password" in response.content.decode()
+    response = attempt(client, reviewer.username, PERSONA_PASSWORD)
+    assert response.status_code == 429
+    assert "Too many failed logins" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    # Another address is not blocked for the same user.
+    assert attempt(Client(REMOTE_ADDR=address + "-other"), reviewer.username, PERSONA_PASSWORD).status_code == 302
+
+
+@override_settings(FACTCHECK_LOGIN_MAX_FAILURES=3)
+def test_success_clears_the_count(reviewer, address: str) -> None:  # type: ignore[no-untyped-def]
+    client = Client(REMOTE_ADDR=address)
+    for _ in range(2):
+        attempt(client, reviewer.username, "wrong-password")
+    assert attempt(client, reviewer.username, PERSONA_PASSWORD).status_code == 302
+    client.logout()
+    for _ in range(2):
+        attempt(client, reviewer.username, "wrong-password")
+    assert attempt(client, reviewer.username, PERSONA_PASSWORD).status_code == 302
+
+
+@override_settings(FACTCHECK_LOGIN_MAX_FAILURES=100, FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS=4)
+def test_one_address_guessing_many_usernames_is_blocked(reviewer, address: str) -> None:  # type: ignore[no-untyped-def]
+    client = Client(REMOTE_ADDR=address)
+    for n in range(4):
+        attempt(client, f"someone-{n}", "guess")
+    assert attempt(client, reviewer.username, PERSONA_PASSWORD).status_code == 429
+
+
+def test_the_cache_is_shared_redis_not_process_memory() -> None:
+    backend = caches["default"]
+    assert type(backend).__name__ == "RedisCache"
+    backend.set("probe", 1, timeout=5)
+    assert backend.get("probe") == 1
