@@ -402,6 +402,11 @@ def _act(
         return _render_claim(request, claim, status=409, held=refused, pending_form=form, pending_action=request.path, **{form_name: form})
     except StaleVersion as refused:
         claim.refresh_from_db()
+        if form_name == "verdict_form":
+            # Keep the user's wording, now against the saved version: sending it again after
+            # reading the differences is a deliberate choice, not a silent overwrite.
+            form.data = form.data.copy()
+            form.data["version"] = str(refused.current_version)
         return _render_claim(request, claim, status=409, conflict=refused, **{form_name: form})
     except (WorkflowError, ValidationError) as refused:
         text = refused.message if isinstance(refused, WorkflowError) else " ".join(refused.messages)

@@ -137,6 +137,10 @@ def test_two_people_at_once_the_second_is_told_what_changed(browser, live_server
     assert "Wrong: it was fewer" in conflict and "Wrong: the figure was 1,100" in conflict
     tab_two.screenshot(path=str(ARTIFACTS / "workflow-conflict-verdict.png"), full_page=True)
     assert Verdict.objects.get(claim=researched).headline == "Wrong: the figure was 1,100"
+    # Having seen both, sending mine again is a deliberate overwrite and goes through.
+    with tab_two.expect_navigation():
+        tab_two.click("#verdict-form button[type=submit]")
+    assert Verdict.objects.get(claim=researched).headline == "Wrong: it was fewer"
     assert Claim.objects.get(pk=researched.pk).status == "drafted"
 
 

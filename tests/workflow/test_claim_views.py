@@ -60,7 +60,8 @@ def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, 
     for n in range(5):
         services.annotation_add(claim=claim, actor=reviewer, body=f"note {n}")
         services.evidence_add(claim=claim, actor=reviewer, kind="other", url=f"https://a.example/{n}", title=f"source {n}")
-    services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="No", explanation="e", evidence_ids=list(claim.evidence.values_list("pk", flat=True)))
+    cited = list(claim.evidence.values_list("pk", flat=True))
+    services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="No", explanation="e", evidence_ids=cited)
     # A constant number of queries however many notes, sources and revisions: session, user,
     # role, claim, appearances, notes, evidence, verdicts, cited evidence, timeline (+ the
     # assignable users for an editor).
