@@ -195,13 +195,12 @@ def published_verdict_ids(*, claim_ids: list[int]) -> dict[int, int]:
 
 
 def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """The claims matching the queue filters, in queue order, with their current verdict
-    and their published one: one query through a server-side cursor."""
-    current = Verdict.objects.filter(claim_id=OuterRef("pk")).order_by("-revision")
-    published = published_verdicts().filter(claim_id=OuterRef("pk"))
-    cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
-    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by("-priority", "-id")
-    rows = claims.values(
+    """The claims matching the queue filters, in queue order, each with its current verdict
+    and its published one. The claims come through a server-side cursor; each chunk's
+    verdicts and clusters come in three indexed queries (correlated subqueries per row cost
+    seconds of JIT planning alone on a large export)."""
+    chunk = settings.FACTCHECK_EXPORT_CHUNK_ROWS
+    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by("-priority", "-id").values(
         "id", "sentence", "claim_type", "claim_types", "quantities", "score", "priority", "speaker", "speaker_title",
         "attribution", "status", "dismiss_reason", "tags", "cluster_key", "article_id",
         article_title=_heading("article__"),
@@ -209,20 +208,40 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
         article_published_at=F("article__published_at"),
         outlet=F("article__outlet__name"),
         assignee_username=F("assignee__username"),
-        cluster_size=Subquery(cluster.values("size")[:1]),
-        cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
-        verdict_revision=Subquery(current.values("revision")[:1]),
-        verdict_status=Subquery(current.values("status")[:1]),
-        verdict_rating=Subquery(current.values("rating")[:1]),
-        verdict_headline=Subquery(current.values("headline")[:1]),
-        verdict_explanation=Subquery(current.values("explanation")[:1]),
-        verdict_author=Subquery(current.values("author__username")[:1]),
-        published_revision=Subquery(published.values("revision")[:1]),
-        published_rating=Subquery(published.values("rating")[:1]),
-        published_approved_by=Subquery(published.values("approved_by__username")[:1]),
-        published_approved_at=Subquery(published.values("approved_at")[:1], output_field=DateTimeField()),
     )
-    return rows.iterator(chunk_size=settings.FACTCHECK_EXPORT_CHUNK_ROWS)
+    rows = claims.iterator(chunk_size=chunk)
+    while batch := list(islice(rows, chunk)):
+        ids = [row["id"] for row in batch]
+        latest = Verdict.objects.filter(claim_id__in=ids).order_by("claim_id", "-revision").distinct("claim_id")
+        current = {
+            v["claim_id"]: v
+            for v in latest.values("claim_id", "revision", "status", "rating", "headline", "explanation", author_username=F("author__username"))
+        }
+        published = {
+            v["claim_id"]: v
+            for v in latest.filter(status=APPROVED).values("claim_id", "revision", "rating", "approved_at", approver=F("approved_by__username"))
+        }
+        keys = {row["cluster_key"] for row in batch if row["cluster_key"]}
+        found = ClaimCluster.objects.filter(cluster_key__in=keys).values_list("cluster_key", "size", "outlet_count")
+        clusters = {key: (size, outlets) for key, size, outlets in found}
+        for row in batch:
+            verdict, approved = current.get(row["id"], {}), published.get(row["id"], {})
+            size, outlets = clusters.get(row["cluster_key"], (None, None))
+            yield {
+                **row,
+                "cluster_size": size,
+                "cluster_outlets": outlets,
+                "verdict_revision": verdict.get("revision"),
+                "verdict_status": verdict.get("status"),
+                "verdict_rating": verdict.get("rating"),
+                "verdict_headline": verdict.get("headline"),
+                "verdict_explanation": verdict.get("explanation"),
+                "verdict_author": verdict.get("author_username"),
+                "published_revision": approved.get("revision"),
+                "published_rating": approved.get("rating"),
+                "published_approved_by": approved.get("approver"),
+                "published_approved_at": approved.get("approved_at"),
+            }
 
 
 # --- PDF report ------------------------------------------------------------------------------
