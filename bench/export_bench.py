@@ -1,6 +1,6 @@
 """Export benchmark: the claims CSV, the ClaimReview feed and the PDF report on generated data.
 
-    python bench/export_bench.py [--claims 50000] [--verdicts 500] [--repeat 3]
+    python bench/export_bench.py [--claims 50000] [--verdicts 200] [--repeat 3]
 
 Fills a throw-away database `<name>_export_bench` on DATABASE_URL's server with --claims
 claims (ten per article, five outlets, twenty speakers) and publishes --verdicts of them
@@ -116,7 +116,7 @@ def measure(label: str, run: Callable[[], int], repeat: int, unit: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--claims", type=int, default=50_000)
-    parser.add_argument("--verdicts", type=int, default=500)
+    parser.add_argument("--verdicts", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     setup_django(bench_database_url("export_bench"))

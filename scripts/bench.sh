@@ -14,3 +14,5 @@ say "Bulk import (BBC corpus repeated to 100,000 articles)"
 "$PY" bench/import_bench.py
 say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Python"
 "$PY" bench/pipeline_bench.py
+say "Exports: claims CSV, ClaimReview feed, PDF report (50,000 claims, 200 published verdicts)"
+"$PY" bench/export_bench.py

@@ -198,6 +198,8 @@ def test_access_by_persona_and_method(reviewer, editor, admin_user, outsider) ->
         assert login(reviewer).post(url).status_code == 405
     assert login(outsider).get(reverse("factchecks:feed")).status_code == 403
     assert Client().get(reverse("factchecks:feed")).status_code == 302
+    claim_page = login(reviewer).get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    assert f'href="{urls[1]}"' in claim_page and f'href="{urls[0]}"' in claim_page
 
 
 @override_settings(FACTCHECK_PUBLIC_CLAIMREVIEW=True, FACTCHECK_PUBLIC_BASE_URL="https://checks.example.org")
