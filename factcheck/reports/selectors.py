@@ -188,10 +188,6 @@ def review_sources(*, since: datetime | None = None, chunk: int | None = None) -
         yield from _sources(batch)
 
 
-def published_verdict_ids(*, claim_ids: list[int]) -> dict[int, int]:
-    return dict(published_verdicts().filter(claim_id__in=claim_ids).values_list("claim_id", "revision"))
-
-
 # --- CSV -------------------------------------------------------------------------------------
 
 
