@@ -44,6 +44,18 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
     return value
 
 
+def env_http_url(name: str, default: str, *, required: bool = True) -> str:
+    """An absolute http(s) URL with a host, or (when not required) empty."""
+    raw = os.environ.get(name)
+    value = default if raw is None else raw.strip()
+    if not value and not required:
+        return ""
+    parts = urlsplit(value)
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        raise ImproperlyConfigured(f"{name} must be an absolute http(s) URL, got {value!r}")
+    return value
+
+
 def database_from_url(url: str) -> dict[str, object]:
     """Turn postgres://user:pass@host:port/name?sslmode=... into a DATABASES entry."""
     parts = urlsplit(url)
@@ -100,6 +112,7 @@ INSTALLED_APPS = [
     "factcheck.articles",
     "factcheck.runs",
     "factcheck.claims",
+    "factcheck.reports",
 ]
 
 MIDDLEWARE = [
@@ -206,6 +219,23 @@ FACTCHECK_BULK_TIME_LIMIT = env_int("FACTCHECK_BULK_TIME_LIMIT", 1900, minimum=1
 if FACTCHECK_BULK_TIME_LIMIT <= FACTCHECK_BULK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("FACTCHECK_BULK_TIME_LIMIT must be greater than FACTCHECK_BULK_SOFT_TIME_LIMIT")
 
+# --- Exports: ClaimReview, CSV, PDF reports --------------------------------------------------
+# The organisation that publishes the verdicts: the ClaimReview author.
+FACTCHECK_ORG_NAME = env_str("FACTCHECK_ORG_NAME", "Factcheck desk").strip()
+if not FACTCHECK_ORG_NAME:
+    raise ImproperlyConfigured("FACTCHECK_ORG_NAME must not be empty (it is the published fact checks' author).")
+FACTCHECK_ORG_URL = env_http_url("FACTCHECK_ORG_URL", "http://localhost:8000/")
+FACTCHECK_ORG_LOGO = env_http_url("FACTCHECK_ORG_LOGO", "", required=False)
+# Off: the ClaimReview pages, documents and feed need a login like every page. On: anyone
+# (search engines included) may read published verdicts; nothing else becomes public.
+FACTCHECK_PUBLIC_CLAIMREVIEW = env_bool("FACTCHECK_PUBLIC_CLAIMREVIEW", False)
+# Where the published verdict pages live (the ClaimReview url); empty: the request's host.
+FACTCHECK_PUBLIC_BASE_URL = env_http_url("FACTCHECK_PUBLIC_BASE_URL", "", required=False)
+# Rows fetched per round trip by the streamed exports (server-side cursor).
+FACTCHECK_EXPORT_CHUNK_ROWS = env_int("FACTCHECK_EXPORT_CHUNK_ROWS", 2000, minimum=1)
+# The most verdicts one PDF report lays out (a larger one asks to narrow the period or view).
+FACTCHECK_REPORT_MAX_VERDICTS = env_int("FACTCHECK_REPORT_MAX_VERDICTS", 200, minimum=1)
+
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -272,7 +302,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"}},
 }
 
 # --- Check-worthiness model --------------------------------------------------------------

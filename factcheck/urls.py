@@ -12,5 +12,7 @@ urlpatterns = [
     path("claims/", include("factcheck.claims.urls")),
     path("runs/", include("factcheck.runs.urls")),
     path("imports/", include("factcheck.articles.urls")),
+    path("exports/", include("factcheck.reports.urls")),
+    path("factchecks/", include("factcheck.reports.factcheck_urls")),
     path("admin/", admin.site.urls),
 ]

@@ -43,6 +43,13 @@ if [ -z "${CELERY_BROKER_URL:-}" ] && ! command -v redis-server >/dev/null; then
   apt_install redis-server
 fi
 
+# --- Pango and fonts for WeasyPrint (PDF reports) -------------------------------------------
+SHARED_LIBS="$(ldconfig -p 2>/dev/null || true)"
+FONTS="$(fc-list 2>/dev/null || true)"
+if [[ "$SHARED_LIBS" != *libpangoft2-1.0.so.0* || "$SHARED_LIBS" != *libharfbuzz-subset.so.0* || "$FONTS" != *DejaVu* ]]; then
+  apt_install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fontconfig fonts-dejavu-core
+fi
+
 # --- Browser for the end-to-end tests --------------------------------------------------------
 if [ "$WITH_BROWSER" = 1 ] && ! command -v chromium >/dev/null; then
   apt_install chromium

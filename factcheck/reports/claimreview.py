@@ -1,0 +1,198 @@
+"""ClaimReview JSON-LD (schema.org) for a published verdict, as Google documents it.
+
+Pure functions over plain data: the selectors gather a verdict, its claim and every
+appearance of the claim's cluster; this module turns them into the document.
+
+The rating scale (README, "Exports"): ratingValue runs from worstRating 1 (False) to
+bestRating 5 (True). Misleading sits at 2 with Mostly false (what is said may be accurate,
+the impression it leaves is not); Unverifiable sits at 3 with Half true, meaning "neither
+shown true nor shown false". The alternateName (the desk's own word) is what tells ratings
+on the same step apart, and it is what Google shows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+from factcheck.claims.models import Verdict
+
+R = Verdict.Rating
+
+WORST_RATING = 1
+BEST_RATING = 5
+RATING_VALUE: dict[str, int] = {
+    R.FALSE: 1,
+    R.MOSTLY_FALSE: 2,
+    R.MISLEADING: 2,
+    R.HALF_TRUE: 3,
+    R.UNVERIFIABLE: 3,
+    R.MOSTLY_TRUE: 4,
+    R.TRUE: 5,
+}
+# What each rating means, shown on the public verdict page and in the README.
+RATING_MEANING: dict[str, str] = {
+    R.TRUE: "The claim is accurate and nothing significant is missing.",
+    R.MOSTLY_TRUE: "The claim is accurate but needs clarification or additional information.",
+    R.HALF_TRUE: "The claim is partially accurate but leaves out important details or takes things out of context.",
+    R.MOSTLY_FALSE: "The claim contains an element of truth but ignores critical facts that would give a different impression.",
+    R.FALSE: "The claim is not accurate.",
+    R.MISLEADING: "The facts stated may be accurate, but the claim leaves a false impression.",
+    R.UNVERIFIABLE: "The available evidence can neither confirm nor refute the claim.",
+}
+
+# Google: "Try to keep this less than 75 characters to minimize wrapping".
+CLAIM_REVIEWED_MAX = 74
+
+_QUOTE_PAIRS = (("“", "”"), ('"', '"'), ("‘", "’"))
+
+
+@dataclass(frozen=True)
+class Organisation:
+    name: str
+    url: str
+    logo: str = ""
+
+
+def organisation_from_settings() -> Organisation:
+    return Organisation(name=settings.FACTCHECK_ORG_NAME, url=settings.FACTCHECK_ORG_URL, logo=settings.FACTCHECK_ORG_LOGO)
+
+
+@dataclass(frozen=True)
+class Appearance:
+    """One article the claim appeared in."""
+
+    article_id: int
+    headline: str
+    url: str
+    published_at: datetime | None  # the article's own date, when known
+    seen_at: datetime  # its publication date, or when it was imported
+    outlet: str
+    outlet_domain: str
+
+
+@dataclass(frozen=True)
+class ReviewSource:
+    """Everything one ClaimReview is built from."""
+
+    claim_id: int
+    sentence: str
+    attribution: str
+    speaker: str
+    speaker_title: str
+    article_author: str
+    outlet: str
+    rating: str
+    headline: str
+    explanation: str
+    revision: int
+    first_published_at: datetime
+    approved_at: datetime
+    appearances: list[Appearance]  # first seen first; never empty
+    first_appearance: Appearance
+
+
+def claim_reviewed_text(sentence: str, *, attribution: str = "") -> str:
+    """The claim in under 75 characters: the quoted words of a direct quote, whitespace
+    collapsed, cut at a word boundary with an ellipsis when longer."""
+    text = " ".join(sentence.split())
+    if attribution == "direct_quote":
+        quoted = _quoted_words(text)
+        if quoted and len(quoted) >= len(text) / 2:
+            text = quoted
+    text = text.rstrip(" ,;:")
+    if len(text) <= CLAIM_REVIEWED_MAX:
+        return text
+    cut = text[: CLAIM_REVIEWED_MAX - 1]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:.—–-") + "…"
+
+
+def _quoted_words(text: str) -> str:
+    for opening, closing in _QUOTE_PAIRS:
+        match = re.search(re.escape(opening) + r"(.+?)" + re.escape(closing), text)
+        if match and len(match.group(1).split()) >= 3:
+            return match.group(1).strip().rstrip(",")
+    return ""
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def _claim_author(source: ReviewSource) -> dict[str, Any] | None:
+    """The speaker; for an article's own assertion, its author or else its outlet."""
+    if source.speaker and not (source.attribution == "article" and source.speaker == source.outlet):
+        person: dict[str, Any] = {"@type": "Person", "name": source.speaker}
+        if source.speaker_title:
+            person["jobTitle"] = source.speaker_title
+        return person
+    if source.attribution == "article" and source.article_author:
+        return {"@type": "Person", "name": source.article_author}
+    outlet = source.speaker or source.outlet
+    if outlet:
+        return {"@type": "Organization", "name": outlet}
+    return None
+
+
+def _appearance(appearance: Appearance) -> dict[str, Any]:
+    node: dict[str, Any] = {"@type": "NewsArticle" if appearance.outlet else "CreativeWork", "headline": appearance.headline}
+    if appearance.url:
+        node["url"] = appearance.url
+    if appearance.published_at:
+        node["datePublished"] = _iso(appearance.published_at)
+    if appearance.outlet:
+        publisher: dict[str, Any] = {"@type": "Organization", "name": appearance.outlet}
+        if appearance.outlet_domain:
+            publisher["url"] = f"https://{appearance.outlet_domain}/"
+        node["publisher"] = publisher
+    return node
+
+
+def claimreview_document(source: ReviewSource, *, page_url: str, organisation: Organisation) -> dict[str, Any]:
+    """The ClaimReview for a published verdict; `page_url` is the public verdict page."""
+    label = str(R(source.rating).label)
+    author: dict[str, Any] = {"@type": "Organization", "name": organisation.name, "url": organisation.url}
+    if organisation.logo:
+        author["logo"] = {"@type": "ImageObject", "url": organisation.logo}
+    claim: dict[str, Any] = {
+        "@type": "Claim",
+        "datePublished": _iso(source.first_appearance.seen_at),
+        "appearance": [_appearance(item) for item in source.appearances],
+        "firstAppearance": _appearance(source.first_appearance),
+    }
+    if (claim_author := _claim_author(source)) is not None:
+        claim["author"] = claim_author
+    return {
+        "@context": "https://schema.org",
+        "@type": "ClaimReview",
+        "url": page_url,
+        "claimReviewed": claim_reviewed_text(source.sentence, attribution=source.attribution),
+        "headline": source.headline,
+        "reviewBody": source.explanation,
+        "datePublished": _iso(source.first_published_at),
+        "dateModified": _iso(source.approved_at),
+        "author": author,
+        "reviewRating": {
+            "@type": "Rating",
+            "ratingValue": RATING_VALUE[source.rating],
+            "bestRating": BEST_RATING,
+            "worstRating": WORST_RATING,
+            "alternateName": label,
+            "name": label,
+            "ratingExplanation": source.headline,
+        },
+        "itemReviewed": claim,
+    }
+
+
+def json_for_script(document: Any) -> str:
+    """JSON safe inside <script type="application/ld+json">: no '</script>' can close it."""
+    text = json.dumps(document, ensure_ascii=False, indent=2)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
