@@ -101,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     existing_partitions = partitions_for(db.count_claims(dsn), CLAIMS_PER_PARTITION, parallelism)
     existing_df = read_existing_claims(spark, dsn=dsn, partitions=existing_partitions).transform(with_cluster_keys)
     clustered_df, remap = assign_clusters(claims_df, existing_df)
+    claims_df.unpersist()  # the clustering's cached nodes hold the run's claims from here on
     timings["cluster"] = round(time.perf_counter() - step, 3)
 
     db.update_run(dsn, run_id=run_id, stage="writing", progress=0.7)
