@@ -110,12 +110,13 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
     env = {**os.environ, "PIPELINE_DATABASE_URL": spark.database_url_for_job(), "PYSPARK_PYTHON": sys.executable}
     log_path = ROOT / ".var" / "spark-logs" / f"bench-run-{run.pk}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), children_cpu()
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
         memory = TreeMemory(process.pid)
         process.wait()
     wall = time.perf_counter() - started
+    cpu = children_cpu() - cpu_before
     peak = memory.stop()
     if process.returncode != 0:
         lines = log_path.read_text(errors="replace").splitlines()
@@ -131,8 +132,22 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
         "sentences": run.sentences_count,
         "claims": run.claims_count,
         "peak_mb": peak / 2**20,
+        "cpu": cpu,
         **{f"stage_{key}": value for key, value in timings.items()},
     }
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child process trees: a figure that
+    other load on a shared machine disturbs far less than wall time."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 def run_python(corpus: list[dict[str, str]]) -> dict[str, float]:
@@ -142,12 +157,12 @@ def run_python(corpus: list[dict[str, str]]) -> dict[str, float]:
     from pipeline.nlp.checkworthiness import load_scorer
 
     articles = [SourceArticle(source=str(i), text=row["text"]) for i, row in enumerate(corpus)]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     scorer = load_scorer()
     count, sentences, claims = extract(articles, scorer)
     elapsed = time.perf_counter() - started
     return {
-        "work": elapsed, "articles": count, "sentences": sentences, "claims": len(claims),
+        "work": elapsed, "cpu": time.process_time() - cpu_started, "articles": count, "sentences": sentences, "claims": len(claims),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -181,7 +196,10 @@ def main() -> int:
         ClaimCluster.objects.all().delete()
         figures = run_spark(article_ids)
         spark_runs.append(figures)
-        print(f"  spark run {attempt + 1}: {figures['work']:.1f}s work + {figures['jvm_and_session_start']:.1f}s start, peak {figures['peak_mb']:.0f} MB")
+        print(
+            f"  spark run {attempt + 1}: {figures['work']:.1f}s work + {figures['jvm_and_session_start']:.1f}s start, "
+            f"{figures['cpu']:.1f} CPU s, peak {figures['peak_mb']:.0f} MB; load average {load_average()}"
+        )
     python_runs = [run_python(corpus) for _ in range(args.repeat)]
 
     def median(runs: list[dict[str, float]], key: str) -> float:
@@ -200,12 +218,15 @@ def main() -> int:
         f"{key[6:]} {median(spark_runs, key):.1f}s" for key in spark_runs[0] if key.startswith("stage_")) + ")")
     print(f"  JVM + session start  {median(spark_runs, 'jvm_and_session_start'):10.1f} s (excluded above)")
     print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")
+    print(f"  CPU (tree, all)      {median(spark_runs, 'cpu'):10.1f} s   (JVM start included; {os.cpu_count()} cores)")
     print(f"plain Python, one process, median of {args.repeat}:")
     print(f"  articles/s           {python_runs[0]['articles'] / python_work:10.0f}")
     print(f"  sentences/s          {python_runs[0]['sentences'] / python_work:10.0f}")
     print(f"  claims               {int(python_runs[0]['claims']):10d}")
     print(f"  peak memory          {median(python_runs, 'peak_mb'):10.0f} MB")
+    print(f"  CPU                  {median(python_runs, 'cpu'):10.1f} s")
     print(f"ratio spark/python sentences/s: {python_work / spark_work:.2f}x")
+    print(f"load average (1, 5, 15 min) at the end: {load_average()} (the machine may be shared)")
     return 0
 
 

@@ -37,22 +37,76 @@ STAGING_COLUMNS = (
     "attribution", "cluster_key",
 )
 
+# The queue's rank, as a sum of named parts the UI can show (0-100):
+#   checkworthiness  50 x the model's probability
+#   type             up to 15: numbers and comparisons are the most checkable
+#   spread           up to 15: how many outlets repeat the claim (1 -> 0, 2 -> 5, 8+ -> 15)
+#   recency          up to 20: halves every ~5 days before the newest article stored, so
+#                    a re-run with no new articles changes nothing
+# One definition, used where new claims are inserted and where all claims are refreshed.
+NEWEST_ARTICLE = "SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles"
+
+
+def priority_parts_sql(*, score: str, claim_type: str, outlets: str, seen_at: str, newest: str) -> str:
+    return f"""
+    round((50 * {score})::numeric, 2) AS checkworthiness,
+    CASE {claim_type} WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12
+         WHEN 'official_action' THEN 10 WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END AS type,
+    round((15 * least(1.0, ln(greatest(COALESCE({outlets}, 1), 1)) / ln(8)))::numeric, 2) AS spread,
+    round((20 * exp(-greatest(0, extract(epoch FROM {newest} - {seen_at})) / 86400.0 / 7))::numeric, 2) AS recency,
+    COALESCE({outlets}, 1) AS outlets"""
+
+
+PRIORITY = "(p.checkworthiness + p.type + p.spread + p.recency)::double precision"
+PRIORITY_PARTS = """jsonb_build_object('checkworthiness', p.checkworthiness, 'type', p.type, 'spread', p.spread,
+                       'recency', p.recency, 'outlets', p.outlets)"""
+
+# An appearance counts its outlet; an article with no known outlet counts as its own.
+OUTLET_OF = "COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)"
+
 # One statement merges the run's staged claims. Pipeline-owned columns are updated only
 # when they differ, so a re-run writes nothing; reviewer-owned columns (status, assignee,
 # version) are never in the SET list, so reviewers' work is never overwritten.
-MERGE_STAGED_CLAIMS = """
+# New claims are inserted with the priority REFRESH_PRIORITIES would give them (their
+# clusters' outlets counted as they will be once the run's clusters and merges are
+# applied), so it finds nothing to rewrite there: a second write of every new row, with
+# its 18 index entries and search vector, is what the load stage used to spend most on.
+# REFRESH_PRIORITIES stays the authority; this only saves the rewrite.
+MERGE_STAGED_CLAIMS = f"""
+WITH staged AS (
+    SELECT DISTINCT ON (claim_key) * FROM claim_staging WHERE run_id = %(run_id)s ORDER BY claim_key
+), remap AS (
+    SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
+), appearances AS (
+    SELECT cluster_key, article_id FROM staged
+    UNION ALL
+    SELECT COALESCE(r.new_key, c.cluster_key), c.article_id
+    FROM claims c LEFT JOIN remap r ON r.old_key = c.cluster_key
+    WHERE c.cluster_key IN (SELECT cluster_key FROM staged UNION SELECT old_key FROM remap)
+      AND NOT EXISTS (SELECT 1 FROM staged s WHERE s.claim_key = c.claim_key)
+), outlets AS (
+    SELECT m.cluster_key, count(DISTINCT {OUTLET_OF}) AS outlet_count
+    FROM appearances m JOIN articles a ON a.id = m.article_id
+    GROUP BY m.cluster_key
+), p AS (
+    SELECT s.*, {priority_parts_sql(score="s.score", claim_type="s.claim_type", outlets="o.outlet_count",
+                                    seen_at="COALESCE(a.published_at, a.created_at)", newest="newest.at")}
+    FROM staged s
+    JOIN articles a ON a.id = s.article_id
+    LEFT JOIN outlets o ON o.cluster_key = s.cluster_key
+    CROSS JOIN ({NEWEST_ARTICLE}) newest
+)
 INSERT INTO claims (
     article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
     quantities, speaker, speaker_title, attribution, cluster_key, priority, priority_parts,
     status, first_run_id, last_run_id, created_at, updated_at, version
 )
-SELECT DISTINCT ON (claim_key)
-    article_id, claim_key, sentence, start_offset, end_offset, score, claim_type,
-    string_to_array(NULLIF(claim_types, ''), ','), quantities, speaker, speaker_title, attribution,
-    cluster_key, 0, '{}'::jsonb, 'new', run_id, run_id, now(), now(), 1
-FROM claim_staging
-WHERE run_id = %(run_id)s
-ORDER BY claim_key
+SELECT
+    p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
+    string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
+    p.cluster_key, {PRIORITY}, {PRIORITY_PARTS}, 'new', p.run_id, p.run_id, now(), now(), 1
+FROM p
+ORDER BY p.claim_key
 ON CONFLICT (claim_key) DO UPDATE SET
     sentence = EXCLUDED.sentence,
     score = EXCLUDED.score,
@@ -80,14 +134,14 @@ WHERE claims.cluster_key = r.old_key AND r.old_key <> r.new_key
 
 # Appearances, distinct outlets (an article with no known outlet counts as its own) and the
 # first appearance, for every cluster the run touched.
-REFRESH_CLUSTERS = """
+REFRESH_CLUSTERS = f"""
 WITH touched AS (
     SELECT cluster_key FROM claim_staging WHERE run_id = %(run_id)s
     UNION SELECT new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s
 ), stats AS (
     SELECT c.cluster_key,
            count(*) AS size,
-           count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count,
+           count(DISTINCT {OUTLET_OF}) AS outlet_count,
            (array_agg(c.id ORDER BY COALESCE(a.published_at, a.created_at), c.id))[1] AS first_claim_id,
            min(COALESCE(a.published_at, a.created_at)) AS first_seen_at
     FROM claims c JOIN articles a ON a.id = c.article_id
@@ -109,39 +163,18 @@ WHERE cc.cluster_key IN (SELECT old_key FROM claim_cluster_remap WHERE run_id = 
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.cluster_key = cc.cluster_key)
 """
 
-# The queue's rank, as a sum of named parts the UI can show (0-100):
-#   checkworthiness  50 x the model's probability
-#   type             up to 15: numbers and comparisons are the most checkable
-#   spread           up to 15: how many outlets repeat the claim (1 -> 0, 2 -> 5, 8+ -> 15)
-#   recency          up to 20: halves every ~5 days before the newest article stored, so
-#                    a re-run with no new articles changes nothing
-REFRESH_PRIORITIES = """
-WITH newest AS (
-    SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles
-), parts AS (
-    SELECT c.id,
-           round((50 * c.score)::numeric, 2) AS checkworthiness,
-           CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12
-                WHEN 'official_action' THEN 10 WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END AS type,
-           round((15 * least(1.0, ln(greatest(COALESCE(cc.outlet_count, 1), 1)) / ln(8)))::numeric, 2) AS spread,
-           round((20 * exp(-greatest(0, extract(epoch FROM newest.at - COALESCE(a.published_at, a.created_at))) / 86400.0 / 7))::numeric, 2) AS recency,
-           COALESCE(cc.outlet_count, 1) AS outlets
+REFRESH_PRIORITIES = f"""
+WITH p AS (
+    SELECT c.id, {priority_parts_sql(score="c.score", claim_type="c.claim_type", outlets="cc.outlet_count",
+                                     seen_at="COALESCE(a.published_at, a.created_at)", newest="newest.at")}
     FROM claims c
     JOIN articles a ON a.id = c.article_id
     LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
-    CROSS JOIN newest
+    CROSS JOIN ({NEWEST_ARTICLE}) newest
 )
-UPDATE claims c SET
-    priority = (p.checkworthiness + p.type + p.spread + p.recency)::double precision,
-    priority_parts = jsonb_build_object(
-        'checkworthiness', p.checkworthiness, 'type', p.type, 'spread', p.spread,
-        'recency', p.recency, 'outlets', p.outlets)
-FROM parts p
-WHERE c.id = p.id
-  AND (c.priority, c.priority_parts) IS DISTINCT FROM (
-    (p.checkworthiness + p.type + p.spread + p.recency)::double precision,
-    jsonb_build_object('checkworthiness', p.checkworthiness, 'type', p.type, 'spread', p.spread,
-                       'recency', p.recency, 'outlets', p.outlets))
+UPDATE claims c SET priority = {PRIORITY}, priority_parts = {PRIORITY_PARTS}
+FROM p
+WHERE c.id = p.id AND (c.priority, c.priority_parts) IS DISTINCT FROM ({PRIORITY}, {PRIORITY_PARTS})
 """
 
 
@@ -215,6 +248,8 @@ def merge_staging(dsn: str, *, run_id: int) -> tuple[int, int]:
         # Merges of concurrent runs take turns: each rewrites cluster statistics and
         # priorities across many rows, and two at once could deadlock on them.
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MERGE_LOCK_ID,))
+        # The merge sorts a run's claims by key and groups them by cluster: in memory, not on disk.
+        conn.execute("SET LOCAL work_mem = '64MB'")
         staged = conn.execute("SELECT count(DISTINCT claim_key) FROM claim_staging WHERE run_id = %s", (run_id,)).fetchone()
         written = conn.execute(MERGE_STAGED_CLAIMS, params).rowcount
         conn.execute(APPLY_CLUSTER_REMAP, params)

@@ -108,32 +108,45 @@ def select_claims(
     scores = scorer.score(list(sentences))
     selected = []
     for index, (sentence, attribution, title, score) in enumerate(zip(sentences, attributions, speaker_titles, scores, strict=True)):
-        primary, types = classify_claim(sentence, has_quote=attribution == "direct_quote")
+        # Parsed once: the typing needs them (numeric) and so does the claim.
+        parsed = parse_quantities(sentence)
+        primary, types = classify_claim(sentence, has_quote=attribution == "direct_quote", quantities=parsed)
         if not is_claim(score=float(score), threshold=scorer.threshold, claim_type=primary, speaker_title=title):
             continue
-        quantities = [quantity.as_dict() for quantity in parse_quantities(sentence)]
+        quantities = [quantity.as_dict() for quantity in parsed]
         selected.append(Selected(index, round(float(score), 6), primary, list(types), quantities))
     return selected
 
 
 def claims_from_sentences(records: Sequence[SentenceRecord], scorer: Scorer) -> list[ClaimRecord]:
+    return [claim for _, claim in claims_of_articles([records], scorer)]
+
+
+def claims_of_articles(articles: Sequence[Sequence[SentenceRecord]], scorer: Scorer) -> list[tuple[int, ClaimRecord]]:
+    """(article index, claim) for the sentences of many articles, scored in one call: the
+    scorer's cost is mostly per call and per new word, not per sentence."""
+    records = [(article, record) for article, sentences in enumerate(articles) for record in sentences]
+    chosen = select_claims(
+        [r.text for _, r in records], [r.attribution for _, r in records], [r.speaker_title for _, r in records], scorer
+    )
     claims = []
-    for chosen in select_claims([r.text for r in records], [r.attribution for r in records], [r.speaker_title for r in records], scorer):
-        record = records[chosen.index]
-        claims.append(
+    for selected in chosen:
+        article, record = records[selected.index]
+        claims.append((
+            article,
             ClaimRecord(
                 start=record.start,
                 end=record.end,
                 sentence=record.text,
-                score=chosen.score,
-                claim_type=chosen.claim_type,
-                claim_types=chosen.claim_types,
-                quantities=chosen.quantities,
+                score=selected.score,
+                claim_type=selected.claim_type,
+                claim_types=selected.claim_types,
+                quantities=selected.quantities,
                 speaker=record.speaker,
                 speaker_title=record.speaker_title,
                 attribution=record.attribution,
-            )
-        )
+            ),
+        ))
     return claims
 
 
@@ -141,11 +154,26 @@ def extract_article(
     text: str, *, content_hash: str, scorer: Scorer, outlet: str = "", author: str = ""
 ) -> tuple[int, list[ClaimRecord]]:
     """(sentence count, claims) for one article."""
-    records = article_sentences(text, outlet=outlet, author=author)
-    claims = claims_from_sentences(records, scorer)
-    for claim in claims:
-        claim.claim_key = claim_key(content_hash, claim.start, claim.end)
-    return len(records), claims
+    counts, claims = extract_articles([ArticleText(text, content_hash, outlet, author)], scorer)
+    return counts[0], [claim for _, claim in claims]
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleText:
+    text: str
+    content_hash: str
+    outlet: str = ""
+    author: str = ""
+
+
+def extract_articles(articles: Sequence[ArticleText], scorer: Scorer) -> tuple[list[int], list[tuple[int, ClaimRecord]]]:
+    """(sentence count per article, (article index, claim) in article then offset order)
+    for a batch of articles, with claim keys."""
+    sentences = [article_sentences(a.text, outlet=a.outlet or "", author=a.author or "") for a in articles]
+    claims = claims_of_articles(sentences, scorer)
+    for article, claim in claims:
+        claim.claim_key = claim_key(articles[article].content_hash, claim.start, claim.end)
+    return [len(s) for s in sentences], claims
 
 
 def quantities_json(quantities: list[dict[str, object]]) -> str:

@@ -10,10 +10,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.extract import ClaimRecord, extract_article
+from pipeline.extract import ArticleText, ClaimRecord, extract_articles
 from pipeline.nlp.checkworthiness import Scorer
 from pipeline.nlp.clustering import cluster_records, cluster_tokens
 from pipeline.text import content_hash, normalise_text
+
+# Articles scored per call, as the Spark job scores one Arrow batch per call.
+ARTICLES_PER_BATCH = 200
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,15 @@ def extract(articles: Iterable[SourceArticle], scorer: Scorer, *, cluster: bool 
     extracted: list[ExtractedClaim] = []
     article_count = sentence_count = 0
     seen_hashes: set[str] = set()
+    pending: list[tuple[SourceArticle, ArticleText]] = []
+
+    def flush() -> None:
+        nonlocal sentence_count
+        counts, claims = extract_articles([text for _, text in pending], scorer)
+        sentence_count += sum(counts)
+        extracted.extend(ExtractedClaim(article=pending[index][0], claim=claim) for index, claim in claims)
+        pending.clear()
+
     for article in articles:
         text = normalise_text(article.text)
         digest = content_hash(text)
@@ -66,9 +78,11 @@ def extract(articles: Iterable[SourceArticle], scorer: Scorer, *, cluster: bool 
             continue
         seen_hashes.add(digest)
         article_count += 1
-        sentences, claims = extract_article(text, content_hash=digest, scorer=scorer, outlet=article.outlet, author=article.author)
-        sentence_count += sentences
-        extracted.extend(ExtractedClaim(article=article, claim=claim) for claim in claims)
+        pending.append((article, ArticleText(text, digest, article.outlet, article.author)))
+        if len(pending) >= ARTICLES_PER_BATCH:
+            flush()
+    if pending:
+        flush()
     if cluster:
         keys = cluster_records({item.claim.claim_key: cluster_tokens(item.claim.sentence, item.claim.quantities) for item in extracted})
         for item in extracted:

@@ -50,5 +50,4 @@ CLUSTER_KEYS_SCHEMA = StructType(
         StructField("bands", ArrayType(LongType(), True), True),
     ]
 )
-BUCKET_SCHEMA = StructType([StructField("bucket", LongType(), False)])
 COUNT_SCHEMA = StructType([StructField("rows", LongType(), True)])

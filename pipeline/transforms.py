@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.functions import pandas_udf
@@ -33,30 +34,62 @@ def with_cluster_keys(claims_df: DataFrame) -> DataFrame:
     return claims_df.withColumn("_keys", keys).withColumn("tokens", F.col("_keys.tokens")).withColumn("bands", F.col("_keys.bands")).drop("_keys")
 
 
+def cluster_nodes(claims_df: DataFrame, existing_df: DataFrame) -> DataFrame:
+    """Every claim clustering looks at, once: the run's claims (all their columns) and the
+    stored ones, with tokens, bands, label (the stored cluster key, else the claim's own),
+    stored, in_run and stored_label. A claim both stored and in the run keeps its stored
+    tokens and bands. One full outer join on claim_key."""
+    run = (
+        claims_df.withColumnRenamed("tokens", "run_tokens")
+        .withColumnRenamed("bands", "run_bands")
+        .withColumn("in_run", F.lit(True))
+    )
+    stored = existing_df.select(
+        "claim_key", "tokens", "bands",
+        F.when(F.col("cluster_key") == "", F.col("claim_key")).otherwise(F.col("cluster_key")).alias("stored_label"),
+    )
+    run_columns = [name for name in claims_df.columns if name not in ("claim_key", "tokens", "bands")]
+    return run.join(stored, on="claim_key", how="full").select(
+        "claim_key", *run_columns,
+        F.coalesce("tokens", "run_tokens").alias("tokens"),
+        F.coalesce("bands", "run_bands").alias("bands"),
+        F.coalesce("stored_label", "claim_key").alias("label"),
+        F.col("stored_label").isNotNull().alias("stored"),
+        F.coalesce("in_run", F.lit(False)).alias("in_run"),
+        "stored_label",
+    )
+
+
 def similar_pairs(nodes_df: DataFrame) -> DataFrame:
     """Similar pairs among nodes (claim_key, tokens, bands, label, stored, in_run).
 
     Candidates share a MinHash band (pipeline.nlp.clustering.band_keys). Each band bucket
-    that holds one of this run's claims is gathered once, with its members' tokens, and
-    every member pairs with the bucket's smallest key (a star, linear in the bucket, not a
-    clique); the exact Jaccard of the token arrays then decides. One shuffle, no joins.
-    The same rule as clustering.cluster_records.
+    that holds one of this run's claims is gathered once and every member pairs with the
+    bucket's smallest key (a star, linear in the bucket, not a clique); the exact Jaccard
+    of the token arrays then decides. The same rule as clustering.cluster_records.
+
+    Only keys travel through the band shuffle (every claim appears in LSH_BANDS buckets,
+    nearly all of them singletons); tokens and labels join the few candidate pairs after.
     """
-    member = F.struct("claim_key", "tokens", "label", "stored")
     buckets = (
-        nodes_df.select(member.alias("member"), "in_run", F.explode("bands").alias("band"))
+        nodes_df.select("claim_key", "in_run", F.explode("bands").alias("band"))
         .groupBy("band")
-        .agg(F.max("in_run").alias("has_run_claim"), F.array_sort(F.collect_list("member")).alias("members"))
+        .agg(F.max("in_run").alias("has_run_claim"), F.array_sort(F.collect_list("claim_key")).alias("members"))
         .filter(F.col("has_run_claim") & (F.size("members") >= 2))
     )
     stars = buckets.select(
         F.element_at("members", 1).alias("src"), F.explode(F.slice("members", 2, F.size("members") - 1)).alias("dst")
-    )
-    overlap = F.size(F.array_intersect("src.tokens", "dst.tokens")) / F.size(F.array_union("src.tokens", "dst.tokens"))
-    return stars.filter(overlap >= F.lit(SIMILARITY_THRESHOLD)).select(
-        F.col("src.claim_key").alias("src"), F.col("src.label").alias("src_label"), F.col("src.stored").alias("src_stored"),
-        F.col("dst.claim_key").alias("dst"), F.col("dst.label").alias("dst_label"), F.col("dst.stored").alias("dst_stored"),
     ).distinct()
+    info = nodes_df.select("claim_key", "tokens", "label", "stored")
+    src = info.select(*(F.col(name).alias(f"src_{name}") for name in info.columns))
+    dst = info.select(*(F.col(name).alias(f"dst_{name}") for name in info.columns))
+    candidates = stars.join(src, on=stars["src"] == src["src_claim_key"], how="inner").join(
+        dst, on=stars["dst"] == dst["dst_claim_key"], how="inner"
+    )
+    overlap = F.size(F.array_intersect("src_tokens", "dst_tokens")) / F.size(F.array_union("src_tokens", "dst_tokens"))
+    return candidates.filter(overlap >= F.lit(SIMILARITY_THRESHOLD)).select(
+        "src", "src_label", "src_stored", "dst", "dst_label", "dst_stored",
+    )
 
 
 def assign_clusters(claims_df: DataFrame, existing_df: DataFrame) -> tuple[DataFrame, list[tuple[str, str]]]:
@@ -68,26 +101,12 @@ def assign_clusters(claims_df: DataFrame, existing_df: DataFrame) -> tuple[DataF
     in it, so the result does not depend on the order articles arrived in.
 
     Only similar pairs reach the driver, where union-find joins them into components:
-    near-duplicate edges are few even when claims are many.
+    near-duplicate edges are few even when claims are many. The nodes are cached while
+    they are needed twice (pairs, then the run's labels); the caller may unpersist the
+    returned frame's sources once it is written.
     """
     spark = claims_df.sparkSession
-    run_keys = claims_df.select("claim_key", F.lit(True).alias("in_run"))
-    stored = existing_df.select(
-        "claim_key", "tokens", "bands",
-        F.when(F.col("cluster_key") == "", F.col("claim_key")).otherwise(F.col("cluster_key")).alias("label"),
-        F.lit(True).alias("stored"),
-    )
-    fresh = (
-        claims_df.select("claim_key", "tokens", "bands")
-        .join(stored.select("claim_key"), on="claim_key", how="left_anti")
-        .withColumn("label", F.col("claim_key"))
-        .withColumn("stored", F.lit(False))
-    )
-    nodes = (
-        stored.unionByName(fresh)
-        .join(run_keys, on="claim_key", how="left")
-        .withColumn("in_run", F.coalesce("in_run", F.lit(False)))
-    )
+    nodes = cluster_nodes(claims_df, existing_df).persist(StorageLevel.MEMORY_AND_DISK)
     edges: list[tuple[str, str]] = []
     labels: dict[str, str] = {}
     stored_keys: set[str] = set()
@@ -103,18 +122,17 @@ def assign_clusters(claims_df: DataFrame, existing_df: DataFrame) -> tuple[DataF
     stored_remap = dict(remap)
     assigned = spark.createDataFrame(sorted(final.items()) or [("", "")], "claim_key string, assigned string")
     clustered = (
-        claims_df.join(assigned, on="claim_key", how="left")
-        .join(stored.select("claim_key", F.col("label").alias("stored_label")), on="claim_key", how="left")
+        nodes.filter(F.col("in_run"))
+        .join(F.broadcast(assigned), on="claim_key", how="left")
         .withColumn("cluster_key", F.coalesce("assigned", "stored_label", "claim_key"))
-        .drop("assigned", "stored_label")
     )
     if stored_remap:
         # A run claim whose stored cluster merged elsewhere without an edge of its own.
         remapped = spark.createDataFrame(sorted(stored_remap.items()), "cluster_key string, merged_into string")
-        clustered = clustered.join(remapped, on="cluster_key", how="left").withColumn(
+        clustered = clustered.join(F.broadcast(remapped), on="cluster_key", how="left").withColumn(
             "cluster_key", F.coalesce("merged_into", "cluster_key")
-        ).drop("merged_into")
-    return clustered, remap
+        )
+    return clustered.select(*claims_df.columns, "cluster_key"), remap
 
 
 def to_staging_rows(claims_df: DataFrame) -> DataFrame:

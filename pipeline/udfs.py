@@ -13,9 +13,9 @@ from typing import Any
 import pandas as pd
 
 from pipeline import db
-from pipeline.extract import SentenceRecord, article_sentences, claim_key, quantities_json, select_claims
+from pipeline.extract import ArticleText, extract_articles, quantities_json
 from pipeline.nlp.checkworthiness import Scorer, scorer_from_artifact
-from pipeline.nlp.clustering import band_keys, cluster_tokens
+from pipeline.nlp.clustering import band_keys_batch, cluster_tokens
 
 MapInPandas = Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]
 
@@ -40,25 +40,23 @@ def make_claim_extractor(model_ref: Any, sentence_counter: Any = None) -> MapInP
         model = getattr(model_ref, "value", model_ref)
         scorer: Scorer = model if isinstance(model, Scorer) else scorer_from_artifact(model)
         for batch in batches:
-            articles = zip(batch["article_id"], batch["content_hash"], batch["text"], batch["outlet"], batch["author"], strict=True)
-            sentences: list[tuple[int, str, SentenceRecord]] = []
-            for article_id, content_hash, text, outlet, author in articles:
-                for record in article_sentences(text or "", outlet=outlet or "", author=author or ""):
-                    sentences.append((int(article_id), content_hash, record))
+            articles = [
+                ArticleText(text or "", content_hash, outlet or "", author or "")
+                for text, content_hash, outlet, author in zip(batch["text"], batch["content_hash"], batch["outlet"], batch["author"], strict=True)
+            ]
+            counts, claims = extract_articles(articles, scorer)
             if sentence_counter is not None:
-                sentence_counter.add(len(sentences))
-            chosen = select_claims(
-                [r.text for _, _, r in sentences], [r.attribution for _, _, r in sentences], [r.speaker_title for _, _, r in sentences], scorer
-            )
-            rows = []
-            for claim in chosen:
-                article_id, content_hash, record = sentences[claim.index]
-                tokens = cluster_tokens(record.text, claim.quantities)
-                rows.append((
-                    claim_key(content_hash, record.start, record.end), article_id, record.start, record.end, record.text,
-                    record.speaker, record.speaker_title, record.attribution, claim.score, claim.claim_type,
-                    ",".join(claim.claim_types), quantities_json(claim.quantities), tokens, band_keys(tokens),
-                ))
+                sentence_counter.add(sum(counts))
+            article_ids = batch["article_id"].tolist()
+            tokens = [cluster_tokens(claim.sentence, claim.quantities) for _, claim in claims]
+            rows = [
+                (
+                    claim.claim_key, int(article_ids[article]), claim.start, claim.end, claim.sentence, claim.speaker,
+                    claim.speaker_title, claim.attribution, claim.score, claim.claim_type, ",".join(claim.claim_types),
+                    quantities_json(claim.quantities), claim_tokens, bands,
+                )
+                for (article, claim), claim_tokens, bands in zip(claims, tokens, band_keys_batch(tokens), strict=True)
+            ]
             yield pd.DataFrame.from_records(rows, columns=CLAIM_COLUMNS)
 
     return extract
@@ -67,7 +65,7 @@ def make_claim_extractor(model_ref: Any, sentence_counter: Any = None) -> MapInP
 def cluster_keys(sentences: pd.Series, quantities: pd.Series) -> pd.DataFrame:
     """pandas_udf body: each stored claim's token set and MinHash band keys."""
     tokens = [cluster_tokens(s, json.loads(q) if q else []) for s, q in zip(sentences, quantities, strict=True)]
-    return pd.DataFrame({"tokens": tokens, "bands": [band_keys(t) for t in tokens]})
+    return pd.DataFrame({"tokens": tokens, "bands": band_keys_batch(tokens)})
 
 
 def make_article_reader(dsn: str, run_id: int, buckets: int) -> MapInPandas:

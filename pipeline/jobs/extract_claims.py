@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 
 from pipeline import db, udfs
 from pipeline.nlp.checkworthiness import read_artifact
-from pipeline.schemas import BUCKET_SCHEMA, CLAIM_SCHEMA, COUNT_SCHEMA, EXISTING_CLAIM_SCHEMA
+from pipeline.schemas import CLAIM_SCHEMA, COUNT_SCHEMA, EXISTING_CLAIM_SCHEMA
 from pipeline.transforms import assign_clusters, to_staging_rows, with_cluster_keys
 
 ARTICLES_PER_PARTITION = 100
@@ -48,7 +48,9 @@ def partitions_for(rows: int, per_partition: int, parallelism: int) -> int:
 
 
 def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
-    return spark.createDataFrame([(bucket,) for bucket in range(partitions)], BUCKET_SCHEMA).repartition(partitions)
+    """One bucket number per partition, so each task reads exactly one bucket: spark.range
+    places them without a shuffle (a repartition of a few rows can leave a core idle)."""
+    return spark.range(0, partitions, 1, numPartitions=partitions).select(F.col("id").alias("bucket"))
 
 
 def read_and_extract(spark: SparkSession, *, dsn: str, run_id: int, partitions: int, model: Any, sentence_counter: Any) -> DataFrame:
@@ -99,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     existing_partitions = partitions_for(db.count_claims(dsn), CLAIMS_PER_PARTITION, parallelism)
     existing_df = read_existing_claims(spark, dsn=dsn, partitions=existing_partitions).transform(with_cluster_keys)
     clustered_df, remap = assign_clusters(claims_df, existing_df)
+    claims_df.unpersist()  # the clustering's cached nodes hold the run's claims from here on
     timings["cluster"] = round(time.perf_counter() - step, 3)
 
     db.update_run(dsn, run_id=run_id, stage="writing", progress=0.7)

@@ -142,7 +142,7 @@ _MODIFIER_AFTER = re.compile(
     r"|policy|presidency|tariffs?|officials)\b"
 )
 _PARA_BREAK = re.compile(r"[ \t]*\n\s*")
-_TOKEN_BEFORE = re.compile(r"(\S+)\s*$")
+_NON_SPACE = re.compile(r"\S+")
 
 _SAY_CORE = (
     r"said|says|say|added|adds|told|tells|stated|states|explained|explains|continued|continues|noted|notes|argued"
@@ -321,9 +321,9 @@ class _Article:
     def _collect_people(self) -> None:
         text = self.text
         found: list[tuple[int, int, int, _Person]] = []
-        for run in _RUN.finditer(text):
+        runs = list(_RUN.finditer(text))
+        for run in runs:
             tokens = run.group().split()
-            offsets = [run.start() + o.start() for o in re.finditer(r"\S+", run.group())]
             title_idx = -1
             for i, tok in enumerate(tokens):
                 if tok.lower() in _TITLE_WORDS:
@@ -332,8 +332,9 @@ class _Article:
             if title_idx >= 0 and title_idx + 1 < len(tokens):
                 name_idx = title_idx + 1
             else:
-                prev = _TOKEN_BEFORE.search(text, max(0, run.start() - 40), run.start())
-                if prev is not None and prev.group(1).lower() in _TITLE_WORDS and prev.group(1)[0].islower():
+                # The last word before the run within 40 characters (what `(\S+)\s*$` finds there).
+                before = text[max(0, run.start() - 40) : run.start()].split()
+                if before and before[-1].lower() in _TITLE_WORDS and before[-1][0].islower():
                     name_idx = 0  # lower-case title: "mayoral candidate Josh Kraft"
                 else:
                     for i, tok in enumerate(tokens):
@@ -350,12 +351,12 @@ class _Article:
             titled = title_idx >= 0 or (name_idx == 0 and not (tokens[0].lower() in _MALE or tokens[0].lower() in _FEMALE))
             if len(name_tokens) == 1 and not titled:
                 continue
-            name_start = offsets[name_idx]
+            name_start = run.start() + [o.start() for o in _NON_SPACE.finditer(run.group())][name_idx]
             title, title_start = self._title_before(name_start)
             person = self._register(" ".join(name_tokens), title)
             found.append((title_start if title else name_start, name_start, run.end(), person))
         # Second sweep: every run that names a registered person (surname or full name).
-        for run in _RUN.finditer(text):
+        for run in runs:
             tokens = run.group().split()
             person = None
             for tok in reversed(tokens):

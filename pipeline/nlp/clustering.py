@@ -71,22 +71,61 @@ LSH_PRIME = 2_147_483_647  # 2^31 - 1: a * x + b stays below 2^63 for a, b, x be
 _PERMUTATIONS = np.random.default_rng(20251122).integers(1, LSH_PRIME, size=(2, LSH_BANDS * LSH_ROWS), dtype=np.int64)
 
 
+BAND_CHUNK = 2000
+_TOKEN_HASHES: dict[str, int] = {}
+MAX_CACHED_TOKENS = 500_000
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+
+
 def token_hash(token: str) -> int:
     """Stable across processes and machines (Python's hash() is salted per process)."""
-    return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "little") % LSH_PRIME
+    value = _TOKEN_HASHES.get(token)
+    if value is None:
+        if len(_TOKEN_HASHES) >= MAX_CACHED_TOKENS:
+            _TOKEN_HASHES.clear()
+        value = int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "little") % LSH_PRIME
+        _TOKEN_HASHES[token] = value
+    return value
+
+
+def _mix(values: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, elementwise on uint64 (wraps mod 2^64 by design)."""
+    values = (values ^ (values >> np.uint64(30))) * _MIX_1
+    values = (values ^ (values >> np.uint64(27))) * _MIX_2
+    return values ^ (values >> np.uint64(31))
+
+
+def band_keys_batch(token_lists: Sequence[Sequence[str]]) -> list[list[int]]:
+    """band_keys for many token sets at once: one numpy pass over all their tokens.
+
+    Each band key is a 64-bit mix of the band number and its LSH_ROWS minimums, so two
+    claims share a key exactly when that band of their signatures agrees (up to 64-bit
+    hash collisions).
+    """
+    if len(token_lists) > BAND_CHUNK:
+        # Chunks keep the (bands x rows, tokens) matrix small.
+        return [keys for at in range(0, len(token_lists), BAND_CHUNK) for keys in band_keys_batch(token_lists[at : at + BAND_CHUNK])]
+    result: list[list[int]] = [[] for _ in token_lists]
+    chosen = [i for i, tokens in enumerate(token_lists) if clusterable(tokens)]
+    if not chosen:
+        return result
+    lengths = np.fromiter((len(token_lists[i]) for i in chosen), np.int64, len(chosen))
+    hashes = np.fromiter((token_hash(t) for i in chosen for t in token_lists[i]), np.int64, int(lengths.sum()))
+    permuted = (_PERMUTATIONS[0][:, None] * hashes[None, :] + _PERMUTATIONS[1][:, None]) % LSH_PRIME
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    minimums = np.minimum.reduceat(permuted, starts, axis=1).T.reshape(len(chosen), LSH_BANDS, LSH_ROWS).astype(np.uint64)
+    keys = _mix(np.arange(LSH_BANDS, dtype=np.uint64)[None, :] + np.uint64(0x9E3779B97F4A7C15))
+    for row in range(LSH_ROWS):
+        keys = _mix(keys ^ minimums[:, :, row])
+    for i, band_row in zip(chosen, keys.view(np.int64).tolist(), strict=True):
+        result[i] = band_row
+    return result
 
 
 def band_keys(tokens: Sequence[str]) -> list[int]:
     """One key per band of the token set's MinHash signature; none for too-short claims."""
-    if not clusterable(tokens):
-        return []
-    hashes = np.fromiter((token_hash(token) for token in tokens), np.int64, len(tokens))
-    minimums = ((_PERMUTATIONS[0][:, None] * hashes[None, :] + _PERMUTATIONS[1][:, None]) % LSH_PRIME).min(axis=1)
-    keys = []
-    for band, rows in enumerate(minimums.reshape(LSH_BANDS, LSH_ROWS).tolist()):
-        digest = hashlib.blake2b(repr((band, rows)).encode(), digest_size=8).digest()
-        keys.append(int.from_bytes(digest, "little", signed=True))
-    return keys
+    return band_keys_batch([tokens])[0]
 
 
 def candidate_pairs(bands_by_key: dict[str, list[int]], query_keys: set[str] | None = None) -> set[tuple[str, str]]:
@@ -142,7 +181,7 @@ def components(edges: Iterable[tuple[str, str]], labels: dict[str, str]) -> dict
 
 def cluster_records(tokens_by_key: dict[str, list[str]]) -> dict[str, str]:
     """claim_key -> cluster_key for claims clustered among themselves (the command line)."""
-    bands = {key: band_keys(tokens) for key, tokens in tokens_by_key.items()}
+    bands = dict(zip(tokens_by_key, band_keys_batch(list(tokens_by_key.values())), strict=True))
     edges = [
         (left, right)
         for left, right in candidate_pairs(bands)
