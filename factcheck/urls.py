@@ -12,5 +12,6 @@ urlpatterns = [
     path("claims/", include("factcheck.claims.urls")),
     path("runs/", include("factcheck.runs.urls")),
     path("imports/", include("factcheck.articles.urls")),
+    path("api/v1/", include("factcheck.api.urls")),
     path("admin/", admin.site.urls),
 ]
