@@ -12,7 +12,8 @@ from typing import Any, ClassVar
 
 from django import forms
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotFound, ValidationError
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.exceptions import MethodNotAllowed, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -43,7 +44,27 @@ OBJECT_ERRORS: dict[int, Any] = {
 }
 
 
-class ListView(GenericAPIView):
+class ReadOnly:
+    """405 for any method but GET/HEAD/OPTIONS, before authentication: otherwise a logged-in
+    browser's POST would meet the session's CSRF check (403) first."""
+
+    http_method_names = ["get", "head", "options"]
+
+    def perform_authentication(self, request: Request) -> None:
+        if request.method is None or request.method.lower() not in self.http_method_names:
+            raise MethodNotAllowed(request.method or "")
+        super().perform_authentication(request)  # type: ignore[misc]
+
+
+class ApiView(ReadOnly, GenericAPIView):
+    pass
+
+
+class SchemaView(ReadOnly, SpectacularAPIView):
+    permission_classes = [HasReviewerRole]
+
+
+class ListView(ApiView):
     """A filtered, keyset-paginated list."""
 
     permission_classes = [HasReviewerRole]
@@ -92,7 +113,7 @@ class ClaimList(ListView):
 
 
 @extend_schema(tags=["claims"], responses={200: ClaimDetailSerializer, **OBJECT_ERRORS})
-class ClaimDetail(GenericAPIView):
+class ClaimDetail(ApiView):
     """One claim with its evidence and every verdict revision."""
 
     permission_classes = [IsLoggedIn]
@@ -123,7 +144,7 @@ class ClusterList(ListView):
 
 
 @extend_schema(tags=["clusters"], responses={200: ClusterDetailSerializer, **OBJECT_ERRORS})
-class ClusterDetail(GenericAPIView):
+class ClusterDetail(ApiView):
     """One cluster with every appearance (claims, first published first)."""
 
     permission_classes = [IsLoggedIn]
@@ -154,7 +175,7 @@ class VerdictList(ListView):
 
 
 @extend_schema(tags=["verdicts"], responses={200: VerdictSerializer, **OBJECT_ERRORS})
-class VerdictDetail(GenericAPIView):
+class VerdictDetail(ApiView):
     """One verdict revision with the evidence it cites."""
 
     permission_classes = [IsLoggedIn]
@@ -172,7 +193,7 @@ class VerdictDetail(GenericAPIView):
         403: LIST_ERRORS[403],
     },
 )
-class ApiRoot(GenericAPIView):
+class ApiRoot(ApiView):
     """The endpoints of this API (and, in a browser, the browsable API's start page)."""
 
     permission_classes = [HasReviewerRole]

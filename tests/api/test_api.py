@@ -115,6 +115,11 @@ def test_only_reads_are_allowed(method: str, reviewer, editor, desk: Desk) -> No
         assert "GET" in response["Allow"] and method.upper() not in response["Allow"]
     desk.lyons.refresh_from_db()
     assert desk.lyons.status == Claim.Status.APPROVED
+    # Before authentication: anonymous, and a browser session without a CSRF token, get 405 too.
+    csrf_checked = Client(enforce_csrf_checks=True)
+    assert csrf_checked.login(username=reviewer.username, password=PERSONA_PASSWORD)
+    for other in (Client(), csrf_checked):
+        assert getattr(other, method)(reverse("api:claims")).status_code == 405
     assert client.head(reverse("api:claims")).status_code == 200
     assert client.options(reverse("api:claims")).status_code == 200
 
