@@ -14,3 +14,7 @@ say "Bulk import (BBC corpus repeated to 100,000 articles)"
 "$PY" bench/import_bench.py
 say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Python"
 "$PY" bench/pipeline_bench.py
+say "Triage queue latency (200,000 claims, 10 concurrent users)"
+# wrk measures the latency percentiles; without root the bench falls back to Python threads.
+if ! command -v wrk >/dev/null && is_root; then apt_install wrk; fi
+"$PY" bench/queue_bench.py

@@ -148,13 +148,32 @@ def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: Ab
     if tag := values.get("tag"):
         claims = claims.filter(tags__contains=[tag.strip()])
     if text := (values.get("q") or "").strip():
-        query = SearchQuery(text, search_type="websearch", config="english")
+        query = search_query(text)
         # Two indexed lookups joined by id rather than one OR across the join, which
         # PostgreSQL could only answer by scanning every claim.
-        in_sentence = Claim.objects.filter(search=query).values("id")
-        in_article = Claim.objects.filter(article__in=Article.objects.filter(search=query).values("id")).values("id")
+        in_sentence = Claim.objects.filter(search=query).order_by().values("id")
+        in_article = Claim.objects.filter(article__in=Article.objects.filter(search=query).values("id")).order_by().values("id")
         claims = claims.filter(id__in=in_sentence.union(in_article))
     return claims
+
+
+def search_query(text: str) -> SearchQuery:
+    return SearchQuery(text.strip(), search_type="websearch", config="english")
+
+
+def search_page_ids(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, cursor: tuple[float, int] | None, limit: int) -> list[int]:
+    """The ids of one queue page when the filters include a search, in queue order.
+
+    Every other filter and the cursor are applied inside each of the two indexed lookups
+    (sentence matches, article matches), and only (id, priority) pairs are unioned, sorted and
+    cut to the page. Joining the union back to the claims before sorting, as claims_filtered
+    does, made PostgreSQL fetch and join every matching claim's whole row: 180 ms for a
+    common word on 200,000 claims, against a few ms for this."""
+    query = search_query(values["q"])
+    others = claims_after(claims_filtered(Claim.objects.all(), values={**values, "q": ""}, user=user), cursor).order_by()
+    in_sentence = others.filter(search=query).values("id", "priority")
+    in_article = others.filter(article__in=Article.objects.filter(search=query).values("id")).values("id", "priority")
+    return [row["id"] for row in in_sentence.union(in_article).order_by("-priority", "-id")[:limit]]
 
 
 # --- keyset pagination over (priority DESC, id DESC) -------------------------------------

@@ -13,7 +13,7 @@ from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.articles.models import Outlet
-from factcheck.claims.filters import claims_after, claims_filtered, decode_cursor, encode_cursor
+from factcheck.claims.filters import claims_after, claims_filtered, decode_cursor, encode_cursor, search_page_ids
 from factcheck.claims.models import Annotation, BulkAction, Claim, ClaimCluster, Evidence, SavedView, Verdict
 
 
@@ -164,7 +164,11 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
     """One page of the queue after `cursor`: fetches one row more than it shows to know
     whether there is a next page, so no page ever counts the whole queue."""
     position = decode_cursor(cursor) if cursor else None
-    rows = list(claims_after(claims_queue(user=user, values=values), position)[: page_size + 1])
+    if (values.get("q") or "").strip():
+        ids = search_page_ids(values=values, user=user, cursor=position, limit=page_size + 1)
+        rows = list(claims_queue(user=user, values={}).filter(id__in=ids).order_by("-priority", "-id")) if ids else []
+    else:
+        rows = list(claims_after(claims_queue(user=user, values=values), position)[: page_size + 1])
     next_cursor = None
     if len(rows) > page_size:
         last = rows[page_size - 1]

@@ -21,9 +21,12 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, QueryDict
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template import engines
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from factcheck.accounts.roles import Role, has_role, role_required
@@ -172,6 +175,14 @@ def queue_rows(rows: list[dict[str, Any]], *, user_id: int) -> list[QueueRow]:
     return result
 
 
+def render_queue_rows(request: HttpRequest, rows: list[QueueRow], *, here: str, row_error: str = "", held: bool = False) -> SafeString:
+    """The rows' markup, from the Jinja2 engine (see templates/jinja2/claims/queue_rows.html)."""
+    template = engines["jinja2"].get_template("claims/queue_rows.html")
+    context = {"rows": rows, "here": here, "row_error": row_error, "held": held, "csrf_token": get_token(request)}
+    # The Jinja2 template autoescapes every value it prints.
+    return mark_safe(template.render(context))  # noqa: S308
+
+
 def _assignable() -> list[tuple[int, str]]:
     return list(selectors.assignable_users().values_list("id", "username"))
 
@@ -184,12 +195,15 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         user=request.user, values=queue_filter.values, cursor=request.GET.get("after"), page_size=settings.FACTCHECK_QUEUE_PAGE_SIZE
     )
     is_editor = has_role(request.user, Role.EDITOR)
+    rows = queue_rows(page.rows, user_id=request.user.pk)
+    here = _queue_here(request)
     context: dict[str, Any] = {
         "page": page,
-        "rows": queue_rows(page.rows, user_id=request.user.pk),
+        "rows": rows,
+        "rows_html": render_queue_rows(request, rows, here=here),
         "filter": queue_filter,
         "query": queue_filter.querystring(),
-        "here": _queue_here(request),
+        "here": here,
         "saved_views": selectors.saved_views_for(user=request.user),
         "bulk_form": BulkForm(initial={"scope": "selected"}),
         "bulk_statuses": BulkForm.STATUSES,
@@ -238,8 +252,7 @@ def queue_row_action(request: HttpRequest, pk: int) -> HttpResponse:
             messages.error(request, f"“{_truncate(claim.sentence, 60)}”: {error}")
         return redirect(_next_url(request))
     row = queue_rows([selectors.queue_row(user=request.user, pk=pk)], user_id=request.user.pk)[0]
-    context = {"row": row, "row_error": error, "held": held, "here": _next_url(request)}
-    return render(request, "claims/_queue_row.html", context, status=status)
+    return HttpResponse(render_queue_rows(request, [row], here=_next_url(request), row_error=error, held=held), status=status)
 
 
 @require_POST

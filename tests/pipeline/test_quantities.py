@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from pipeline.nlp.quantities import Quantity, parse_quantities
@@ -147,17 +145,3 @@ def test_empty_and_plain_text() -> None:
     assert parse_quantities("") == []
     assert parse_quantities("Sanctuary does not mean safer streets.") == []
 
-
-def test_throughput() -> None:
-    sentences = [
-        "ICE conducted an operation during which it detained nearly 1,500 people.",
-        "Rather than creating safer communities, sanctuary cities like Boston have given cover to criminal behavior.",
-        "Bondi gave Boston and nearly three dozen such cities until this past Tuesday to explain themselves.",
-        "“We are going to continue to apply for those grant funds,” she said.",
-    ] * 1000
-    start = time.perf_counter()
-    for s in sentences:
-        parse_quantities(s)
-    rate = len(sentences) / (time.perf_counter() - start)
-    # Generous floor so slow CI machines pass; typical rate is above 100,000/s.
-    assert rate > 10_000

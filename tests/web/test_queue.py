@@ -218,6 +218,32 @@ def test_keyset_pages_keep_the_filters_and_survive_a_bad_cursor(reviewer, settin
     assert shown_ids(client.get(reverse("claims:list"), {"type": "numeric", "after": "%%%"}).content.decode()) == [numeric[2].pk, numeric[1].pk]
 
 
+def test_search_pages_walk_every_match_once_with_the_other_filters(reviewer, settings, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    """Search pages take their ids from the two indexed lookups (sentence, article text) and
+    must list exactly what the plain filter would, in queue order, across pages with ties."""
+    settings.FACTCHECK_QUEUE_PAGE_SIZE = 4
+    about_floods = make_article(text="Rivers flooded the valley overnight.")
+    elsewhere = make_article(text="Nothing relevant here.")
+    expected_claims = [
+        *(make_claim(about_floods, priority=float(n % 2) * 10, claim_type="numeric") for n in range(5)),  # via the article
+        *(make_claim(elsewhere, sentence=f"The flood cost {n} million.", priority=float(n % 3) * 10, claim_type="numeric") for n in range(6)),
+    ]
+    make_claim(elsewhere, sentence="The flood was a hoax.", claim_type="quote")  # another type
+    make_claim(elsewhere, sentence="Dry weather all week.", claim_type="numeric")  # no match
+    expected = [c.pk for c in sorted(expected_claims, key=lambda c: (c.priority, c.pk), reverse=True)]
+    client = logged_in(reviewer)
+    seen: list[int] = []
+    url = reverse("claims:list") + "?q=flood&type=numeric"
+    while url:
+        with django_assert_max_num_queries(QUEUE_MAX_QUERIES + 1):  # the page's ids, then its rows
+            html = client.get(url).content.decode()
+        seen += shown_ids(html)
+        match = re.search(r'<a class="button" href="(\?[^"]*after=[^"]+)"', html)
+        url = reverse("claims:list") + match.group(1).replace("&amp;", "&") if match else ""
+    assert seen == expected
+    assert shown_ids(client.get(reverse("claims:list"), {"q": "volcano"}).content.decode()) == []
+
+
 # --- Row actions --------------------------------------------------------------------------------
 
 
