@@ -39,13 +39,17 @@ INVALID_CURSOR = "Invalid cursor: pass the next_cursor of a previous page unchan
 class QueueOrder:
     """Claims in queue order, (priority, id) descending: the queue's own cursor and index."""
 
+    def position(self, cursor: str | None) -> tuple[float, int] | None:
+        """(priority, id) from a cursor; None for the first page; a 400 when it is malformed."""
+        if cursor is None:
+            return None
+        position = decode_cursor(cursor)
+        if position is None or not math.isfinite(position[0]) or not 0 < position[1] <= MAX_ID:
+            raise ValidationError({"cursor": [INVALID_CURSOR]})
+        return position
+
     def order_after(self, rows: QuerySet[Any], cursor: str | None) -> QuerySet[Any]:
-        position = None
-        if cursor is not None:
-            position = decode_cursor(cursor)
-            if position is None or not math.isfinite(position[0]) or not 0 < position[1] <= MAX_ID:
-                raise ValidationError({"cursor": [INVALID_CURSOR]})
-        return claims_after(rows, position)
+        return claims_after(rows, self.position(cursor))
 
     def cursor_for(self, row: Any) -> str:
         return encode_cursor(Claim(pk=row["id"], priority=row["priority"]))
@@ -103,9 +107,9 @@ class KeysetPagination(BasePagination):
         self.request = request
         size = self.page_size(request)
         cursor = request.query_params.get(self.cursor_query_param) or None
-        keyset: Keyset = view.keyset
-        rows = list(keyset.order_after(queryset, cursor)[: size + 1])
-        self.next_cursor = keyset.cursor_for(rows[size - 1]) if len(rows) > size else None
+        # One row more than the page shows tells whether there is a next page.
+        rows = view.page_rows(queryset, cursor, size + 1)
+        self.next_cursor = view.keyset.cursor_for(rows[size - 1]) if len(rows) > size else None
         return rows[:size]
 
     def next_link(self) -> str | None:

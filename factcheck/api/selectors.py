@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.filters import claims_filtered
+from factcheck.claims.filters import claims_filtered, search_page_ids
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 
 # A claim row: the claim's own columns and its article's heading; never the article's text
@@ -43,6 +43,17 @@ def claim_rows() -> QuerySet[Claim]:
 
 def api_claims(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim]:
     return claims_filtered(claim_rows(), values=values, user=user)
+
+
+def api_claims_search_page(
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
+) -> list[dict[str, Any]]:
+    """A page of claims when the filters include a search (q): the queue's search_page_ids
+    picks the page's ids from the matches' (id, priority) alone, then one query fetches the
+    rows; the same rows as api_claims(...) in queue order after `position`, without joining
+    every match's whole row before sorting."""
+    ids = search_page_ids(values=values, user=user, cursor=position, limit=limit)
+    return list(claim_rows().filter(id__in=ids).order_by("-priority", "-id")) if ids else []
 
 
 def _require_role(user: AbstractBaseUser | AnonymousUser, what: str) -> None:

@@ -71,6 +71,8 @@ class ListView(ApiView):
     pagination_class = KeysetPagination
     keyset: ClassVar[Keyset]
     own_filters: ClassVar[type[forms.Form] | None] = None
+    values: dict[str, Any]
+    own: dict[str, Any]
 
     def filter_values(self, request: Request) -> tuple[dict[str, Any], dict[str, Any]]:
         """(queue filter values, this endpoint's own) or one 400 listing every invalid parameter."""
@@ -94,7 +96,12 @@ class ListView(ApiView):
         raise NotImplementedError
 
     def get_queryset(self) -> Any:
-        return self.rows(*self.filter_values(self.request))
+        self.values, self.own = self.filter_values(self.request)
+        return self.rows(self.values, self.own)
+
+    def page_rows(self, rows: Any, cursor: str | None, limit: int) -> list[Any]:
+        """The rows after `cursor`, at most `limit`, in the keyset's order."""
+        return list(self.keyset.order_after(rows, cursor)[:limit])
 
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
@@ -106,10 +113,18 @@ class ClaimList(ListView):
     """Claims in queue order (priority, then id, descending), filtered as the queue is."""
 
     serializer_class = ClaimSerializer
-    keyset = QueueOrder()
+    keyset: ClassVar[QueueOrder] = QueueOrder()
 
     def rows(self, values: dict[str, Any], own: dict[str, Any]) -> Any:
         return selectors.api_claims(user=self.request.user, values=values)
+
+    def page_rows(self, rows: Any, cursor: str | None, limit: int) -> list[Any]:
+        if (self.values.get("q") or "").strip():
+            # A search page: the queue's search path (matches sorted by (priority, id) first).
+            return selectors.api_claims_search_page(
+                user=self.request.user, values=self.values, position=self.keyset.position(cursor), limit=limit
+            )
+        return super().page_rows(rows, cursor, limit)
 
 
 @extend_schema(tags=["claims"], responses={200: ClaimDetailSerializer, **OBJECT_ERRORS})

@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from factcheck.api.models import ApiToken
 from factcheck.api.services import token_hash
-from factcheck.claims.filters import FILTER_FIELDS
+from factcheck.claims.filters import FILTER_FIELDS, claims_filtered
 from factcheck.claims.models import Claim, Verdict
 from tests.api.conftest import Desk, token_client
 from tests.conftest import PERSONA_PASSWORD
@@ -285,6 +285,28 @@ def test_keyset_pages_walk_the_queue_once_with_the_filters_kept(reviewer, desk: 
         if url:
             assert "speaker=speaker" in url and "page_size=3" in url and f"cursor={body['next_cursor']}" in url
     assert seen == expected and len(seen) == 11
+
+
+def test_search_pages_walk_the_matches_in_queue_order(reviewer, desk: Desk, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    """With q, pages come from the queue's search path (matches sorted before fetching rows):
+    the same claims, in the same order, as the plain filter gives."""
+    for n in range(9):
+        make_claim(outlet="WBUR", sentence=f"Violent crime rose {n} percent downtown.", priority=float(n % 3) * 10)
+    client = token_client(reviewer)
+    expected = list(
+        claims_filtered(Claim.objects.all(), values={"q": "crime", "status": ["new"]}, user=reviewer)
+        .order_by("-priority", "-id")
+        .values_list("id", flat=True)
+    )
+    seen: list[int] = []
+    url: str | None = reverse("api:claims") + "?q=crime&status=new&page_size=4"
+    while url:
+        with django_assert_max_num_queries(LIST_MAX_QUERIES + 1):  # + the page's ids
+            body = client.get(url).json()
+        seen += [row["id"] for row in body["results"]]
+        url = body["next"]
+    assert seen == expected and len(seen) == 9
+    assert client.get(reverse("api:claims") + "?q=crime&cursor=@@@").status_code == 400
 
 
 def test_page_size_default_and_cap(reviewer, settings) -> None:  # type: ignore[no-untyped-def]
