@@ -18,3 +18,5 @@ say "Triage queue latency (200,000 claims, 10 concurrent users)"
 # wrk measures the latency percentiles; without root the bench falls back to Python threads.
 if ! command -v wrk >/dev/null && is_root; then apt_install wrk; fi
 "$PY" bench/queue_bench.py
+say "REST API latency (200,000 claims; first vs deep keyset pages)"
+"$PY" bench/api_bench.py
