@@ -259,6 +259,21 @@ def test_every_invalid_parameter_is_reported_at_once(reviewer) -> None:  # type:
     assert set(response.json()) == {"status", "rating", "score_min"}
 
 
+NASTY_TEXT = ["o'neil", "100%", "%s", "50%% off", "back\\slash", '"quoted', "a;b--", "-not or", "日本語 😀", "\u202e", "x" * 300]
+
+
+@pytest.mark.parametrize("name", ["speaker", "tag", "q"])
+def test_free_text_filters_take_any_text(name: str, reviewer, desk: Desk) -> None:  # type: ignore[no-untyped-def]
+    """Quotes, percent signs, backslashes and search operators are data, never SQL or
+    placeholders: 200 with the matching rows (none here), or 400 when too long; never 500."""
+    client = token_client(reviewer)
+    for text in NASTY_TEXT:
+        for url in (reverse("api:claims"), reverse("api:clusters"), reverse("api:verdicts")):
+            response = client.get(url, {name: text})
+            too_long = len(text) > {"speaker": 300, "tag": 40, "q": 500}[name]
+            assert response.status_code == (400 if too_long else 200), (name, text, url)
+
+
 def test_huge_ids_in_filters_match_nothing(reviewer, desk: Desk) -> None:  # type: ignore[no-untyped-def]
     client = token_client(reviewer)
     for query in (f"outlet={2**70}", f"article={2**70}", f"assignee={2**70}"):

@@ -6,10 +6,16 @@ a desk of real claims, clusters and verdicts. Each response must not be a server
 must conform to the schema: a documented status code, the documented content type, and a
 body that validates against the documented shape.
 
-The first test fuzzes every parameter, the cursor included; since a random cursor is almost
-never a valid one, most of its cases stop at the cursor's 400. The second leaves the cursor
-out and orders score_min/score_max and date_from/date_to (rules across parameters that a
-schema cannot state), so its cases reach the database with every filter.
+The first test fuzzes every parameter, valid and invalid values, the cursor included; since a
+random cursor is almost never a valid one, most of its cases stop at the cursor's 400. The
+second generates valid values only for the three lists, leaves the cursor out and orders
+score_min/score_max and date_from/date_to (rules across parameters that a schema cannot
+state), so each of its cases is a query that reaches the database with every filter.
+
+What it found while this was written: a deliberately undeclared null in a response (caught on
+every run, by the deterministic coverage cases); a deliberately raw-SQL speaker filter (caught
+only on runs whose random strings held a quote or a percent sign: random text rarely does,
+which is why test_api.py also sends such strings explicitly).
 
 Bounded for CI: API_FUZZ_EXAMPLES generated cases per operation (default 25) on top of
 schemathesis' deterministic coverage cases (boundaries, every enum value, invalid types).
@@ -87,6 +93,8 @@ def deep_query(ctx, query):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def api_schema_deep(api_schema):  # type: ignore[no-untyped-def]
     api_schema.hook("map_query")(deep_query)
+    # Valid values only (the first test covers invalid ones): every case is a query to run.
+    api_schema.config.generation.update(modes=["positive"])
     return api_schema
 
 
@@ -107,7 +115,7 @@ def test_api_conforms_to_its_schema(case, auth_headers: dict[str, str]) -> None:
 
 
 @schema_deep.include(path_regex=r"^/api/v1/(claims|clusters|verdicts)/$").parametrize()
-@FUZZ_SETTINGS
+@settings(FUZZ_SETTINGS, max_examples=4 * EXAMPLES)  # three operations, each case a real query
 def test_filters_reach_the_database_and_conform(case, auth_headers: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
     case.call_and_validate(headers=auth_headers, checks=CHECKS)
 
