@@ -113,6 +113,9 @@ INSTALLED_APPS = [
     "factcheck.runs",
     "factcheck.claims",
     "factcheck.reports",
+    "rest_framework",
+    "drf_spectacular",
+    "factcheck.api",
 ]
 
 MIDDLEWARE = [
@@ -235,6 +238,35 @@ FACTCHECK_PUBLIC_BASE_URL = env_http_url("FACTCHECK_PUBLIC_BASE_URL", "", requir
 FACTCHECK_EXPORT_CHUNK_ROWS = env_int("FACTCHECK_EXPORT_CHUNK_ROWS", 2000, minimum=1)
 # The most verdicts one PDF report lays out (a larger one asks to narrow the period or view).
 FACTCHECK_REPORT_MAX_VERDICTS = env_int("FACTCHECK_REPORT_MAX_VERDICTS", 200, minimum=1)
+# --- REST API (factcheck/api) ---------------------------------------------------------------
+FACTCHECK_API_PAGE_SIZE = env_int("FACTCHECK_API_PAGE_SIZE", 50, minimum=1)
+FACTCHECK_API_MAX_PAGE_SIZE = env_int("FACTCHECK_API_MAX_PAGE_SIZE", 200, minimum=1)
+if FACTCHECK_API_PAGE_SIZE > FACTCHECK_API_MAX_PAGE_SIZE:
+    raise ImproperlyConfigured("FACTCHECK_API_PAGE_SIZE must not exceed FACTCHECK_API_MAX_PAGE_SIZE")
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "factcheck.api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["factcheck.api.permissions.HasReviewerRole"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer", "rest_framework.renderers.BrowsableAPIRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Factcheck API",
+    "DESCRIPTION": "Read-only access to claims, clusters and verdicts. Authenticate with `Authorization: Token <token>` "
+    "(`manage.py create_api_token USERNAME`) or a logged-in session; the reviewer role or above is required.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ClaimStatusEnum": "factcheck.claims.models.Claim.Status",
+        "VerdictStatusEnum": "factcheck.claims.models.Verdict.Status",
+    },
+}
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)

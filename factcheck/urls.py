@@ -14,5 +14,6 @@ urlpatterns = [
     path("imports/", include("factcheck.articles.urls")),
     path("exports/", include("factcheck.reports.urls")),
     path("factchecks/", include("factcheck.reports.factcheck_urls")),
+    path("api/v1/", include("factcheck.api.urls")),
     path("admin/", admin.site.urls),
 ]

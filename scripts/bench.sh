@@ -20,3 +20,5 @@ if ! command -v wrk >/dev/null && is_root; then apt_install wrk; fi
 "$PY" bench/queue_bench.py
 say "Exports: claims CSV, ClaimReview feed, PDF report (50,000 claims, 200 published verdicts)"
 "$PY" bench/export_bench.py
+say "REST API latency (200,000 claims; first vs deep keyset pages)"
+"$PY" bench/api_bench.py

@@ -1,0 +1,150 @@
+"""Reads for the API. Each selector fixes its query shape; filtering goes through the queue's
+`claims_filtered`, so a parameter means the same rows in the queue, the exports and here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.http import Http404
+
+from factcheck.accounts.roles import Role, has_role
+from factcheck.claims.filters import claims_filtered, search_page_ids
+from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
+
+# A claim row: the claim's own columns and its article's heading; never the article's text
+# or the search vectors (most of a row's bytes, and nothing an API client needs per claim).
+CLAIM_ROW_FIELDS = (
+    "id", "claim_key", "sentence", "start_offset", "end_offset", "score", "priority", "priority_parts", "claim_type",
+    "claim_types", "quantities", "speaker", "speaker_title", "attribution", "status", "dismiss_reason", "tags", "version",
+    "assignee_id", "cluster_key", "created_at", "updated_at", "article_id",
+)
+
+
+def claim_rows() -> QuerySet[Claim]:
+    """Claims as dicts (values()), one query a page: joins for the article, outlet and
+    assignee, correlated subqueries for the cluster (evaluated for the page's rows only)."""
+    cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
+    return Claim.objects.values(
+        *CLAIM_ROW_FIELDS,
+        article_title=F("article__title"),
+        article_url=F("article__url"),
+        article_published_at=F("article__published_at"),
+        article_outlet_id=F("article__outlet_id"),
+        outlet_name=F("article__outlet__name"),
+        assignee_username=F("assignee__username"),
+        cluster_id=Subquery(cluster.values("id")[:1]),
+        cluster_size=Subquery(cluster.values("size")[:1]),
+        cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
+    )
+
+
+def api_claims(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim]:
+    return claims_filtered(claim_rows(), values=values, user=user)
+
+
+def api_claims_search_page(
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
+) -> list[dict[str, Any]]:
+    """A page of claims when the filters include a search (q): the queue's search_page_ids
+    picks the page's ids from the matches' (id, priority) alone, then one query fetches the
+    rows; the same rows as api_claims(...) in queue order after `position`, without joining
+    every match's whole row before sorting."""
+    ids = search_page_ids(values=values, user=user, cursor=position, limit=limit)
+    return list(claim_rows().filter(id__in=ids).order_by("-priority", "-id")) if ids else []
+
+
+def _require_role(user: AbstractBaseUser | AnonymousUser, what: str) -> None:
+    """The web UI's access rule: reviewers and up see every object; anyone else gets 404."""
+    if not has_role(user, Role.REVIEWER):
+        raise Http404(f"No such {what}.")
+
+
+def api_claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:
+    _require_role(user, "claim")
+    try:
+        return claim_rows().get(pk=pk)
+    except Claim.DoesNotExist as exc:
+        raise Http404("No such claim.") from exc
+
+
+def claim_evidence(*, claim_id: int) -> list[Evidence]:
+    return list(Evidence.objects.filter(claim_id=claim_id).select_related("added_by").order_by("created_at", "id"))
+
+
+def verdict_rows() -> QuerySet[Verdict]:
+    return (
+        Verdict.objects.select_related("author", "approved_by")
+        .annotate(claim_sentence=F("claim__sentence"))
+        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("added_by").order_by("id")))
+    )
+
+
+def claim_verdicts(*, claim_id: int) -> list[Verdict]:
+    """Every revision of a claim's verdict, newest first (as the claim page lists them)."""
+    return list(verdict_rows().filter(claim_id=claim_id).order_by("-revision"))
+
+
+def _matching_claims(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim] | None:
+    """The claims the queue filters select, or None when no filter is given (then every row)."""
+    if not any(value not in (None, "", []) for value in values.values()):
+        return None
+    return claims_filtered(Claim.objects.all(), values=values, user=user)
+
+
+def api_verdicts(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], own: dict[str, Any]) -> QuerySet[Verdict]:
+    """Verdict revisions; the queue filters select them by their claim."""
+    verdicts = verdict_rows()
+    if (claims := _matching_claims(user=user, values=values)) is not None:
+        verdicts = verdicts.filter(claim_id__in=claims.values("id"))
+    if statuses := own.get("verdict_status"):
+        verdicts = verdicts.filter(status__in=statuses)
+    if ratings := own.get("rating"):
+        verdicts = verdicts.filter(rating__in=ratings)
+    if claim := own.get("claim"):
+        verdicts = verdicts.filter(claim_id=claim)
+    return verdicts
+
+
+def api_verdict_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Verdict:
+    _require_role(user, "verdict")
+    try:
+        return verdict_rows().get(pk=pk)
+    except Verdict.DoesNotExist as exc:
+        raise Http404("No such verdict.") from exc
+
+
+def cluster_rows() -> QuerySet[ClaimCluster]:
+    return ClaimCluster.objects.values(
+        "id", "cluster_key", "size", "outlet_count", "first_claim_id", "first_seen_at", "updated_at",
+        first_sentence=F("first_claim__sentence"),
+    )
+
+
+def api_clusters(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], own: dict[str, Any]) -> QuerySet[ClaimCluster]:
+    """Clusters; the queue filters select those with at least one matching appearance."""
+    clusters = cluster_rows()
+    if (claims := _matching_claims(user=user, values=values)) is not None:
+        clusters = clusters.filter(cluster_key__in=claims.exclude(cluster_key="").values("cluster_key"))
+    if (min_size := own.get("min_size")) is not None:
+        clusters = clusters.filter(size__gte=min_size)
+    return clusters
+
+
+def api_cluster_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:
+    _require_role(user, "cluster")
+    try:
+        return cluster_rows().get(pk=pk)
+    except ClaimCluster.DoesNotExist as exc:
+        raise Http404("No such cluster.") from exc
+
+
+def cluster_appearances(*, cluster_key: str) -> list[dict[str, Any]]:
+    """Every appearance (claim) of a cluster, first published first, as claim rows."""
+    return list(
+        claim_rows()
+        .filter(cluster_key=cluster_key)
+        .order_by(Coalesce("article__published_at", "article__created_at"), "id")
+    )

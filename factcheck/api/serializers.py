@@ -1,0 +1,135 @@
+"""Response shapes. Claim and cluster rows are dicts from values() (see selectors), verdicts and
+evidence are model instances; every field is read-only."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from factcheck.claims.models import Claim, Evidence, Verdict
+
+QUANTITIES_SCHEMA = {
+    "type": "array",
+    "description": "Parsed quantities: value, unit or counted noun, hedge, and their span in the sentence.",
+    "items": {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "start": {"type": "integer"},
+            "end": {"type": "integer"},
+            "value": {"type": "number"},
+            "unit": {"type": "string"},
+            "hedge": {"type": "string"},
+        },
+    },
+}
+PRIORITY_PARTS_SCHEMA = {
+    "type": "object",
+    "description": "The priority's parts: checkworthiness, type, spread, recency (points) and outlets (count).",
+    "additionalProperties": {"type": "number"},
+}
+
+
+@extend_schema_field(QUANTITIES_SCHEMA)
+class QuantitiesField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field(PRIORITY_PARTS_SCHEMA)
+class PriorityPartsField(serializers.JSONField):
+    pass
+
+
+class ArticleRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="article_id")
+    title = serializers.CharField(source="article_title")
+    url = serializers.CharField(source="article_url", help_text="Empty when unknown.")
+    published_at = serializers.DateTimeField(source="article_published_at", allow_null=True)
+    outlet_id = serializers.IntegerField(source="article_outlet_id", allow_null=True)
+    outlet = serializers.CharField(source="outlet_name", allow_null=True)
+
+
+class ClaimSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    claim_key = serializers.CharField(help_text="sha1(article content hash:start:end); stable across re-runs.")
+    sentence = serializers.CharField()
+    start_offset = serializers.IntegerField(help_text="Character offset of the sentence in the article's text.")
+    end_offset = serializers.IntegerField()
+    score = serializers.FloatField(help_text="Check-worthiness probability (0-1).")
+    priority = serializers.FloatField(help_text="Queue rank (0-100): the sum of priority_parts' points.")
+    priority_parts = PriorityPartsField()
+    claim_type = serializers.ChoiceField(choices=Claim.Type.choices)
+    claim_types = serializers.ListField(child=serializers.CharField(), help_text="Every matching type.")
+    quantities = QuantitiesField()
+    speaker = serializers.CharField()
+    speaker_title = serializers.CharField()
+    attribution = serializers.CharField(help_text="direct_quote, reported, article, or empty.")
+    status = serializers.ChoiceField(choices=Claim.Status.choices)
+    dismiss_reason = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    version = serializers.IntegerField(help_text="Bumped by every reviewer-side change.")
+    assignee_id = serializers.IntegerField(allow_null=True)
+    assignee = serializers.CharField(source="assignee_username", allow_null=True, help_text="Username of whoever holds it.")
+    article = ArticleRefSerializer(source="*")
+    cluster_id = serializers.IntegerField(allow_null=True)
+    cluster_key = serializers.CharField(help_text="Empty when the claim is in no cluster.")
+    cluster_size = serializers.IntegerField(allow_null=True, help_text="Appearances in its cluster.")
+    cluster_outlets = serializers.IntegerField(allow_null=True, help_text="Distinct outlets in its cluster.")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class EvidenceSerializer(serializers.ModelSerializer):
+    added_by = serializers.CharField(source="added_by.username", allow_null=True)
+
+    class Meta:
+        model = Evidence
+        fields = ["id", "kind", "url", "title", "note", "added_by", "created_at"]
+        read_only_fields = fields
+
+
+class VerdictSerializer(serializers.ModelSerializer):
+    claim = serializers.IntegerField(source="claim_id")
+    claim_sentence = serializers.CharField()
+    author = serializers.CharField(source="author.username", allow_null=True)
+    approved_by = serializers.CharField(source="approved_by.username", allow_null=True)
+    evidence = EvidenceSerializer(many=True, help_text="The evidence this revision cites.")
+
+    class Meta:
+        model = Verdict
+        fields = [
+            "id", "claim", "claim_sentence", "revision", "rating", "headline", "explanation", "status", "author",
+            "approved_by", "approved_at", "review_comment", "evidence", "created_at", "updated_at", "version",
+        ]
+        read_only_fields = fields
+
+
+class ClaimDetailSerializer(ClaimSerializer):
+    evidence = EvidenceSerializer(many=True, help_text="Evidence reviewers found, oldest first.")
+    verdicts = VerdictSerializer(many=True, help_text="Every verdict revision, newest first (drafts and returned ones included).")
+
+
+class ClusterSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    cluster_key = serializers.CharField(help_text="The smallest claim key in the cluster when it formed.")
+    size = serializers.IntegerField(help_text="Appearances (claims).")
+    outlet_count = serializers.IntegerField(help_text="Distinct outlets.")
+    first_claim_id = serializers.IntegerField(allow_null=True)
+    first_sentence = serializers.CharField(allow_null=True, help_text="The first appearance's sentence.")
+    first_seen_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField()
+
+
+class ClusterDetailSerializer(ClusterSerializer):
+    appearances = ClaimSerializer(many=True, help_text="Every appearance, first published first.")
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+FIELD_ERRORS_SCHEMA = {
+    "type": "object",
+    "description": "Each invalid parameter with its messages.",
+    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+}
