@@ -95,11 +95,16 @@ class Scorer:
         # Row `vocabulary` (self._filler) fills positions past a sentence's end: it adds nothing as
         # a neighbour and -1e30 at the centre, so ReLU gives 0 there and pooling ignores it.
         # The centre table carries the convolution's bias; [PAD] (row 0) is a zero vector.
+        # One BLAS thread: a multi-threaded product may sum in another order, and the CLI and
+        # the Spark workers (OPENBLAS_NUM_THREADS=1) must build bit-identical tables.
+        from threadpoolctl import threadpool_limits
+
         self._filler = embedding.shape[0]
         self._tables = []
         for k in range(3):
             table = np.zeros((self._filler + 1, width), np.float32)
-            table[: self._filler] = embedding @ kernel[:, :, k].T
+            with threadpool_limits(limits=1):
+                table[: self._filler] = embedding @ kernel[:, :, k].T
             if k == 1:
                 table[: self._filler] += bias
                 table[self._filler] = -1e30
@@ -179,7 +184,9 @@ class Scorer:
             conv += self._tables[2][framed[:, 2:]]
             np.maximum(conv, 0.0, out=conv)
             pooled_mean = conv.sum(1) / np.maximum(lengths[rows], 1)[:, None]
-            decision[rows] += conv.max(1) @ self._w_max + pooled_mean @ self._w_mean
+            # Row-wise sums, not a BLAS product: a sentence's score must not depend on which
+            # sentences share its batch (the CLI and the Spark job batch differently).
+            decision[rows] += (conv.max(1) * self._w_max).sum(1) + (pooled_mean * self._w_mean).sum(1)
         return decision
 
     def score(self, texts: list[str]) -> np.ndarray:

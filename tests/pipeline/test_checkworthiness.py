@@ -75,13 +75,19 @@ def test_long_sentences_are_cut_at_max_pieces(artifact: checkworthiness.Artifact
 
 
 def test_scores_do_not_depend_on_batch_or_cache(artifact: checkworthiness.Artifact, monkeypatch: pytest.MonkeyPatch) -> None:
-    batch = Scorer(artifact).score(SENTENCES)
-    one_by_one = np.array([Scorer(artifact).score([s])[0] for s in SENTENCES])
-    np.testing.assert_allclose(batch, one_by_one, rtol=1e-9, atol=1e-12)
+    """Bit for bit: the CLI scores article by article, the Spark job per Arrow batch."""
+    seeds = [line for path in sorted((ROOT / "seeds").glob("*.txt")) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    texts = SENTENCES + seeds
+    batch = Scorer(artifact).score(texts)
+    one_by_one = np.array([Scorer(artifact).score([s])[0] for s in texts])
+    np.testing.assert_array_equal(batch, one_by_one)
+    scorer = Scorer(artifact)
+    chunks = np.concatenate([scorer.score(texts[start : start + 7]) for start in range(0, len(texts), 7)])
+    np.testing.assert_array_equal(chunks, batch)
     monkeypatch.setattr(checkworthiness, "MAX_CACHED_TYPES", 5)
     small_cache = Scorer(artifact)
     again = np.concatenate([small_cache.score(SENTENCES[:6]), small_cache.score(SENTENCES[6:])])
-    np.testing.assert_allclose(again, batch, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(again, batch[: len(SENTENCES)])
     assert len(small_cache._type_id) <= 5 + len({t for s in SENTENCES[6:] for t in s.split()})
 
 
