@@ -6,10 +6,11 @@ through importlib.resources so it also loads from the zip that spark-submit ship
 executors; the Spark job broadcasts the artifact's bytes and each Python worker builds
 its Scorer once (see `scorer_from_artifact`).
 
-Model: one logistic regression over TF-IDF word 1-2 grams, TF-IDF char_wb 2-5 grams and
-static WordPiece vectors distilled from all-MiniLM-L6-v2 (the Model2Vec idea), with the
-static block folded into one weight per WordPiece, so scoring needs numpy, scipy,
-scikit-learn's analyzer and the `tokenizers` library — no torch, no transformer pass.
+Model (pipeline/student.py): a one-layer WordPiece CNN distilled from a fine-tuned
+all-MiniLM-L6-v2. Its kernel-3 convolution is folded at load time into three tables
+T_k = E @ W_k (vocabulary x width), so scoring a piece is three row gathers and two adds,
+then max and mean pooling per sentence and a dot product: numpy and the `tokenizers`
+library only, no torch, no transformer pass.
 """
 
 from __future__ import annotations
@@ -17,19 +18,23 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 ARTIFACT_FILES = ("metadata.json", "model.npz", "tokenizer.json")
 ARTIFACT_PACKAGE_PATH = ("models", "checkworthiness")
 # The per-token-type cache is cleared past this many types, so memory stays bounded.
 MAX_CACHED_TYPES = 300_000
+# Sentences per dense block in decision_function (block memory: GROUP x length x width floats).
+GROUP = 64
+# Control characters that str.split() treats as whitespace but the BERT normalizer deletes
+# (so "a\x1cb" is one token there): deleted first, so per-token pieces equal the sentence's.
+_DELETED_CONTROLS = str.maketrans("", "", "\x0b\x0c\x1c\x1d\x1e\x1f\x85")
 
 
 @dataclass(frozen=True)
@@ -68,63 +73,46 @@ def read_artifact(directory: str | Path | None = None) -> Artifact:
     return Artifact({name: packaged.joinpath(name).read_bytes() for name in ARTIFACT_FILES})
 
 
-def _char_wb_ngrams(token: str, min_n: int, max_n: int) -> list[str]:
-    """Exactly scikit-learn's char_wb analyzer for one whitespace token (lower-cased)."""
-    padded = " " + token + " "
-    length = len(padded)
-    grams = []
-    for n in range(min_n, max_n + 1):
-        offset = 0
-        grams.append(padded[offset : offset + n])
-        while offset + n < length:
-            offset += 1
-            grams.append(padded[offset : offset + n])
-        if offset == 0:
-            break
-    return grams
-
-
-def _tfidf_dot(counts: sp.csr_matrix, idf: np.ndarray, coef: np.ndarray) -> np.ndarray:
-    """Row-wise <l2norm((1 + log tf) * idf), coef> without building the tf-idf matrix."""
-    rows = counts.shape[0]
-    if counts.nnz == 0:
-        return np.zeros(rows)
-    weights = (np.log(counts.data) + 1.0) * idf[counts.indices]
-    row_of = np.repeat(np.arange(rows), np.diff(counts.indptr))
-    norm = np.sqrt(np.bincount(row_of, weights=weights * weights, minlength=rows))
-    dot = np.bincount(row_of, weights=weights * coef[counts.indices], minlength=rows)
-    norm[norm == 0] = 1.0
-    return dot / norm
-
-
 class Scorer:
     """P(check-worthy) for sentences, vectorised per batch.
 
-    Char n-grams and WordPiece weights are cached per whitespace token type, so a batch
-    costs one sparse product. Not thread-safe: one Scorer per process.
+    WordPiece ids are cached per whitespace token type (WordPiece never crosses
+    whitespace), so a batch costs dictionary look-ups and a few numpy gathers.
+    Not thread-safe: one Scorer per process.
     """
 
     def __init__(self, artifact: Artifact) -> None:
-        from sklearn.feature_extraction.text import CountVectorizer
         from tokenizers import Tokenizer
 
         self.metadata = artifact.metadata
         arrays = np.load(io.BytesIO(artifact.files["model.npz"]), allow_pickle=False)
-        word = self.metadata["features"]["word"]
-        self._word_counts = CountVectorizer(
-            vocabulary={term: i for i, term in enumerate(arrays["word_vocab"].tolist())},
-            ngram_range=tuple(word["ngram_range"]),
-            lowercase=True,
-            dtype=np.float64,
-        )
-        self._word_idf, self._word_coef = arrays["word_idf"], arrays["word_coef"]
-        char = self.metadata["features"]["char"]
-        self._char_min, self._char_max = char["ngram_range"]
-        self._char_vocab = {gram: i for i, gram in enumerate(arrays["char_vocab"].tolist())}
-        self._char_idf, self._char_coef = arrays["char_idf"], arrays["char_coef"]
-        self._piece_weight = arrays["piece_u"].astype(np.float64)
-        self._static_offset = float(arrays["static_c0"])
-        self._intercept = float(arrays["intercept"])
+        embedding = arrays["embedding_int8"].astype(np.float32) * arrays["embedding_scale"].astype(np.float32)[:, None]
+        kernel = arrays["conv_weight"].astype(np.float32)  # width, dim, 3
+        if kernel.shape[2] != 3 or kernel.shape[1] != embedding.shape[1]:
+            raise ValueError(f"model.npz: conv_weight {kernel.shape} does not fit embedding {embedding.shape}")
+        bias = arrays["conv_bias"].astype(np.float32)
+        width = len(bias)
+        # Row `vocabulary` (self._filler) fills positions past a sentence's end: it adds nothing as
+        # a neighbour and -1e30 at the centre, so ReLU gives 0 there and pooling ignores it.
+        # The centre table carries the convolution's bias; [PAD] (row 0) is a zero vector.
+        # One BLAS thread: a multi-threaded product may sum in another order, and the CLI and
+        # the Spark workers (OPENBLAS_NUM_THREADS=1) must build bit-identical tables.
+        from threadpoolctl import threadpool_limits
+
+        self._filler = embedding.shape[0]
+        self._tables = []
+        for k in range(3):
+            table = np.zeros((self._filler + 1, width), np.float32)
+            with threadpool_limits(limits=1):
+                table[: self._filler] = embedding @ kernel[:, :, k].T
+            if k == 1:
+                table[: self._filler] += bias
+                table[self._filler] = -1e30
+            self._tables.append(table)
+        out_weight = arrays["out_weight"].astype(np.float64)
+        self._w_max, self._w_mean = out_weight[:width], out_weight[width:]
+        self._out_bias = float(arrays["out_bias"])
+        self._max_pieces = int(self.metadata["student"]["max_pieces"])
         self.threshold = float(self.metadata["threshold"])
         self._tokenizer = Tokenizer.from_str(artifact.files["tokenizer.json"].decode("utf-8"))
         self._tokenizer.no_padding()
@@ -133,58 +121,80 @@ class Scorer:
 
     def _reset_cache(self) -> None:
         self._type_id: dict[str, int] = {}
-        self._type_chars = sp.csr_matrix((0, len(self._char_vocab)), dtype=np.float64)
-        self._type_static_sum = np.zeros(0)
-        self._type_pieces = np.zeros(0)
+        self._type_start = np.zeros(0, np.int64)
+        self._type_length = np.zeros(0, np.int64)
+        self._pieces = np.zeros(0, np.int64)
 
     def _add_types(self, types: list[str]) -> None:
-        base = len(self._type_id)
-        indptr, indices, data = [0], [], []
-        for token in types:
-            grams = Counter(self._char_vocab.get(g, -1) for g in _char_wb_ngrams(token, self._char_min, self._char_max))
-            grams.pop(-1, None)
-            for index in sorted(grams):
-                indices.append(index)
-                data.append(grams[index])
-            indptr.append(len(indices))
-        rows = sp.csr_matrix(
-            (np.asarray(data, np.float64), np.asarray(indices, np.int64), np.asarray(indptr)),
-            shape=(len(types), len(self._char_vocab)),
-        )
-        self._type_chars = sp.vstack([self._type_chars, rows], format="csr")
         encodings = self._tokenizer.encode_batch(types, add_special_tokens=False)
-        sums = np.fromiter((self._piece_weight[e.ids].sum() for e in encodings), np.float64, len(encodings))
-        counts = np.fromiter((len(e.ids) for e in encodings), np.float64, len(encodings))
-        self._type_static_sum = np.concatenate([self._type_static_sum, sums])
-        self._type_pieces = np.concatenate([self._type_pieces, counts])
+        lengths = np.fromiter((len(e.ids) for e in encodings), np.int64, len(encodings))
+        pieces = np.fromiter((i for e in encodings for i in e.ids), np.int64, int(lengths.sum()))
+        self._type_start = np.concatenate([self._type_start, len(self._pieces) + np.r_[0, np.cumsum(lengths)[:-1]]])
+        self._type_length = np.concatenate([self._type_length, lengths])
+        self._pieces = np.concatenate([self._pieces, pieces])
+        base = len(self._type_id)
         for offset, token in enumerate(types):
             self._type_id[token] = base + offset
 
     def decision_function(self, texts: list[str]) -> np.ndarray:
         count = len(texts)
+        decision = np.full(count, self._out_bias)
         if count == 0:
-            return np.zeros(0)
-        decision = _tfidf_dot(self._word_counts.transform(texts), self._word_idf, self._word_coef)
-        tokens = [text.lower().split() for text in texts]
-        new_types = {token for sentence in tokens for token in sentence if token not in self._type_id}
-        if new_types and len(self._type_id) + len(new_types) > MAX_CACHED_TYPES:
-            self._reset_cache()
-            new_types = {token for sentence in tokens for token in sentence}
-        if new_types:
+            return decision
+        tokens = [text.translate(_DELETED_CONTROLS).split() for text in texts]
+        flat = list(chain.from_iterable(tokens))
+        found = list(map(self._type_id.get, flat))
+        if None in found:
+            new_types = {token for token, type_id in zip(flat, found, strict=True) if type_id is None}
+            if len(self._type_id) + len(new_types) > MAX_CACHED_TYPES:
+                self._reset_cache()
+                new_types = set(flat)
             self._add_types(sorted(new_types))
-        lengths = np.fromiter((len(sentence) for sentence in tokens), np.int64, count)
-        ids = np.fromiter((self._type_id[t] for sentence in tokens for t in sentence), np.int64, int(lengths.sum()))
-        type_counts = sp.csr_matrix((np.ones(len(ids)), ids, np.r_[0, np.cumsum(lengths)]), shape=(count, len(self._type_id)))
-        type_counts.sum_duplicates()
-        decision += _tfidf_dot(type_counts @ self._type_chars, self._char_idf, self._char_coef)
-        static_sum = type_counts @ self._type_static_sum
-        pieces = type_counts @ self._type_pieces
-        decision += np.where(pieces > 0, static_sum / np.maximum(pieces, 1.0), 0.0) + self._static_offset
-        return decision + self._intercept
+            found = list(map(self._type_id.__getitem__, flat))
+        token_counts = np.fromiter(map(len, tokens), np.int64, count)
+        types = np.array(found, np.int64)
+        # Each sentence's WordPiece ids: the concatenated pieces of its tokens, cut at max_pieces.
+        type_lengths = self._type_length[types]
+        total = int(type_lengths.sum())
+        if total == 0:
+            return decision
+        first_piece = np.r_[0, np.cumsum(type_lengths)[:-1]]
+        pieces = self._pieces[np.repeat(self._type_start[types] - first_piece, type_lengths) + np.arange(total)]
+        sentence_lengths = np.bincount(np.repeat(np.arange(count), token_counts), weights=type_lengths, minlength=count).astype(np.int64)
+        position = np.arange(total) - np.repeat(np.r_[0, np.cumsum(sentence_lengths)[:-1]], sentence_lengths)
+        keep = position < self._max_pieces
+        pieces = pieces[keep]
+        lengths = np.minimum(sentence_lengths, self._max_pieces)
+        first = np.r_[0, np.cumsum(lengths)[:-1]]
+        # Sentences of similar length together, as dense (group, length, width) blocks; the
+        # kernel-3 convolution sees [PAD] (a zero vector, table row 0) beyond both ends.
+        order = np.argsort(lengths, kind="stable")
+        for begin in range(0, count, GROUP):
+            rows = order[begin : begin + GROUP]
+            longest = int(lengths[rows[-1]])
+            if longest == 0:
+                continue
+            offsets = np.arange(longest)
+            valid = offsets < lengths[rows, None]
+            framed = np.zeros((len(rows), longest + 2), np.int64)
+            framed[:, 1:-1] = np.where(valid, pieces[np.minimum(first[rows, None] + offsets, len(pieces) - 1)], self._filler)
+            framed[:, -1] = self._filler
+            conv = self._tables[0][framed[:, :-2]]
+            conv += self._tables[1][framed[:, 1:-1]]
+            conv += self._tables[2][framed[:, 2:]]
+            np.maximum(conv, 0.0, out=conv)
+            pooled_mean = conv.sum(1) / np.maximum(lengths[rows], 1)[:, None]
+            # Row-wise sums, not a BLAS product: a sentence's score must not depend on which
+            # sentences share its batch (the CLI and the Spark job batch differently).
+            decision[rows] += (conv.max(1) * self._w_max).sum(1) + (pooled_mean * self._w_mean).sum(1)
+        return decision
 
     def score(self, texts: list[str]) -> np.ndarray:
-        """P(check-worthy); 0 for empty or blank strings (the intercept alone sits near the threshold)."""
+        """P(check-worthy); 0 for empty or blank strings."""
         texts = list(texts)
+        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
+        if bad is not None:
+            raise TypeError(f"Scorer.score expects strings, got {type(texts[bad]).__name__} at position {bad}")
         probabilities = 1.0 / (1.0 + np.exp(-self.decision_function(texts)))
         if texts:
             probabilities[np.fromiter((not text or text.isspace() for text in texts), bool, len(texts))] = 0.0

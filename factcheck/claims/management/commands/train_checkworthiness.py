@@ -17,6 +17,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--data", type=Path, default=Path(settings.CHECKWORTHINESS_DATA_DIR))
         parser.add_argument("--out", type=Path, default=default_artifact_dir())
+        parser.add_argument("--bbc", type=Path, default=None, help="BBC News JSONL (default: bbc_news/ beside the CT24 folder)")
+        parser.add_argument("--teacher", type=Path, default=None, help="teacher logits (default: training/checkworthiness_teacher_logits.npz)")
+        parser.add_argument("--device", default="cpu", help="torch device for the student, e.g. cuda (default: cpu)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         data: Path = options["data"]
@@ -27,7 +30,11 @@ class Command(BaseCommand):
         except ImportError as exc:
             raise CommandError(f"Training needs extra packages: pip install -r requirements-train.txt ({exc})") from exc
         try:
-            metadata = train(data, options["out"], log=self.stdout.write)
+            metadata = train(
+                data, options["out"], log=self.stdout.write, bbc_path=options["bbc"], teacher_path=options["teacher"], device=options["device"]
+            )
         except ModuleNotFoundError as exc:
             raise CommandError(f"Training needs extra packages: pip install -r requirements-train.txt ({exc})") from exc
+        except (FileNotFoundError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
         self.stdout.write(self.style.SUCCESS(f"Model written to {options['out']} (threshold {metadata['threshold']:.4f})."))
