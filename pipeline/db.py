@@ -83,7 +83,10 @@ WITH staged AS (
     SELECT COALESCE(r.new_key, c.cluster_key), c.article_id
     FROM claims c LEFT JOIN remap r ON r.old_key = c.cluster_key
     WHERE c.cluster_key IN (SELECT cluster_key FROM staged UNION SELECT old_key FROM remap)
-      AND NOT EXISTS (SELECT 1 FROM staged s WHERE s.claim_key = c.claim_key)
+      -- NOT IN over a key that is never null: a hashed subplan whatever the planner
+      -- believes of the claims table's size (a nested anti join on stale statistics
+      -- compared every stored claim with every staged one: minutes for a re-run).
+      AND c.claim_key NOT IN (SELECT claim_key FROM staged)
 ), outlets AS (
     SELECT m.cluster_key, count(DISTINCT {OUTLET_OF}) AS outlet_count
     FROM appearances m JOIN articles a ON a.id = m.article_id
@@ -250,6 +253,10 @@ def merge_staging(dsn: str, *, run_id: int) -> tuple[int, int]:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MERGE_LOCK_ID,))
         # The merge sorts a run's claims by key and groups them by cluster: in memory, not on disk.
         conn.execute("SET LOCAL work_mem = '64MB'")
+        # Fresh statistics for what the run just staged: without them PostgreSQL plans the
+        # merge's joins for an empty table and nests loops over tens of thousands of rows.
+        conn.execute("ANALYZE claim_staging")
+        conn.execute("ANALYZE claim_cluster_remap")
         staged = conn.execute("SELECT count(DISTINCT claim_key) FROM claim_staging WHERE run_id = %s", (run_id,)).fetchone()
         written = conn.execute(MERGE_STAGED_CLAIMS, params).rowcount
         conn.execute(APPLY_CLUSTER_REMAP, params)
