@@ -140,8 +140,7 @@ def test_best_threshold_is_the_f1_optimal_cut() -> None:
 
 def test_teacher_logits_refuse_other_data(tmp_path: Path) -> None:
     path = teacher_logits_path()
-    if not path.is_file():
-        pytest.skip("training/checkworthiness_teacher_logits.npz not in this checkout")
+    assert path.is_file(), "training/checkworthiness_teacher_logits.npz is committed with the project"
     other = Labelled(ids=np.array([1]), texts=["not a CT24 sentence"], labels=np.array([0]))
     with pytest.raises(ValueError, match="other CT24"):
         load_teacher_logits(path, other, [])
