@@ -55,9 +55,10 @@ class Claim(models.Model):
         PREDICTION = "prediction", "Prediction or pledge"
         OTHER = "other", "Other"
 
-    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="claims")
+    # Indexed by claim_article_span_unique, which leads with it.
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="claims", db_index=False)
     # sha1(article content hash : start : end): stable across re-runs and databases.
-    claim_key = models.CharField(max_length=40, unique=True)
+    claim_key = models.CharField(max_length=40)
     sentence = models.TextField()
     start_offset = models.PositiveIntegerField()
     end_offset = models.PositiveIntegerField()
@@ -68,11 +69,14 @@ class Claim(models.Model):
     speaker = models.CharField(max_length=300, blank=True)
     speaker_title = models.CharField(max_length=300, blank=True)
     attribution = models.CharField(max_length=20, blank=True, help_text="direct_quote, reported or article")
-    cluster_key = models.CharField(max_length=40, blank=True, db_index=True)
-    priority = models.FloatField(default=0.0, db_index=True, help_text="Queue rank: the sum of priority_parts.")
+    cluster_key = models.CharField(max_length=40, blank=True)
+    priority = models.FloatField(default=0.0, help_text="Queue rank: the sum of priority_parts.")
     priority_parts = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW, db_index=True)
-    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_claims")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW)
+    # Indexed by claim_assignee_status_idx, which leads with it.
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_claims", db_index=False
+    )
     first_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     last_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -97,14 +101,21 @@ class Claim(models.Model):
     class Meta:
         db_table = "claims"
         ordering = ["-priority", "-id"]
+        # Every index is paid for on each of the pipeline's inserts (tens of thousands a run):
+        # no varchar_pattern_ops twins (nothing searches keys by prefix) and none that
+        # repeats the leading column of another.
         indexes = [
             # The queue order and its keyset cursor: (priority, id) < (p, i), both descending.
             models.Index(models.F("priority").desc(), models.F("id").desc(), name="claim_queue_order_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),
             GinIndex(fields=["tags"], name="claim_tags_idx"),
             models.Index(fields=["assignee", "status"], name="claim_assignee_status_idx"),
+            models.Index(fields=["status"], name="claim_status_idx"),
+            models.Index(fields=["cluster_key"], name="claim_cluster_key_idx"),
         ]
         constraints = [
+            # The pipeline's merge inserts ON CONFLICT (claim_key).
+            models.UniqueConstraint(fields=["claim_key"], name="claim_key_unique"),
             models.UniqueConstraint(fields=["article", "start_offset", "end_offset"], name="claim_article_span_unique"),
             models.CheckConstraint(condition=models.Q(start_offset__lt=models.F("end_offset")), name="claim_span_nonempty"),
         ]
