@@ -64,17 +64,75 @@ PRIORITY_PARTS = """jsonb_build_object('checkworthiness', p.checkworthiness, 'ty
 # An appearance counts its outlet; an article with no known outlet counts as its own.
 OUTLET_OF = "COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)"
 
-# One statement merges the run's staged claims. Pipeline-owned columns are updated only
+# The tables a run writes before its merge and empties after it (all keyed by run_id).
+RUN_SCRATCH_TABLES = ("claim_staging", "claim_cluster_assignments", "claim_cluster_remap")
+
+# Fresh statistics for what a run just staged, on the columns the merge joins on only (a
+# sentence column's statistics cost more than the rest): without them PostgreSQL plans the
+# merge's joins for empty tables and nests loops over tens of thousands of rows.
+SCRATCH_JOIN_COLUMNS = {
+    "claim_staging": "run_id, claim_key",
+    "claim_cluster_assignments": "run_id, claim_key",
+    "claim_cluster_remap": "run_id, old_key",
+}
+
+# The run's claims as the merge takes them: one row per claim key (a retried Spark task
+# may have staged a claim twice) with its final cluster key. Executors stage claims before
+# clustering, with an empty cluster key; the clustering then writes an assignment for each
+# claim it joined to others and a remap for each stored cluster that merged into another.
+# Every other claim keeps its stored cluster, or forms its own; a key the staging row
+# carries itself (a caller that clustered on its own) comes before both.
+RUN_STAGED = """
+CREATE TEMP TABLE run_staged ON COMMIT DROP AS
+WITH remap AS (
+    SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
+), staged AS (
+    SELECT DISTINCT ON (claim_key) * FROM claim_staging WHERE run_id = %(run_id)s ORDER BY claim_key
+), keyed AS (
+    SELECT s.*, COALESCE(a.cluster_key, NULLIF(s.cluster_key, ''), NULLIF(c.cluster_key, ''), s.claim_key) AS own_cluster_key
+    FROM staged s
+    LEFT JOIN claim_cluster_assignments a ON a.run_id = s.run_id AND a.claim_key = s.claim_key
+    LEFT JOIN claims c ON c.claim_key = s.claim_key
+)
+SELECT k.run_id, k.claim_key, k.article_id, k.sentence, k.start_offset, k.end_offset, k.score, k.claim_type, k.speaker,
+       k.claim_types, k.quantities, k.speaker_title, k.attribution, k.own_cluster_key,
+       COALESCE(r.new_key, k.own_cluster_key) AS cluster_key
+FROM keyed k LEFT JOIN remap r ON r.old_key = k.own_cluster_key
+"""
+
+# Once the clustering's assignments and remaps are in: the run's final cluster keys.
+FINAL_CLUSTER_KEYS = """
+UPDATE run_staged s SET cluster_key = f.cluster_key
+FROM (
+    SELECT s2.claim_key, COALESCE(r.new_key, k.cluster_key) AS cluster_key
+    FROM run_staged s2
+    LEFT JOIN claim_cluster_assignments a ON a.run_id = %(run_id)s AND a.claim_key = s2.claim_key
+    CROSS JOIN LATERAL (SELECT COALESCE(a.cluster_key, s2.own_cluster_key) AS cluster_key) k
+    LEFT JOIN (SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key) r
+        ON r.old_key = k.cluster_key
+) f
+WHERE f.claim_key = s.claim_key AND s.cluster_key IS DISTINCT FROM f.cluster_key
+"""
+
+# The claims whose cluster the clustering changed after they were merged.
+UPDATE_CLUSTER_KEYS = """
+UPDATE claims c SET cluster_key = s.cluster_key, last_run_id = s.run_id, updated_at = now()
+FROM run_staged s
+WHERE c.claim_key = s.claim_key AND c.cluster_key IS DISTINCT FROM s.cluster_key
+RETURNING c.id
+"""
+
+# One statement merges the run's claims. Pipeline-owned columns are updated only
 # when they differ, so a re-run writes nothing; reviewer-owned columns (status, assignee,
 # version) are never in the SET list, so reviewers' work is never overwritten.
 # New claims are inserted with the priority REFRESH_PRIORITIES would give them (their
 # clusters' outlets counted as they will be once the run's clusters and merges are
 # applied), so it finds nothing to rewrite there: a second write of every new row, with
-# its 18 index entries and search vector, is what the load stage used to spend most on.
+# its index entries and search vector, is what the load stage used to spend most on.
 # REFRESH_PRIORITIES stays the authority; this only saves the rewrite.
 MERGE_STAGED_CLAIMS = f"""
 WITH staged AS (
-    SELECT DISTINCT ON (claim_key) * FROM claim_staging WHERE run_id = %(run_id)s ORDER BY claim_key
+    SELECT * FROM run_staged
 ), remap AS (
     SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
 ), appearances AS (
@@ -126,6 +184,7 @@ WHERE (claims.sentence, claims.score, claims.claim_type, claims.claim_types, cla
        claims.speaker, claims.speaker_title, claims.attribution, claims.cluster_key)
     IS DISTINCT FROM (EXCLUDED.sentence, EXCLUDED.score, EXCLUDED.claim_type, EXCLUDED.claim_types,
        EXCLUDED.quantities, EXCLUDED.speaker, EXCLUDED.speaker_title, EXCLUDED.attribution, EXCLUDED.cluster_key)
+RETURNING claims.id
 """
 
 # Clusters this run merged into others move wholesale to the surviving key.
@@ -139,7 +198,7 @@ WHERE claims.cluster_key = r.old_key AND r.old_key <> r.new_key
 # first appearance, for every cluster the run touched.
 REFRESH_CLUSTERS = f"""
 WITH touched AS (
-    SELECT cluster_key FROM claim_staging WHERE run_id = %(run_id)s
+    SELECT cluster_key FROM run_staged
     UNION SELECT new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s
 ), stats AS (
     SELECT c.cluster_key,
@@ -204,8 +263,14 @@ def count_run_articles(dsn: str, *, run_id: int) -> int:
 
 def copy_to_staging(dsn: str, rows: Iterable[Sequence[Any]]) -> int:
     """COPY claim rows (in STAGING_COLUMNS order) into claim_staging; returns the row count."""
+    with connect(dsn) as conn:
+        return stage_claims(conn, rows)
+
+
+def stage_claims(conn: psycopg.Connection[Any], rows: Iterable[Sequence[Any]]) -> int:
+    """COPY claim rows into claim_staging on an open connection (committed with it)."""
     count = 0
-    with connect(dsn) as conn, conn.cursor() as cursor, cursor.copy(f"COPY claim_staging ({', '.join(STAGING_COLUMNS)}) FROM STDIN") as copy:
+    with conn.cursor() as cursor, cursor.copy(f"COPY claim_staging ({', '.join(STAGING_COLUMNS)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
             count += 1
@@ -225,47 +290,94 @@ def count_claims(dsn: str) -> int:
     return int(row[0]) if row else 0
 
 
-def write_cluster_remap(dsn: str, *, run_id: int, pairs: Iterable[tuple[str, str]]) -> None:
-    with connect(dsn) as conn, conn.cursor() as cursor, cursor.copy(
-        "COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN"
-    ) as copy:
-        for old_key, new_key in pairs:
-            copy.write_row((run_id, old_key, new_key))
-
-
 def clear_staging(dsn: str, *, run_id: int) -> None:
     with connect(dsn) as conn:
-        conn.execute("DELETE FROM claim_staging WHERE run_id = %s", (run_id,))
-        conn.execute("DELETE FROM claim_cluster_remap WHERE run_id = %s", (run_id,))
+        for table in RUN_SCRATCH_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
 
 
-def merge_staging(dsn: str, *, run_id: int) -> tuple[int, int]:
-    """Merge the run's staged claims in one statement, apply cluster merges, refresh the
-    clusters' statistics and the queue priorities, and empty the run's staging rows: all in
-    one transaction, so readers never see half a run.
+class StagedMerge:
+    """The merge of one run's staged claims into `claims`: one transaction, so readers never
+    see half a run, in two steps so the first can run while Spark clusters.
 
-    Returns (distinct staged claims, claims inserted or changed).
+        with StagedMerge(dsn, run_id=run_id) as merge:
+            merge.insert_claims()      # may run in a thread while the clustering runs
+            staged, written = merge.finish(assigned=..., remap=...)
+
+    insert_claims merges every staged claim under its provisional cluster (its stored one,
+    else its own key): inserts, and updates of pipeline-owned columns where they differ.
+    finish writes the clustering's assignments and remaps, moves the claims whose cluster
+    changed, refreshes the touched clusters' statistics and the queue priorities, and
+    empties the run's scratch rows. Leaving the block commits; an exception rolls back.
+    Only a claim that joined another cluster is written twice, and a re-run writes nothing.
     """
-    params = {"run_id": run_id}
-    with connect(dsn) as conn, conn.transaction():
+
+    def __init__(self, dsn: str, *, run_id: int) -> None:
+        self.dsn, self.run_id = dsn, run_id
+        self.params = {"run_id": run_id}
+        self.written: set[int] = set()
+        self.staged = 0
+
+    def __enter__(self) -> StagedMerge:
+        self.conn = connect(self.dsn)
+        return self
+
+    def __exit__(self, kind: object, error: object, traceback: object) -> None:
+        try:
+            if kind is None:
+                self.conn.commit()
+            else:
+                self.conn.rollback()
+        finally:
+            self.conn.close()
+
+    def insert_claims(self) -> None:
+        conn = self.conn
         # Merges of concurrent runs take turns: each rewrites cluster statistics and
         # priorities across many rows, and two at once could deadlock on them.
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MERGE_LOCK_ID,))
         # The merge sorts a run's claims by key and groups them by cluster: in memory, not on disk.
         conn.execute("SET LOCAL work_mem = '64MB'")
-        # Fresh statistics for what the run just staged: without them PostgreSQL plans the
-        # merge's joins for an empty table and nests loops over tens of thousands of rows.
-        conn.execute("ANALYZE claim_staging")
-        conn.execute("ANALYZE claim_cluster_remap")
-        staged = conn.execute("SELECT count(DISTINCT claim_key) FROM claim_staging WHERE run_id = %s", (run_id,)).fetchone()
-        written = conn.execute(MERGE_STAGED_CLAIMS, params).rowcount
-        conn.execute(APPLY_CLUSTER_REMAP, params)
-        conn.execute(REFRESH_CLUSTERS, params)
-        conn.execute(DROP_EMPTY_CLUSTERS, params)
+        # Foreign keys checked as each statement ends, not all at COMMIT: the checks of the
+        # inserted claims then run in this step, which overlaps the clustering.
+        conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        for table, columns in SCRATCH_JOIN_COLUMNS.items():
+            conn.execute(f"ANALYZE {table} ({columns})")
+        conn.execute(RUN_STAGED, self.params)
+        conn.execute("ANALYZE run_staged (claim_key, article_id, cluster_key)")
+        row = conn.execute("SELECT count(*) FROM run_staged").fetchone()
+        self.staged = int(row[0]) if row else 0
+        self.written.update(claim_id for (claim_id,) in conn.execute(MERGE_STAGED_CLAIMS, self.params))
+
+    def finish(self, *, assigned: Iterable[tuple[str, str]] = (), remap: Iterable[tuple[str, str]] = ()) -> tuple[int, int]:
+        """Returns (distinct staged claims, claims inserted or changed)."""
+        conn, run_id = self.conn, self.run_id
+        with conn.cursor() as cursor, cursor.copy("COPY claim_cluster_assignments (run_id, claim_key, cluster_key) FROM STDIN") as copy:
+            for key, cluster_key in assigned:
+                copy.write_row((run_id, key, cluster_key))
+        with conn.cursor() as cursor, cursor.copy("COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN") as copy:
+            for old_key, new_key in remap:
+                copy.write_row((run_id, old_key, new_key))
+        for table in ("claim_cluster_assignments", "claim_cluster_remap"):
+            conn.execute(f"ANALYZE {table} ({SCRATCH_JOIN_COLUMNS[table]})")
+        conn.execute(FINAL_CLUSTER_KEYS, self.params)
+        self.written.update(claim_id for (claim_id,) in conn.execute(UPDATE_CLUSTER_KEYS))
+        conn.execute(APPLY_CLUSTER_REMAP, self.params)
+        conn.execute(REFRESH_CLUSTERS, self.params)
+        conn.execute(DROP_EMPTY_CLUSTERS, self.params)
         conn.execute(REFRESH_PRIORITIES)
-        conn.execute("DELETE FROM claim_staging WHERE run_id = %s", (run_id,))
-        conn.execute("DELETE FROM claim_cluster_remap WHERE run_id = %s", (run_id,))
-    return int(staged[0] if staged else 0), written
+        for table in RUN_SCRATCH_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
+        return self.staged, len(self.written)
+
+
+def merge_staging(
+    dsn: str, *, run_id: int, assigned: Iterable[tuple[str, str]] = (), remap: Iterable[tuple[str, str]] = ()
+) -> tuple[int, int]:
+    """StagedMerge in one go: (distinct staged claims, claims inserted or changed)."""
+    with StagedMerge(dsn, run_id=run_id) as merge:
+        merge.insert_claims()
+        return merge.finish(assigned=assigned, remap=remap)
 
 
 def update_run(dsn: str, *, run_id: int, **fields: Any) -> None:

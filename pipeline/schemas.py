@@ -50,4 +50,11 @@ CLUSTER_KEYS_SCHEMA = StructType(
         StructField("bands", ArrayType(LongType(), True), True),
     ]
 )
-COUNT_SCHEMA = StructType([StructField("rows", LongType(), True)])
+# What the extraction hands to clustering: a claim's key, tokens and MinHash band keys.
+CLUSTER_NODE_SCHEMA = StructType(
+    [
+        StructField("claim_key", StringType(), True),
+        StructField("tokens", ArrayType(StringType(), True), True),
+        StructField("bands", ArrayType(LongType(), True), True),
+    ]
+)

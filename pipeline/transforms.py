@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -34,23 +35,25 @@ def with_cluster_keys(claims_df: DataFrame) -> DataFrame:
     return claims_df.withColumn("_keys", keys).withColumn("tokens", F.col("_keys.tokens")).withColumn("bands", F.col("_keys.bands")).drop("_keys")
 
 
-def cluster_nodes(claims_df: DataFrame, existing_df: DataFrame) -> DataFrame:
-    """Every claim clustering looks at, once: the run's claims (all their columns) and the
-    stored ones, with tokens, bands, label (the stored cluster key, else the claim's own),
-    stored, in_run and stored_label. A claim both stored and in the run keeps its stored
-    tokens and bands. One full outer join on claim_key."""
-    run = (
-        claims_df.withColumnRenamed("tokens", "run_tokens")
-        .withColumnRenamed("bands", "run_bands")
-        .withColumn("in_run", F.lit(True))
-    )
-    stored = existing_df.select(
+def cluster_nodes(run_df: DataFrame, stored_df: DataFrame | None) -> DataFrame:
+    """Every claim clustering looks at, once, as (claim_key, tokens, bands, label, stored,
+    in_run, stored_label): the run's claims (claim_key, tokens, bands) and the stored ones
+    (the same plus cluster_key). label is the stored cluster key, else the claim's own. A
+    claim both stored and in the run keeps its stored tokens and bands. With nothing stored
+    (a first run), no join at all."""
+    run = run_df.select("claim_key", "tokens", "bands")
+    if stored_df is None:
+        return run.select(
+            "*", F.col("claim_key").alias("label"), F.lit(False).alias("stored"), F.lit(True).alias("in_run"),
+            F.lit(None).cast("string").alias("stored_label"),
+        )
+    run = run.withColumnRenamed("tokens", "run_tokens").withColumnRenamed("bands", "run_bands").withColumn("in_run", F.lit(True))
+    stored = stored_df.select(
         "claim_key", "tokens", "bands",
         F.when(F.col("cluster_key") == "", F.col("claim_key")).otherwise(F.col("cluster_key")).alias("stored_label"),
     )
-    run_columns = [name for name in claims_df.columns if name not in ("claim_key", "tokens", "bands")]
     return run.join(stored, on="claim_key", how="full").select(
-        "claim_key", *run_columns,
+        "claim_key",
         F.coalesce("tokens", "run_tokens").alias("tokens"),
         F.coalesce("bands", "run_bands").alias("bands"),
         F.coalesce("stored_label", "claim_key").alias("label"),
@@ -60,83 +63,95 @@ def cluster_nodes(claims_df: DataFrame, existing_df: DataFrame) -> DataFrame:
     )
 
 
+def with_node_ids(nodes_df: DataFrame) -> DataFrame:
+    """node: a number for the claim key that sorts as the key does (its first 60 bits; the
+    key is a sha1 in hex), so the band shuffle moves and compares numbers, not strings.
+    Two claims share one with probability about n^2 / 2^61 (4e-5 at ten million claims);
+    then a bucket could try one pair more, which the exact Jaccard still has to pass."""
+    return nodes_df.withColumn("node", F.conv(F.substring("claim_key", 1, 15), 16, 10).cast("long"))
+
+
 def similar_pairs(nodes_df: DataFrame) -> DataFrame:
-    """Similar pairs among nodes (claim_key, tokens, bands, label, stored, in_run).
+    """Similar pairs among nodes (claim_key, node, tokens, bands, label, stored, in_run).
 
-    Candidates share a MinHash band (pipeline.nlp.clustering.band_keys). Each band bucket
-    that holds one of this run's claims is gathered once and every member pairs with the
-    bucket's smallest key (a star, linear in the bucket, not a clique); the exact Jaccard
-    of the token arrays then decides. The same rule as clustering.cluster_records.
+    Candidates share a MinHash band (pipeline.nlp.clustering.band_keys). In every band
+    bucket that holds one of this run's claims, each member pairs with the bucket's smallest
+    key (a star, linear in the bucket, not a clique); the exact Jaccard of the token arrays
+    then decides. The same rule as clustering.cluster_records.
 
-    Only keys travel through the band shuffle (every claim appears in LSH_BANDS buckets,
-    nearly all of them singletons); tokens and labels join the few candidate pairs after.
+    Every claim sits in LSH_BANDS buckets, nearly all of them singletons, so the band
+    shuffle carries numbers only and aggregates with fixed-width functions (no lists);
+    tokens and labels join the few candidate pairs after.
     """
-    buckets = (
-        nodes_df.select("claim_key", "in_run", F.explode("bands").alias("band"))
-        .groupBy("band")
-        .agg(F.max("in_run").alias("has_run_claim"), F.array_sort(F.collect_list("claim_key")).alias("members"))
-        .filter(F.col("has_run_claim") & (F.size("members") >= 2))
+    memberships = nodes_df.select("node", "in_run", F.explode("bands").alias("band"))
+    centres = (
+        memberships.groupBy("band")
+        .agg(F.max("in_run").alias("has_run_claim"), F.min("node").alias("centre"), F.count("*").alias("members"))
+        .filter(F.col("has_run_claim") & (F.col("members") >= 2))
+        .select("band", "centre")
     )
-    stars = buckets.select(
-        F.element_at("members", 1).alias("src"), F.explode(F.slice("members", 2, F.size("members") - 1)).alias("dst")
-    ).distinct()
-    info = nodes_df.select("claim_key", "tokens", "label", "stored")
+    stars = (
+        memberships.join(centres, on="band", how="inner")
+        .filter(F.col("node") != F.col("centre"))
+        .select(F.col("centre").alias("src_node"), F.col("node").alias("dst_node"))
+        .distinct()
+    )
+    info = nodes_df.select("node", "claim_key", "tokens", "label", "stored", "in_run")
     src = info.select(*(F.col(name).alias(f"src_{name}") for name in info.columns))
     dst = info.select(*(F.col(name).alias(f"dst_{name}") for name in info.columns))
-    candidates = stars.join(src, on=stars["src"] == src["src_claim_key"], how="inner").join(
-        dst, on=stars["dst"] == dst["dst_claim_key"], how="inner"
-    )
+    candidates = stars.join(src, on="src_node", how="inner").join(dst, on="dst_node", how="inner")
     overlap = F.size(F.array_intersect("src_tokens", "dst_tokens")) / F.size(F.array_union("src_tokens", "dst_tokens"))
     return candidates.filter(overlap >= F.lit(SIMILARITY_THRESHOLD)).select(
-        "src", "src_label", "src_stored", "dst", "dst_label", "dst_stored",
+        F.col("src_claim_key").alias("src"), "src_label", "src_stored", "src_in_run",
+        F.col("dst_claim_key").alias("dst"), "dst_label", "dst_stored", "dst_in_run",
     )
 
 
-def assign_clusters(claims_df: DataFrame, existing_df: DataFrame) -> tuple[DataFrame, list[tuple[str, str]]]:
+@dataclass(frozen=True)
+class Clustering:
+    """What a run's clustering decided.
+
+    assigned: claim_key -> cluster_key for each of the run's claims that joined others;
+    remap: (old_key, new_key) for each stored cluster that merged into another.
+    Every other claim of the run keeps its stored cluster key (after the remap), or, if new,
+    forms a cluster of its own under its claim key; the merge applies both rules
+    (pipeline.db.RUN_STAGED).
+    """
+
+    assigned: dict[str, str]
+    remap: list[tuple[str, str]]
+
+
+def assign_clusters(run_df: DataFrame, stored_df: DataFrame | None) -> Clustering:
     """Cluster this run's claims against each other and everything already stored.
 
-    claims_df: the run's claims with claim_key, tokens and bands; existing_df: stored
-    claims with the same plus cluster_key. Returns (claims_df with cluster_key, the stored
-    clusters that merged as (old_key, new_key)). A cluster's key is the smallest claim key
-    in it, so the result does not depend on the order articles arrived in.
+    run_df: the run's claims with claim_key, tokens and bands; stored_df: stored claims
+    with the same plus cluster_key, or None when nothing is stored. A cluster's key is the
+    smallest claim key in it, so the result does not depend on the order articles arrived
+    in.
 
     Only similar pairs reach the driver, where union-find joins them into components:
-    near-duplicate edges are few even when claims are many. The nodes are cached while
-    they are needed twice (pairs, then the run's labels); the caller may unpersist the
-    returned frame's sources once it is written.
+    near-duplicate edges are few even when claims are many, and so are the assignments
+    that go back to the database.
     """
-    spark = claims_df.sparkSession
-    nodes = cluster_nodes(claims_df, existing_df).persist(StorageLevel.MEMORY_AND_DISK)
+    nodes = cluster_nodes(run_df, stored_df).transform(with_node_ids)
+    if stored_df is not None:
+        # The join with the stored claims, materialised once: the pairs read it three times.
+        nodes = nodes.persist(StorageLevel.MEMORY_AND_DISK)
+        nodes.count()
     edges: list[tuple[str, str]] = []
     labels: dict[str, str] = {}
     stored_keys: set[str] = set()
+    run_keys: set[str] = set()
     for row in similar_pairs(nodes).collect():
         edges.append((row.src, row.dst))
         labels[row.src], labels[row.dst] = row.src_label, row.dst_label
-        if row.src_stored:
-            stored_keys.add(row.src)
-        if row.dst_stored:
-            stored_keys.add(row.dst)
+        for key, stored, in_run in ((row.src, row.src_stored, row.src_in_run), (row.dst, row.dst_stored, row.dst_in_run)):
+            if stored:
+                stored_keys.add(key)
+            if in_run:
+                run_keys.add(key)
+    nodes.unpersist()  # a no-op when it was not persisted
     final = components(edges, labels)
     remap = sorted({(labels[key], final[key]) for key in stored_keys if labels[key] != final[key]})
-    stored_remap = dict(remap)
-    assigned = spark.createDataFrame(sorted(final.items()) or [("", "")], "claim_key string, assigned string")
-    clustered = (
-        nodes.filter(F.col("in_run"))
-        .join(F.broadcast(assigned), on="claim_key", how="left")
-        .withColumn("cluster_key", F.coalesce("assigned", "stored_label", "claim_key"))
-    )
-    if stored_remap:
-        # A run claim whose stored cluster merged elsewhere without an edge of its own.
-        remapped = spark.createDataFrame(sorted(stored_remap.items()), "cluster_key string, merged_into string")
-        clustered = clustered.join(F.broadcast(remapped), on="cluster_key", how="left").withColumn(
-            "cluster_key", F.coalesce("merged_into", "cluster_key")
-        )
-    return clustered.select(*claims_df.columns, "cluster_key"), remap
-
-
-def to_staging_rows(claims_df: DataFrame) -> DataFrame:
-    return claims_df.select(
-        "claim_key", "article_id", "sentence", "start_offset", "end_offset", "score", "claim_type", "speaker",
-        "claim_types", "quantities", "speaker_title", "attribution", "cluster_key",
-    )
+    return Clustering(assigned={key: final[key] for key in sorted(run_keys)}, remap=remap)

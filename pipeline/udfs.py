@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -19,47 +19,110 @@ from pipeline.nlp.clustering import band_keys_batch, cluster_tokens
 
 MapInPandas = Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]
 
-CLAIM_COLUMNS = [
-    "claim_key", "article_id", "start_offset", "end_offset", "sentence", "speaker", "speaker_title", "attribution",
-    "score", "claim_type", "claim_types", "quantities", "tokens", "bands",
-]
+CLUSTER_NODE_COLUMNS = ("claim_key", "tokens", "bands")
+
+
+
+class ClaimRow(NamedTuple):
+    """A claim as the job's DataFrames and the staging table take it (CLAIM_SCHEMA)."""
+
+    claim_key: str
+    article_id: int
+    start_offset: int
+    end_offset: int
+    sentence: str
+    speaker: str
+    speaker_title: str
+    attribution: str
+    score: float
+    claim_type: str
+    claim_types: str  # comma-separated
+    quantities: str  # JSON
+    tokens: list[str]
+    bands: list[int]
+
+
+CLAIM_COLUMNS = list(ClaimRow._fields)
+
+
+def claim_rows(batch: pd.DataFrame, scorer: Scorer) -> tuple[int, list[ClaimRow]]:
+    """(sentences, claims) for one Arrow batch of articles.
+
+    Splitting, attribution, scoring, typing, quantities and cluster keys all happen here
+    (pipeline.extract and pipeline.nlp, the code the command line runs). Sentences of the
+    whole batch are scored in one call.
+    """
+    articles = [
+        ArticleText(text or "", content_hash, outlet or "", author or "")
+        for text, content_hash, outlet, author in zip(batch["text"], batch["content_hash"], batch["outlet"], batch["author"], strict=True)
+    ]
+    counts, claims = extract_articles(articles, scorer)
+    article_ids = batch["article_id"].tolist()
+    tokens = [cluster_tokens(claim.sentence, claim.quantities) for _, claim in claims]
+    rows = [
+        ClaimRow(
+            claim.claim_key, int(article_ids[article]), claim.start, claim.end, claim.sentence, claim.speaker,
+            claim.speaker_title, claim.attribution, claim.score, claim.claim_type, ",".join(claim.claim_types),
+            quantities_json(claim.quantities), claim_tokens, bands,
+        )
+        for (article, claim), claim_tokens, bands in zip(claims, tokens, band_keys_batch(tokens), strict=True)
+    ]
+    return sum(counts), rows
+
+
+def _scorer(model_ref: Any) -> Scorer:
+    """`model_ref`: a Spark broadcast of the model Artifact, an Artifact or a Scorer."""
+    model = getattr(model_ref, "value", model_ref)
+    return model if isinstance(model, Scorer) else scorer_from_artifact(model)
 
 
 def make_claim_extractor(model_ref: Any, sentence_counter: Any = None) -> MapInPandas:
-    """mapInPandas: articles -> claims, in one Python pass per Arrow batch.
+    """mapInPandas: articles -> claims (CLAIM_COLUMNS), in one Python pass per Arrow batch.
 
-    Splitting, attribution, scoring, typing, quantities and cluster keys all happen here
-    (pipeline.extract and pipeline.nlp, the code the command line runs), so rows cross
-    the JVM/Python boundary once. Sentences of a whole batch are scored in one call.
-    `model_ref` is a Spark broadcast of the model Artifact (or an Artifact or a Scorer);
-    `sentence_counter` an accumulator for the run's sentence count (a retried task may
+    `sentence_counter` is an accumulator for the run's sentence count (a retried task may
     count twice; only that statistic is affected).
     """
 
     def extract(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        model = getattr(model_ref, "value", model_ref)
-        scorer: Scorer = model if isinstance(model, Scorer) else scorer_from_artifact(model)
+        scorer = _scorer(model_ref)
         for batch in batches:
-            articles = [
-                ArticleText(text or "", content_hash, outlet or "", author or "")
-                for text, content_hash, outlet, author in zip(batch["text"], batch["content_hash"], batch["outlet"], batch["author"], strict=True)
-            ]
-            counts, claims = extract_articles(articles, scorer)
+            sentences, rows = claim_rows(batch, scorer)
             if sentence_counter is not None:
-                sentence_counter.add(sum(counts))
-            article_ids = batch["article_id"].tolist()
-            tokens = [cluster_tokens(claim.sentence, claim.quantities) for _, claim in claims]
-            rows = [
-                (
-                    claim.claim_key, int(article_ids[article]), claim.start, claim.end, claim.sentence, claim.speaker,
-                    claim.speaker_title, claim.attribution, claim.score, claim.claim_type, ",".join(claim.claim_types),
-                    quantities_json(claim.quantities), claim_tokens, bands,
-                )
-                for (article, claim), claim_tokens, bands in zip(claims, tokens, band_keys_batch(tokens), strict=True)
-            ]
+                sentence_counter.add(sentences)
             yield pd.DataFrame.from_records(rows, columns=CLAIM_COLUMNS)
 
     return extract
+
+
+def make_claim_stager(model_ref: Any, dsn: str, run_id: int, *, sentence_counter: Any = None, claim_counter: Any = None) -> MapInPandas:
+    """mapInPandas: articles -> claims COPYed into the run's staging rows, and out to Spark
+    only what clustering needs: (claim_key, tokens, bands) of the claims that can cluster.
+
+    Each task stages its claims in one transaction: a failed attempt leaves nothing, and a
+    retried one that had committed only stages duplicates, which the merge collapses (it
+    keeps one row per claim key). The staged cluster key is empty; the merge fills it from
+    the clustering's assignments (pipeline.db). Claim rows never make the round trip
+    through the JVM, which cost more than the extraction saved by running on every core.
+    """
+
+    def stage(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        scorer = _scorer(model_ref)
+        with db.connect(dsn) as conn:
+            for batch in batches:
+                sentences, rows = claim_rows(batch, scorer)
+                db.stage_claims(conn, (
+                    (run_id, r.claim_key, r.article_id, r.sentence, r.start_offset, r.end_offset, r.score, r.claim_type, r.speaker,
+                     r.claim_types, r.quantities, r.speaker_title, r.attribution, "")
+                    for r in rows
+                ))
+                if sentence_counter is not None:
+                    sentence_counter.add(sentences)
+                if claim_counter is not None:
+                    claim_counter.add(len(rows))
+                nodes = [(r.claim_key, r.tokens, r.bands) for r in rows if r.bands]
+                yield pd.DataFrame.from_records(nodes, columns=list(CLUSTER_NODE_COLUMNS))
+
+    return stage
 
 
 def cluster_keys(sentences: pd.Series, quantities: pd.Series) -> pd.DataFrame:
@@ -99,21 +162,3 @@ def chunked_frames(rows: Iterator[tuple[Any, ...]], columns: tuple[str, ...], si
             chunk = []
     if chunk:
         yield pd.DataFrame.from_records(chunk, columns=list(columns))
-
-
-def make_staging_writer(dsn: str, run_id: int) -> MapInPandas:
-    """mapInPandas: COPY each partition's claims into claim_staging, yield the row count."""
-
-    def write(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        def rows() -> Iterator[tuple[object, ...]]:
-            for batch in batches:
-                for r in batch.itertuples(index=False):
-                    yield (
-                        run_id, r.claim_key, int(r.article_id), r.sentence, int(r.start_offset), int(r.end_offset),
-                        float(r.score), r.claim_type, r.speaker or "", r.claim_types, r.quantities, r.speaker_title or "",
-                        r.attribution or "", r.cluster_key,
-                    )
-
-        yield pd.DataFrame({"rows": [db.copy_to_staging(dsn, rows())]})
-
-    return write

@@ -6,7 +6,7 @@ from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
 from pipeline.nlp.clustering import band_keys, claim_text, cluster_records, cluster_tokens, components, jaccard
-from pipeline.transforms import assign_clusters, with_cluster_keys
+from pipeline.transforms import assign_clusters, cluster_nodes, similar_pairs, with_cluster_keys, with_node_ids
 
 FLOOD_000 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” he explained."
 FLOOD_001 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” Lyons told Carr."
@@ -57,7 +57,14 @@ def test_cluster_records_uses_the_smallest_key_of_each_component() -> None:
     assert cluster_records(tokens) == {"k0": "k0", "k1": "k1", "k2": "k1", "k3": "k1", "k4": "k4", "k5": "k4", "k6": "k6"}
 
 
+# Claim keys are sha1 hex digests, and the clustering relies on it (its node numbers are their
+# first 60 bits); these stand-ins sort like the names they replace: k1 -> "111...1".
+KEYS = {f"k{n}": str(n) * 40 for n in range(10)}
+NAMES = {key: name for name, key in KEYS.items()}
+
+
 def with_tokens(spark, rows):  # type: ignore[no-untyped-def]
+    rows = [(KEYS[key], sentence, KEYS.get(cluster, cluster)) for key, sentence, cluster in rows]
     frame = spark.createDataFrame(rows, "claim_key string, sentence string, cluster_key string")
     return frame.withColumn("quantities", F.lit("[]")).transform(with_cluster_keys).drop("quantities")
 
@@ -73,9 +80,33 @@ def test_assign_clusters_in_spark_matches_the_python_rule_and_merges_stored_clus
         ("k1", FLOOD_000, ""), ("k3", "We’re definitely going to flood the zone in sanctuary jurisdictions.", ""),
         ("k5", SANCTUARY_000, ""), ("k6", SANCTUARY_001, ""), ("k8", "Thank you all very much.", ""),
     ]).drop("cluster_key")
-    clustered, remap = assign_clusters(run, stored)
+    clustering = assign_clusters(run, stored)
+    # k8 joined nothing: it keeps its own key, which the merge gives it (tests/pipeline/test_db_merge.py).
+    assert {NAMES[key]: NAMES[cluster] for key, cluster in clustering.assigned.items()} == {"k1": "k1", "k3": "k1", "k5": "k5", "k6": "k5"}
+    assert [(NAMES[old], NAMES[new]) for old, new in clustering.remap] == [("k2", "k1"), ("k4", "k1")]
+
+
+def test_assign_clusters_with_nothing_stored_pairs_the_run_among_itself(spark) -> None:  # type: ignore[no-untyped-def]
+    run = with_tokens(spark, [
+        ("k1", FLOOD_000, ""), ("k2", FLOOD_001, ""), ("k5", SANCTUARY_000, ""), ("k6", SANCTUARY_001, ""), ("k8", UNRELATED, ""),
+    ]).drop("cluster_key")
+    clustering = assign_clusters(run, None)
+    assert {NAMES[key]: NAMES[cluster] for key, cluster in clustering.assigned.items()} == {"k1": "k1", "k2": "k1", "k5": "k5", "k6": "k5"}
+    assert clustering.remap == []
+
+
+def test_similar_pairs_pairs_each_bucket_with_its_smallest_key_and_keeps_only_similar_ones(spark) -> None:  # type: ignore[no-untyped-def]
+    # k3 shares bands with k1 and k2 but is too different from them; k9 has no partner at all.
+    keys = KEYS
+    run = with_tokens(spark, [("k1", FLOOD_000, ""), ("k2", FLOOD_002, ""), ("k3", UNRELATED, ""), ("k9", SANCTUARY_000, "")]).drop("cluster_key")
+    shared_band = F.array_union("bands", F.array(F.lit(7)))  # puts k3 in k1's and k2's bucket
+    run = run.withColumn("bands", F.when(F.col("claim_key").isin(keys["k1"], keys["k2"], keys["k3"]), shared_band).otherwise(F.col("bands")))
+    pairs = similar_pairs(cluster_nodes(run, None).transform(with_node_ids))
     assertDataFrameEqual(
-        clustered.select("claim_key", "cluster_key"),
-        spark.createDataFrame([("k1", "k1"), ("k3", "k1"), ("k5", "k5"), ("k6", "k5"), ("k8", "k8")], "claim_key string, cluster_key string"),
+        pairs,
+        spark.createDataFrame(
+            [(keys["k1"], keys["k1"], False, True, keys["k2"], keys["k2"], False, True)],
+            "src string, src_label string, src_stored boolean, src_in_run boolean, "
+            "dst string, dst_label string, dst_stored boolean, dst_in_run boolean",
+        ),
     )
-    assert remap == [("k2", "k1"), ("k4", "k1")]

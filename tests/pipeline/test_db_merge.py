@@ -82,3 +82,49 @@ def test_run_articles_are_read_in_buckets() -> None:
     rows = [row for bucket in range(3) for row in db.read_run_articles(dsn, run_id=run.pk, buckets=3, bucket=bucket)]
     assert sorted(row[0] for row in rows) == sorted(ids)
     assert {row[3] for row in rows} == {"X"}
+
+
+AGAIN = TEXT + " Again."
+
+
+def claim_row(run_id: int, article_id: int, key: str, start: int, end: int) -> tuple[object, ...]:
+    """A staged claim as the Spark job stages it: no cluster key yet."""
+    return (run_id, key, article_id, AGAIN[start:end], start, end, 0.5, "other", "", "other", "[]", "", "article", "")
+
+
+def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_claim_once() -> None:
+    dsn = database_url_for_job()
+    first_outlet, _ = article_ingest(data=ArticleInput(text=TEXT, outlet="A"), batch=None)
+    second_outlet, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="B"), batch=None)
+    run = run_create(article_ids=[first_outlet.pk, second_outlet.pk])
+    a, b, c = "a" * 40, "b" * 40, "c" * 40
+    db.copy_to_staging(dsn, [claim_row(run.pk, first_outlet.pk, b, 0, 40), claim_row(run.pk, second_outlet.pk, a, 0, 40)])
+    db.copy_to_staging(dsn, [claim_row(run.pk, second_outlet.pk, c, 41, 67)])
+
+    with db.StagedMerge(dsn, run_id=run.pk) as merge:
+        merge.insert_claims()
+        # Inserted under provisional clusters (their own keys) before the clustering is known.
+        with db.connect(dsn) as other:
+            assert other.execute("SELECT count(*) FROM claims").fetchone() == (0,)  # nothing visible before the commit
+        assert merge.finish(assigned=[(a, a), (b, a)]) == (3, 3)
+
+    clusters = dict(Claim.objects.values_list("claim_key", "cluster_key"))
+    assert clusters == {a: a, b: a, c: c}
+    joined = ClaimCluster.objects.get(cluster_key=a)
+    assert (joined.size, joined.outlet_count) == (2, 2)
+    assert Claim.objects.get(claim_key=b).priority_parts["spread"] == 5.0  # two outlets
+    assert not ClaimCluster.objects.filter(cluster_key=b).exists()
+
+    # A later run: c's stored cluster merges into a's; c itself is not re-staged, but moves.
+    run2 = run_create(article_ids=[second_outlet.pk])
+    d = "d" * 40
+    db.copy_to_staging(dsn, [claim_row(run2.pk, second_outlet.pk, d, 68, 74)])
+    assert db.merge_staging(dsn, run_id=run2.pk, assigned=[(d, a)], remap=[(c, a)]) == (1, 1)
+    clusters = dict(Claim.objects.values_list("claim_key", "cluster_key"))
+    assert clusters == {a: a, b: a, c: a, d: a}
+    assert ClaimCluster.objects.get(cluster_key=a).size == 4
+    assert not ClaimCluster.objects.filter(cluster_key=c).exists()
+
+    # The same run again changes nothing.
+    db.copy_to_staging(dsn, [claim_row(run2.pk, second_outlet.pk, d, 68, 74)])
+    assert db.merge_staging(dsn, run_id=run2.pk, assigned=[(d, a)]) == (1, 0)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 
-from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
 from pipeline.extract import claim_key
 from pipeline.nlp.checkworthiness import load_scorer, read_artifact
 from pipeline.nlp.clustering import band_keys, cluster_tokens
 from pipeline.schemas import CLAIM_SCHEMA
-from pipeline.transforms import extract_claims, to_staging_rows
+from pipeline.transforms import extract_claims
 
 ARTICLE_DDL = "article_id long, content_hash string, text string, outlet string, author string, published_at timestamp"
 TEXT = "  ICE detained nearly 1,500 people.  Thank you.\n\n“Sanctuary does not mean safer streets,” Acting ICE Director Todd Lyons said."
@@ -50,12 +49,3 @@ def test_extract_claims_finds_keys_offsets_speakers_types_and_quantities(spark) 
 
 def test_claim_key_is_sha1_of_hash_and_span() -> None:
     assert claim_key("abc", 3, 17) == hashlib.sha1(b"abc:3:17").hexdigest()
-
-
-def test_staging_rows_have_the_staging_columns(spark) -> None:  # type: ignore[no-untyped-def]
-    row = expected_row(2, 35, "MassLive", "", "article", "numeric", "numeric", [])
-    claims_df = spark.createDataFrame([row], CLAIM_SCHEMA).withColumn("cluster_key", F.lit("k"))
-    assert to_staging_rows(claims_df).columns == [
-        "claim_key", "article_id", "sentence", "start_offset", "end_offset", "score", "claim_type", "speaker",
-        "claim_types", "quantities", "speaker_title", "attribution", "cluster_key",
-    ]
