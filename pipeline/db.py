@@ -23,12 +23,16 @@ WHERE ra.run_id = %(run_id)s AND a.id %% %(buckets)s = %(bucket)s
 ORDER BY a.id
 """
 
-EXISTING_CLAIM_COLUMNS = ("claim_key", "sentence", "quantities", "cluster_key")
+STORED_NODE_COLUMNS = ("claim_key", "cluster_key", "tokens", "bands", "sentence", "quantities")
 
-READ_EXISTING_CLAIMS = """
-SELECT claim_key, sentence, quantities::text, cluster_key
-FROM claims
-WHERE id %% %(buckets)s = %(bucket)s
+# The stored claims as clustering sees them: their signatures (claim_signatures), or, for a
+# claim without one, its sentence and quantities to compute it from.
+READ_STORED_NODES = """
+SELECT c.claim_key, c.cluster_key, s.tokens, s.bands,
+       CASE WHEN s.claim_key IS NULL THEN c.sentence END,
+       CASE WHEN s.claim_key IS NULL THEN c.quantities::text END
+FROM claims c LEFT JOIN claim_signatures s ON s.claim_key = c.claim_key
+WHERE c.id %% %(buckets)s = %(bucket)s
 """
 
 STAGING_COLUMNS = (
@@ -36,6 +40,8 @@ STAGING_COLUMNS = (
     "score", "claim_type", "speaker", "claim_types", "quantities", "speaker_title",
     "attribution", "cluster_key",
 )
+# What the Spark job stages besides: the claim's signature for clustering (tokens, bands).
+SIGNATURE_COLUMNS = ("tokens", "bands")
 
 # The queue's rank, as a sum of named parts the UI can show (0-100):
 #   checkworthiness  50 x the model's probability
@@ -95,9 +101,17 @@ WITH remap AS (
     LEFT JOIN claims c ON c.claim_key = s.claim_key
 )
 SELECT k.run_id, k.claim_key, k.article_id, k.sentence, k.start_offset, k.end_offset, k.score, k.claim_type, k.speaker,
-       k.claim_types, k.quantities, k.speaker_title, k.attribution, k.own_cluster_key,
+       k.claim_types, k.quantities, k.speaker_title, k.attribution, k.tokens, k.bands, k.own_cluster_key,
        COALESCE(r.new_key, k.own_cluster_key) AS cluster_key
 FROM keyed k LEFT JOIN remap r ON r.old_key = k.own_cluster_key
+"""
+
+# The run's claims' signatures, for later runs to cluster against (pipeline.db.READ_STORED_NODES).
+UPSERT_SIGNATURES = """
+INSERT INTO claim_signatures (claim_key, tokens, bands)
+SELECT claim_key, tokens, bands FROM run_staged
+ON CONFLICT (claim_key) DO UPDATE SET tokens = EXCLUDED.tokens, bands = EXCLUDED.bands
+WHERE (claim_signatures.tokens, claim_signatures.bands) IS DISTINCT FROM (EXCLUDED.tokens, EXCLUDED.bands)
 """
 
 # Once the clustering's assignments and remaps are in: the run's final cluster keys.
@@ -267,20 +281,20 @@ def copy_to_staging(dsn: str, rows: Iterable[Sequence[Any]]) -> int:
         return stage_claims(conn, rows)
 
 
-def stage_claims(conn: psycopg.Connection[Any], rows: Iterable[Sequence[Any]]) -> int:
+def stage_claims(conn: psycopg.Connection[Any], rows: Iterable[Sequence[Any]], columns: Sequence[str] = STAGING_COLUMNS) -> int:
     """COPY claim rows into claim_staging on an open connection (committed with it)."""
     count = 0
-    with conn.cursor() as cursor, cursor.copy(f"COPY claim_staging ({', '.join(STAGING_COLUMNS)}) FROM STDIN") as copy:
+    with conn.cursor() as cursor, cursor.copy(f"COPY claim_staging ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
             count += 1
     return count
 
 
-def read_existing_claims(dsn: str, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
-    with connect(dsn) as conn, conn.cursor(name=f"existing_claims_{bucket}") as cursor:
+def read_stored_nodes(dsn: str, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
+    with connect(dsn) as conn, conn.cursor(name=f"stored_nodes_{bucket}") as cursor:
         cursor.itersize = 2000
-        cursor.execute(READ_EXISTING_CLAIMS, {"buckets": buckets, "bucket": bucket})
+        cursor.execute(READ_STORED_NODES, {"buckets": buckets, "bucket": bucket})
         yield from cursor
 
 
@@ -352,6 +366,7 @@ class StagedMerge:
         # planned on its old statistics, the refreshes below nested loops over every claim
         # (22 s of REFRESH_PRIORITIES in one bench run instead of 0.4 s).
         conn.execute("ANALYZE claims (id, claim_key, cluster_key, article_id)")
+        conn.execute(UPSERT_SIGNATURES)
 
     def finish(self, *, assigned: Iterable[tuple[str, str]] = (), remap: Iterable[tuple[str, str]] = ()) -> tuple[int, int]:
         """Returns (distinct staged claims, claims inserted or changed)."""

@@ -35,11 +35,12 @@ CLAIM_SCHEMA = StructType(
     ]
 )
 
-EXISTING_CLAIM_SCHEMA = StructType(
+# A stored claim as clustering sees it.
+STORED_NODE_SCHEMA = StructType(
     [
         StructField("claim_key", StringType(), True),
-        StructField("sentence", StringType(), True),
-        StructField("quantities", StringType(), True),
+        StructField("tokens", ArrayType(StringType(), True), True),
+        StructField("bands", ArrayType(LongType(), True), True),
         StructField("cluster_key", StringType(), True),
     ]
 )

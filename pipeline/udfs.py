@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -20,6 +21,8 @@ from pipeline.nlp.clustering import band_keys_batch, cluster_tokens
 MapInPandas = Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]
 
 CLUSTER_NODE_COLUMNS = ("claim_key", "tokens", "bands")
+STORED_NODE_COLUMNS = ("claim_key", "tokens", "bands", "cluster_key")
+STAGED_COLUMNS = db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS
 
 
 
@@ -112,9 +115,9 @@ def make_claim_stager(model_ref: Any, dsn: str, run_id: int, *, sentence_counter
                 sentences, rows = claim_rows(batch, scorer)
                 db.stage_claims(conn, (
                     (run_id, r.claim_key, r.article_id, r.sentence, r.start_offset, r.end_offset, r.score, r.claim_type, r.speaker,
-                     r.claim_types, r.quantities, r.speaker_title, r.attribution, "")
+                     r.claim_types, r.quantities, r.speaker_title, r.attribution, "", r.tokens, r.bands)
                     for r in rows
-                ))
+                ), columns=STAGED_COLUMNS)
                 if sentence_counter is not None:
                     sentence_counter.add(sentences)
                 if claim_counter is not None:
@@ -126,9 +129,20 @@ def make_claim_stager(model_ref: Any, dsn: str, run_id: int, *, sentence_counter
 
 
 def cluster_keys(sentences: pd.Series, quantities: pd.Series) -> pd.DataFrame:
-    """pandas_udf body: each stored claim's token set and MinHash band keys."""
+    """pandas_udf body: each claim's token set and MinHash band keys."""
     tokens = [cluster_tokens(s, json.loads(q) if q else []) for s, q in zip(sentences, quantities, strict=True)]
     return pd.DataFrame({"tokens": tokens, "bands": band_keys_batch(tokens)})
+
+
+def stored_nodes(rows: list[tuple[Any, ...]]) -> pd.DataFrame:
+    """STORED_NODE_COLUMNS for rows of db.READ_STORED_NODES: the stored signature, or one
+    computed from the sentence for a claim that has none."""
+    missing = [i for i, row in enumerate(rows) if row[2] is None]
+    tokens = [cluster_tokens(rows[i][4], json.loads(rows[i][5] or "[]")) for i in missing]
+    computed = dict(zip(missing, zip(tokens, band_keys_batch(tokens), strict=True), strict=True))
+    return pd.DataFrame.from_records(
+        [(row[0], *computed.get(i, (row[2], row[3])), row[1]) for i, row in enumerate(rows)], columns=list(STORED_NODE_COLUMNS)
+    )
 
 
 def make_article_reader(dsn: str, run_id: int, buckets: int) -> MapInPandas:
@@ -142,13 +156,15 @@ def make_article_reader(dsn: str, run_id: int, buckets: int) -> MapInPandas:
     return read
 
 
-def make_existing_claims_reader(dsn: str, buckets: int) -> MapInPandas:
-    """mapInPandas over bucket numbers: the claims already stored, for clustering against."""
+def make_stored_nodes_reader(dsn: str, buckets: int, size: int = 2000) -> MapInPandas:
+    """mapInPandas over bucket numbers: the claims already stored, as clustering nodes."""
 
     def read(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         for batch in batches:
             for bucket in batch["bucket"]:
-                yield from chunked_frames(db.read_existing_claims(dsn, buckets=buckets, bucket=int(bucket)), db.EXISTING_CLAIM_COLUMNS)
+                rows = db.read_stored_nodes(dsn, buckets=buckets, bucket=int(bucket))
+                while chunk := list(islice(rows, size)):
+                    yield stored_nodes(chunk)
 
     return read
 

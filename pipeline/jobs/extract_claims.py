@@ -24,8 +24,8 @@ from pyspark.sql import functions as F
 
 from pipeline import db, udfs
 from pipeline.nlp.checkworthiness import read_artifact
-from pipeline.schemas import CLUSTER_NODE_SCHEMA, EXISTING_CLAIM_SCHEMA
-from pipeline.transforms import assign_clusters, with_cluster_keys
+from pipeline.schemas import CLUSTER_NODE_SCHEMA, STORED_NODE_SCHEMA
+from pipeline.transforms import assign_clusters
 
 ARTICLES_PER_PARTITION = 100
 CLAIMS_PER_PARTITION = 20000
@@ -67,8 +67,9 @@ def read_extract_and_stage(
     return bucket_frame(spark, partitions).mapInPandas(lambda batches: stager(reader(batches)), CLUSTER_NODE_SCHEMA)
 
 
-def read_existing_claims(spark: SparkSession, *, dsn: str, partitions: int) -> DataFrame:
-    return bucket_frame(spark, partitions).mapInPandas(udfs.make_existing_claims_reader(dsn, partitions), EXISTING_CLAIM_SCHEMA)
+def read_stored_nodes(spark: SparkSession, *, dsn: str, partitions: int) -> DataFrame:
+    """The stored claims' keys, signatures and clusters, one id bucket per task."""
+    return bucket_frame(spark, partitions).mapInPandas(udfs.make_stored_nodes_reader(dsn, partitions), STORED_NODE_SCHEMA)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -111,11 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # them: the merge's one core and the clustering's short jobs overlap.
         inserting = background.submit(merge.insert_claims)
         stored = db.count_claims(dsn)
-        stored_df = (
-            read_existing_claims(spark, dsn=dsn, partitions=partitions_for(stored, CLAIMS_PER_PARTITION, parallelism))
-            .transform(with_cluster_keys)
-            if stored else None
-        )
+        stored_df = read_stored_nodes(spark, dsn=dsn, partitions=partitions_for(stored, CLAIMS_PER_PARTITION, parallelism)) if stored else None
         clustering = assign_clusters(run_df, stored_df)
         run_df.unpersist()
         timings["cluster"] = round(time.perf_counter() - step, 3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
+from pipeline import udfs
 from pipeline.nlp.clustering import band_keys, claim_text, cluster_records, cluster_tokens, components, jaccard
 from pipeline.transforms import assign_clusters, cluster_nodes, similar_pairs, with_cluster_keys, with_node_ids
 
@@ -110,3 +111,16 @@ def test_similar_pairs_pairs_each_bucket_with_its_smallest_key_and_keeps_only_si
             "dst string, dst_label string, dst_stored boolean, dst_in_run boolean",
         ),
     )
+
+
+def test_stored_nodes_use_the_stored_signature_and_compute_a_missing_one() -> None:
+    tokens = cluster_tokens(FLOOD_000)
+    rows = [
+        ("k1", "c1", ["stored", "tokens", "kept"], [1, 2, 3], None, None),  # a signature: used as stored
+        ("k2", "", None, None, FLOOD_000, "[]"),  # none (an older claim): computed from its sentence
+    ]
+    frame = udfs.stored_nodes(rows)
+    assert frame.to_dict("records") == [
+        {"claim_key": "k1", "tokens": ["stored", "tokens", "kept"], "bands": [1, 2, 3], "cluster_key": "c1"},
+        {"claim_key": "k2", "tokens": tokens, "bands": band_keys(tokens), "cluster_key": ""},
+    ]

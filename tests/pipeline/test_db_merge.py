@@ -128,3 +128,15 @@ def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_clai
     # The same run again changes nothing.
     db.copy_to_staging(dsn, [claim_row(run2.pk, second_outlet.pk, d, 68, 74)])
     assert db.merge_staging(dsn, run_id=run2.pk, assigned=[(d, a)]) == (1, 0)
+
+
+def test_merge_keeps_each_claims_signature_for_later_runs() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    row = (*claim_row(run.pk, article.pk, "e" * 40, 0, 40), ["detained", "ice"], [11, -12])
+    with db.connect(dsn) as conn:
+        db.stage_claims(conn, [row], columns=db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS)
+    db.merge_staging(dsn, run_id=run.pk)
+    nodes = list(db.read_stored_nodes(dsn, buckets=1, bucket=0))
+    assert nodes == [("e" * 40, "e" * 40, ["detained", "ice"], [11, -12], None, None)]
