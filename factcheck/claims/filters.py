@@ -168,11 +168,17 @@ def search_page_ids(*, values: dict[str, Any], user: AbstractBaseUser | Anonymou
     (sentence matches, article matches), and only (id, priority) pairs are unioned, sorted and
     cut to the page. Joining the union back to the claims before sorting, as claims_filtered
     does, made PostgreSQL fetch and join every matching claim's whole row: 180 ms for a
-    common word on 200,000 claims, against a few ms for this."""
+    common word on 200,000 claims, against a few ms for this.
+
+    Each lookup is itself ordered and cut to the page (the page's first `limit` rows are
+    among the first `limit` of one lookup or the other), so PostgreSQL plans each on its own:
+    a common word walks the queue-order index until the page is full (2.6 ms for 5,700
+    sentence matches, against 22 ms fetching and sorting every match; 1-2 ms instead of
+    ~110 ms for a word in 500 articles' text), a rare one sorts its few matches."""
     query = search_query(values["q"])
-    others = claims_after(claims_filtered(Claim.objects.all(), values={**values, "q": ""}, user=user), cursor).order_by()
-    in_sentence = others.filter(search=query).values("id", "priority")
-    in_article = others.filter(article__in=Article.objects.filter(search=query).values("id")).values("id", "priority")
+    others = claims_after(claims_filtered(Claim.objects.all(), values={**values, "q": ""}, user=user), cursor)
+    in_sentence = others.filter(search=query).values("id", "priority")[:limit]
+    in_article = others.filter(article__in=Article.objects.filter(search=query).values("id")).values("id", "priority")[:limit]
     return [row["id"] for row in in_sentence.union(in_article).order_by("-priority", "-id")[:limit]]
 
 
