@@ -144,15 +144,28 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
             ],
+            # {% layout %}: base.html hands its blocks to the Jinja2 page frame.
+            "libraries": {"layout": "factcheck.templating"},
         },
     },
     {
-        # Only for the queue's rows, the one template rendered 50 times a page.
+        # The triage queue (page, results, rows) and the page frame every page shares;
+        # see factcheck/templating.py.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "NAME": "jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
-        "OPTIONS": {"autoescape": True, "auto_reload": False},
+        "OPTIONS": {
+            "environment": "factcheck.templating.environment",
+            "autoescape": True,
+            "auto_reload": DEBUG,
+            "context_processors": [
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "factcheck.accounts.context_processors.roles",
+                "factcheck.templating.csrf",
+            ],
+        },
     },
 ]
 
