@@ -24,7 +24,7 @@ from tests.conftest import PERSONA_PASSWORD
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-QUEUE_MAX_QUERIES = 8  # session, user, role, claims page, saved views, outlets, assignable users (+1 spare)
+QUEUE_MAX_QUERIES = 6  # user with role (the session is in Redis), claims page, saved views, outlets, assignable users (+1 spare)
 
 
 def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
