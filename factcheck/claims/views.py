@@ -194,8 +194,7 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     page = selectors.queue_page(
         user=request.user, values=queue_filter.values, cursor=request.GET.get("after"), page_size=settings.FACTCHECK_QUEUE_PAGE_SIZE
     )
-    # The filter bar's assignee choices; editors also assign claims to them in bulk.
-    assignable = _assignable()
+    is_editor = has_role(request.user, Role.EDITOR)
     context: dict[str, Any] = {
         "page": page,
         "rows": queue_rows(page.rows, user_id=request.user.pk),
@@ -203,16 +202,18 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         "query": queue_filter.querystring(),
         "here": _queue_here(request),
         "queue_url": _queue_url(),
-        "users": assignable if has_role(request.user, Role.EDITOR) else [],
         "bulk_actions": BulkKind.choices,
         "bulk_statuses": BulkForm.STATUSES,
     }
     if _is_htmx(request) and request.headers.get("HX-Target") == "queue-results":
+        # Editors assign claims in bulk to whoever may hold one.
+        context["users"] = _assignable() if is_editor else []
         response = render(request, "claims/queue_results.html", context, using="jinja2")
         response["HX-Push-Url"] = context["here"]
         return response
-    context["saved_views"] = selectors.saved_views_for(user=request.user)
-    context["outlets"], context["assignees"] = selectors.outlets_for_filter(), assignable
+    choices = selectors.queue_choices(user=request.user)
+    context.update(outlets=choices.outlets, assignees=choices.assignees, saved_views=choices.saved_views)
+    context["users"] = choices.assignees if is_editor else []
     return render(request, "claims/queue.html", context, using="jinja2")
 
 
