@@ -235,7 +235,7 @@ def search_query(text: str) -> SearchQuery:
 
 def search_page_ids(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, cursor: tuple[float, int] | None, limit: int) -> list[int]:
     """The ids of one page of claims when the filters include a search, in queue order (the
-    API's claim pages; the queue page writes the same shape in SQL, selectors.QUEUE_SEARCH_SQL).
+    API's claim pages; the queue page writes the same shape in SQL, selectors.QUEUE_SEARCH_PAGE_SQL).
 
     Every other filter and the cursor are applied inside each of the two indexed lookups
     (sentence matches, article matches), and only (id, priority) pairs are unioned, sorted and
