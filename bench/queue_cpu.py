@@ -101,7 +101,7 @@ def main() -> int:
         for _ in range(args.requests):
             get(query)
         profiler.disable()
-        stats = pstats.Stats(profiler).sort_stats("cumulative")
+        stats = pstats.Stats(profiler).sort_stats(os.environ.get("PROFILE_SORT", "cumulative"))
         stats.print_stats(60)
         return 0
 
