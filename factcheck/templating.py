@@ -14,12 +14,13 @@ from typing import Any
 from django import template
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
+from django.template import engines
 from django.template.base import Parser, Token
 from django.template.context import Context
 from django.templatetags.static import static
 from django.urls import reverse
 from jinja2 import Environment
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 
 def url(name: str, *args: Any) -> str:
@@ -34,9 +35,9 @@ def environment(**options: Any) -> Environment:
 
 def csrf(request: HttpRequest) -> dict[str, str]:
     """One CSRF token a page, as the Django engine gives. Django's Jinja2 backend passes a lazy
-    value that masks a new token each time it is printed: 95 times a queue page, 7 ms."""
+    value that masks a new token each time it is printed: 95 times a queue page, ~6 ms."""
     token = get_token(request)
-    field = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="{}">').format(escape(token))
+    field = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="{}">').format(token)
     return {"csrf_token": token, "csrf_input": field}
 
 
@@ -50,11 +51,9 @@ class LayoutNode(template.Node):
         self.title, self.content = title, content
 
     def render(self, context: Context) -> str:
-        from django.template import engines
-
         layout = engines["jinja2"].env.get_template("layout.html")  # type: ignore[attr-defined]
         names = ("request", "user", "user_role", "is_admin", "messages", "csrf_token")
-        values = {name: context.get(name) for name in names}
+        values = {name: context[name] for name in names if name in context}
         # Both parts were rendered (and escaped) by the Django engine.
         values.update(title=Markup(self.title.render(context)), content=Markup(self.content.render(context)))  # noqa: S704
         return layout.render(values)
