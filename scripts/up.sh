@@ -33,7 +33,10 @@ say "Importing the seed articles and running the pipeline on them"
 
 "$PY" "$ROOT/manage.py" collectstatic --no-input -v0
 WEB_PORT=$(first_free_port "${PORT:-8000}")
-"$VENV/bin/gunicorn" factcheck.wsgi --bind "127.0.0.1:$WEB_PORT" --workers 2 --threads 4 \
+# Sync workers, one request each: pages are CPU-bound Python, and threads of one process share
+# one core (with keep-alive, a connection stays with its worker's threads); 2 x cores + 1
+# processes leave room for a long export or PDF report. WEB_CONCURRENCY overrides the count.
+"$VENV/bin/gunicorn" factcheck.wsgi --bind "127.0.0.1:$WEB_PORT" --workers "${WEB_CONCURRENCY:-$(( 2 * $(nproc) + 1 ))}" \
   --access-logfile "$VAR/log/access.log" --error-logfile "$VAR/log/web.log" &
 PIDS+=($!)
 for _ in $(seq 100); do port_free "$WEB_PORT" || break; sleep 0.1; done

@@ -8,7 +8,7 @@ admin:    users, imports, settings (and everything an editor does).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any
 
@@ -36,8 +36,12 @@ def role_of(user: AbstractBaseUser | AnonymousUser) -> Role:
     cached = getattr(user, "_factcheck_role", None)
     if cached is not None:
         return cached
-    names = user.groups.values_list("name", flat=True)  # type: ignore[attr-defined]
-    role = max((ROLE_FOR_GROUP.get(name, Role.NONE) for name in names), default=Role.NONE)
+    return remember_role(user, user.groups.values_list("name", flat=True))  # type: ignore[attr-defined]
+
+
+def remember_role(user: AbstractBaseUser | AnonymousUser, group_names: Iterable[str]) -> Role:
+    """The role of a user in these groups, kept on the user object (one request's lifetime)."""
+    role = max((ROLE_FOR_GROUP.get(name, Role.NONE) for name in group_names), default=Role.NONE)
     user._factcheck_role = role  # type: ignore[union-attr]
     return role
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.forms.utils import flatatt
-from django.utils.html import escape, format_html, format_html_join
-from django.utils.safestring import mark_safe
 
 from factcheck.claims.models import Claim, Evidence, Verdict
 from factcheck.claims.services import BulkKind
@@ -163,55 +160,3 @@ class BulkForm(forms.Form):
         if action == BulkKind.STATUS:
             return {"status": data["status"], "reason": (data.get("reason") or "").strip()}
         return {"add": _tags(data.get("tag_add") or ""), "remove": _tags(data.get("tag_remove") or "")}
-
-
-# --- The filter bar's widgets ---------------------------------------------------------------
-# The filter bar is on every queue page. Django's widgets render each <option> through the
-# form template engine, which for a few hundred outlets cost more than the whole rest of the
-# page; these render the same markup in Python.
-
-
-class PlainInput(forms.widgets.Input):
-    def render(self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None) -> str:
-        formatted = self.format_value(value)
-        value_attr = format_html(' value="{}"', formatted) if formatted not in (None, "") else ""
-        return format_html('<input type="{}" name="{}"{}{}>', self.input_type, name, value_attr, flatatt(self.build_attrs(self.attrs, attrs)))
-
-
-class PlainSelect(forms.Select):
-    def render(self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None) -> str:
-        chosen = set(self.format_value(value))
-        options = "".join(
-            f'<option value="{escape(key)}"{" selected" if str(key) in chosen else ""}>{escape(label)}</option>' for key, label in self.choices
-        )
-        return format_html('<select name="{}"{}>{}</select>', name, flatatt(self.build_attrs(self.attrs, attrs)), mark_safe(options))
-
-
-class PlainCheckboxes(forms.CheckboxSelectMultiple):
-    def render(self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None) -> str:
-        chosen = set(self.format_value(value))
-        boxes = format_html_join(
-            "",
-            '<label><input type="checkbox" name="{}" value="{}"{}> {}</label>',
-            ((name, key, " checked" if str(key) in chosen else "", label) for key, label in self.choices),
-        )
-        return format_html("<div>{}</div>", boxes)
-
-
-def filter_bar_widgets(form: forms.Form, *, outlets: list[tuple[int, str]], users: list[tuple[int, str]]) -> None:
-    """Give the shared filter form the filter bar's widgets: checkboxes for the repeatable
-    fields, named choices for ids, and markup rendered in Python."""
-    fields = form.fields
-    for name in ("status", "type"):
-        fields[name].widget = PlainCheckboxes(choices=fields[name].choices)
-    fields["outlet"].widget = PlainSelect(choices=[("", "Any outlet"), *outlets])
-    fields["assignee"].widget = PlainSelect(choices=[("", "Anyone"), ("mine", "Me"), ("unassigned", "Unassigned"), *users])
-    fields["has_number"].widget = PlainSelect(choices=fields["has_number"].choices)
-    fields["score_min"].widget = PlainInput(attrs={"type": "number", "step": "0.05", "min": "0", "max": "1", "placeholder": "0"})
-    fields["score_max"].widget = PlainInput(attrs={"type": "number", "step": "0.05", "min": "0", "max": "1", "placeholder": "1"})
-    fields["article"].widget = PlainInput(attrs={"type": "number", "min": "1"})
-    for name in ("date_from", "date_to"):
-        fields[name].widget = PlainInput(attrs={"type": "date"})
-    for name in ("speaker", "tag"):
-        fields[name].widget = PlainInput(attrs={"type": "text", "maxlength": str(fields[name].max_length)})
-    fields["q"].widget = PlainInput(attrs={"type": "search", "maxlength": "500", "placeholder": "Search claims and articles  ( / )", "data-key": "/"})

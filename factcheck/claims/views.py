@@ -45,7 +45,6 @@ from factcheck.claims.forms import (
     TagForm,
     TriageForm,
     VerdictForm,
-    filter_bar_widgets,
 )
 from factcheck.claims.models import BulkAction, Claim, Verdict
 from factcheck.claims.services import BulkKind
@@ -190,33 +189,32 @@ def _assignable() -> list[tuple[int, str]]:
 @require_GET
 @role_required(Role.REVIEWER)
 def claim_list(request: HttpRequest) -> HttpResponse:
+    """The queue page, or with htmx only its results; Jinja2 templates (templates/jinja2/claims/)."""
     queue_filter = queue_filter_from(request.GET)
     page = selectors.queue_page(
         user=request.user, values=queue_filter.values, cursor=request.GET.get("after"), page_size=settings.FACTCHECK_QUEUE_PAGE_SIZE
     )
     is_editor = has_role(request.user, Role.EDITOR)
-    rows = queue_rows(page.rows, user_id=request.user.pk)
-    here = _queue_here(request)
     context: dict[str, Any] = {
         "page": page,
-        "rows": rows,
-        "rows_html": render_queue_rows(request, rows, here=here),
+        "rows": queue_rows(page.rows, user_id=request.user.pk),
         "filter": queue_filter,
         "query": queue_filter.querystring(),
-        "here": here,
-        "saved_views": selectors.saved_views_for(user=request.user),
-        "bulk_form": BulkForm(initial={"scope": "selected"}),
+        "here": _queue_here(request),
+        "queue_url": _queue_url(),
+        "bulk_actions": BulkKind.choices,
         "bulk_statuses": BulkForm.STATUSES,
     }
     if _is_htmx(request) and request.headers.get("HX-Target") == "queue-results":
+        # Editors assign claims in bulk to whoever may hold one.
         context["users"] = _assignable() if is_editor else []
-        response = render(request, "claims/_queue_results.html", context)
+        response = render(request, "claims/queue_results.html", context, using="jinja2")
         response["HX-Push-Url"] = context["here"]
         return response
-    users = _assignable()
-    filter_bar_widgets(queue_filter.form, outlets=selectors.outlets_for_filter(), users=users)
-    context["users"] = users if is_editor else []
-    return render(request, "claims/list.html", context)
+    choices = selectors.queue_choices(user=request.user)
+    context.update(outlets=choices.outlets, assignees=choices.assignees, saved_views=choices.saved_views)
+    context["users"] = choices.assignees if is_editor else []
+    return render(request, "claims/queue.html", context, using="jinja2")
 
 
 @require_POST

@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.conf import settings
+from django.contrib.auth.models import Group
 from django.core.cache import caches
 from django.test import Client, override_settings
 from django.urls import reverse
@@ -63,3 +65,27 @@ def test_the_cache_is_shared_redis_not_process_memory() -> None:
     assert type(backend).__name__ == "RedisCache"
     backend.set("probe", 1, timeout=5)
     assert backend.get("probe") == 1
+
+
+def test_a_session_is_read_from_the_cache_and_outlives_losing_it(reviewer) -> None:  # type: ignore[no-untyped-def]
+    client = Client()
+    assert client.login(username=reviewer.username, password=PERSONA_PASSWORD)
+    store = client.session
+    assert store.cache_key in caches[settings.SESSION_CACHE_ALIAS]
+    caches[settings.SESSION_CACHE_ALIAS].delete(store.cache_key)
+    assert client.get(reverse("claims:list")).status_code == 200  # read back from the database
+    client.post(reverse("logout"))
+    assert store.cache_key not in caches[settings.SESSION_CACHE_ALIAS]
+    assert client.get(reverse("claims:list")).status_code == 302
+
+
+def test_a_role_taken_away_counts_from_the_next_request(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    """The user's role is loaded with the user on every request (UserWithRoleBackend), never kept longer."""
+    claim_page = reverse("claims:list")
+    client = Client()
+    assert client.login(username=editor.username, password=PERSONA_PASSWORD)
+    assert "eddie-editor · editor" in client.get(claim_page).content.decode()
+    editor.groups.set([Group.objects.get(name="reviewer")])
+    assert "eddie-editor · reviewer" in client.get(claim_page).content.decode()
+    editor.groups.clear()
+    assert client.get(claim_page).status_code == 403

@@ -1,0 +1,139 @@
+"""CPU per queue page, in one process, through the whole WSGI stack (middleware, session,
+auth, view, templates): what one gunicorn worker spends on a request, measured with
+process_time so that other work on the machine does not count.
+
+    python bench/queue_cpu.py [--requests 200] [--profile PAGE]
+
+Needs the database that `bench/queue_bench.py` filled (200,000 claims); run that once first.
+Prints, per page, the median and p90 CPU milliseconds of this process, the PostgreSQL
+backend's CPU per request (from /proc, 10 ms ticks averaged over all requests), the wall
+median and the query count. `--profile first` prints a cProfile of that page instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.pipeline_bench import setup_django  # noqa: E402
+from bench.queue_bench import PASSWORD  # noqa: E402
+
+
+def bench_url() -> str:
+    head, _, name = os.environ.get("DATABASE_URL", "").rpartition("/")
+    name, _, query = name.partition("?")
+    return f"{head}/{name}_queue_bench" + (f"?{query}" if query else "")
+
+
+def backend_cpu_seconds(pid: int) -> float:
+    """utime + stime of a PostgreSQL backend (same machine), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=200, help="requests per page (after 20 warm-up requests)")
+    parser.add_argument("--show-queries", action="store_true", help="print each page's SQL statements")
+    parser.add_argument("--profile", choices=["first", "filtered", "deep", "search"], help="print a cProfile of one page")
+    args = parser.parse_args()
+
+    os.environ.setdefault("DJANGO_DEBUG", "0")
+    # One connection for the whole run, so its backend's CPU can be read from /proc.
+    os.environ.setdefault("DATABASE_CONN_MAX_AGE", "3600")
+    setup_django(bench_url())
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.db import connection
+    from django.test import Client
+
+    from factcheck.claims.filters import encode_cursor
+    from factcheck.claims.models import Claim
+
+    client = Client()
+    if not client.login(username="bench-reviewer", password=PASSWORD):
+        raise SystemExit("bench-reviewer cannot log in: run bench/queue_bench.py first")
+    cookie = "; ".join(f"{morsel.key}={morsel.value}" for morsel in client.cookies.values())
+    total = Claim.objects.count()
+    middle = Claim.objects.order_by("-priority", "-id").only("id", "priority")[total // 2]
+    pages = {
+        "first": "",
+        "filtered": "status=new&type=numeric&has_number=yes",
+        "deep": f"after={encode_cursor(middle)}",
+        "search": "q=deported+boston",
+    }
+    handler = WSGIHandler()
+
+    def get(query: str) -> int:
+        environ: dict[str, Any] = {
+            "REQUEST_METHOD": "GET", "PATH_INFO": "/claims/", "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1", "HTTP_COOKIE": cookie,
+            "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr, "wsgi.version": (1, 0),
+            "wsgi.multithread": False, "wsgi.multiprocess": True, "wsgi.run_once": False,
+        }
+        status: list[str] = []
+        body = b"".join(handler(environ, lambda s, headers, exc_info=None: status.append(s)))  # type: ignore[arg-type]
+        if not status[0].startswith("200") or b"claim-list" not in body:
+            raise SystemExit(f"GET /claims/?{query}: {status[0]}")
+        return len(body)
+
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+
+    if args.profile:
+        query = pages[args.profile]
+        for _ in range(20):
+            get(query)
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
+        for _ in range(args.requests):
+            get(query)
+        profiler.disable()
+        stats = pstats.Stats(profiler).sort_stats(os.environ.get("PROFILE_SORT", "cumulative"))
+        stats.print_stats(60)
+        return 0
+
+    print(f"CPU per request, {args.requests} requests per page after 20 warm-up; load average {os.getloadavg()[0]:.1f}")
+    for name, query in pages.items():
+        for _ in range(20):
+            get(query)
+        # request_started resets connection.queries, so count with a wrapper instead.
+        statements: list[str] = []
+
+        def record(execute: Any, sql: str, params: Any, many: bool, context: Any, statements: list[str] = statements) -> Any:
+            statements.append(sql)
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(record):
+            size = get(query)
+        if args.show_queries:
+            print("\n".join(f"    {sql[:200]}" for sql in statements))
+        cpu, wall = [], []
+        backend_before = backend_cpu_seconds(backend)
+        for _ in range(args.requests):
+            started_cpu, started = time.process_time(), time.perf_counter()
+            get(query)
+            cpu.append(time.process_time() - started_cpu)
+            wall.append(time.perf_counter() - started)
+        backend_ms = 1000 * (backend_cpu_seconds(backend) - backend_before) / args.requests
+        cpu.sort()
+        print(f"  {name:9s} CPU median {1000 * statistics.median(cpu):5.1f} ms  p90 {1000 * cpu[int(0.9 * len(cpu))]:5.1f} ms  "
+              f"PostgreSQL {backend_ms:4.1f} ms  wall median {1000 * statistics.median(wall):5.1f} ms  "
+              f"{len(statements)} queries  {size // 1024} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
