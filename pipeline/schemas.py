@@ -45,12 +45,6 @@ STORED_NODE_SCHEMA = StructType(
     ]
 )
 
-CLUSTER_KEYS_SCHEMA = StructType(
-    [
-        StructField("tokens", ArrayType(StringType(), True), True),
-        StructField("bands", ArrayType(LongType(), True), True),
-    ]
-)
 # What the extraction hands to clustering: a claim's key, tokens and MinHash band keys.
 CLUSTER_NODE_SCHEMA = StructType(
     [

@@ -5,20 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.functions import pandas_udf
 
 from pipeline import udfs
 from pipeline.nlp.clustering import SIMILARITY_THRESHOLD, components
-from pipeline.schemas import CLAIM_SCHEMA, CLUSTER_KEYS_SCHEMA
-
-
-@pandas_udf(CLUSTER_KEYS_SCHEMA)  # type: ignore[call-overload]
-def cluster_keys_udf(sentences: pd.Series, quantities: pd.Series) -> pd.DataFrame:
-    return udfs.cluster_keys(sentences, quantities)
+from pipeline.schemas import CLAIM_SCHEMA
 
 
 def extract_claims(articles_df: DataFrame, model_ref: Any, sentence_counter: Any = None) -> DataFrame:
@@ -26,13 +19,6 @@ def extract_claims(articles_df: DataFrame, model_ref: Any, sentence_counter: Any
     return articles_df.select("article_id", "content_hash", "text", "outlet", "author").mapInPandas(
         udfs.make_claim_extractor(model_ref, sentence_counter), CLAIM_SCHEMA
     )
-
-
-def with_cluster_keys(claims_df: DataFrame) -> DataFrame:
-    """tokens (what makes claims the same) and bands (their MinHash band keys), for
-    claims read back from the database."""
-    keys = cluster_keys_udf(F.col("sentence"), F.col("quantities"))
-    return claims_df.withColumn("_keys", keys).withColumn("tokens", F.col("_keys.tokens")).withColumn("bands", F.col("_keys.bands")).drop("_keys")
 
 
 def cluster_nodes(run_df: DataFrame, stored_df: DataFrame | None) -> DataFrame:

@@ -16,14 +16,13 @@ import pandas as pd
 from pipeline import db
 from pipeline.extract import ArticleText, extract_articles, quantities_json
 from pipeline.nlp.checkworthiness import Scorer, scorer_from_artifact
-from pipeline.nlp.clustering import band_keys_batch, cluster_tokens
+from pipeline.nlp.clustering import signatures
 
 MapInPandas = Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]
 
 CLUSTER_NODE_COLUMNS = ("claim_key", "tokens", "bands")
 STORED_NODE_COLUMNS = ("claim_key", "tokens", "bands", "cluster_key")
 STAGED_COLUMNS = db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS
-
 
 
 class ClaimRow(NamedTuple):
@@ -61,14 +60,14 @@ def claim_rows(batch: pd.DataFrame, scorer: Scorer) -> tuple[int, list[ClaimRow]
     ]
     counts, claims = extract_articles(articles, scorer)
     article_ids = batch["article_id"].tolist()
-    tokens = [cluster_tokens(claim.sentence, claim.quantities) for _, claim in claims]
+    claim_signatures = signatures((claim.sentence, claim.quantities) for _, claim in claims)
     rows = [
         ClaimRow(
             claim.claim_key, int(article_ids[article]), claim.start, claim.end, claim.sentence, claim.speaker,
             claim.speaker_title, claim.attribution, claim.score, claim.claim_type, ",".join(claim.claim_types),
             quantities_json(claim.quantities), claim_tokens, bands,
         )
-        for (article, claim), claim_tokens, bands in zip(claims, tokens, band_keys_batch(tokens), strict=True)
+        for (article, claim), (claim_tokens, bands) in zip(claims, claim_signatures, strict=True)
     ]
     return sum(counts), rows
 
@@ -104,8 +103,9 @@ def make_claim_stager(model_ref: Any, dsn: str, run_id: int, *, sentence_counter
     Each task stages its claims in one transaction: a failed attempt leaves nothing, and a
     retried one that had committed only stages duplicates, which the merge collapses (it
     keeps one row per claim key). The staged cluster key is empty; the merge fills it from
-    the clustering's assignments (pipeline.db). Claim rows never make the round trip
-    through the JVM, which cost more than the extraction saved by running on every core.
+    the clustering's assignments (pipeline.db). Claim rows never cross into the JVM and
+    back: that round trip (cached, joined, sent out again to be written) cost more than
+    running the extraction on every core saved.
     """
 
     def stage(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -128,18 +128,11 @@ def make_claim_stager(model_ref: Any, dsn: str, run_id: int, *, sentence_counter
     return stage
 
 
-def cluster_keys(sentences: pd.Series, quantities: pd.Series) -> pd.DataFrame:
-    """pandas_udf body: each claim's token set and MinHash band keys."""
-    tokens = [cluster_tokens(s, json.loads(q) if q else []) for s, q in zip(sentences, quantities, strict=True)]
-    return pd.DataFrame({"tokens": tokens, "bands": band_keys_batch(tokens)})
-
-
 def stored_nodes(rows: list[tuple[Any, ...]]) -> pd.DataFrame:
     """STORED_NODE_COLUMNS for rows of db.READ_STORED_NODES: the stored signature, or one
     computed from the sentence for a claim that has none."""
     missing = [i for i, row in enumerate(rows) if row[2] is None]
-    tokens = [cluster_tokens(rows[i][4], json.loads(rows[i][5] or "[]")) for i in missing]
-    computed = dict(zip(missing, zip(tokens, band_keys_batch(tokens), strict=True), strict=True))
+    computed = dict(zip(missing, signatures((rows[i][4], json.loads(rows[i][5] or "[]")) for i in missing), strict=True))
     return pd.DataFrame.from_records(
         [(row[0], *computed.get(i, (row[2], row[3])), row[1]) for i, row in enumerate(rows)], columns=list(STORED_NODE_COLUMNS)
     )

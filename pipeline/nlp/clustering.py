@@ -123,6 +123,12 @@ def band_keys_batch(token_lists: Sequence[Sequence[str]]) -> list[list[int]]:
     return result
 
 
+def signatures(claims: Iterable[tuple[str, Iterable[dict[str, object]]]]) -> list[tuple[list[str], list[int]]]:
+    """(tokens, band keys) of (sentence, quantities) pairs, the band keys in one batch."""
+    tokens = [cluster_tokens(sentence, quantities) for sentence, quantities in claims]
+    return list(zip(tokens, band_keys_batch(tokens), strict=True))
+
+
 def band_keys(tokens: Sequence[str]) -> list[int]:
     """One key per band of the token set's MinHash signature; none for too-short claims."""
     return band_keys_batch([tokens])[0]

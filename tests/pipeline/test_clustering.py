@@ -6,8 +6,8 @@ from pyspark.sql import functions as F
 from pyspark.testing import assertDataFrameEqual
 
 from pipeline import udfs
-from pipeline.nlp.clustering import band_keys, claim_text, cluster_records, cluster_tokens, components, jaccard
-from pipeline.transforms import assign_clusters, cluster_nodes, similar_pairs, with_cluster_keys, with_node_ids
+from pipeline.nlp.clustering import band_keys, claim_text, cluster_records, cluster_tokens, components, jaccard, signatures
+from pipeline.transforms import assign_clusters, cluster_nodes, similar_pairs, with_node_ids
 
 FLOOD_000 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” he explained."
 FLOOD_001 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” Lyons told Carr."
@@ -65,9 +65,9 @@ NAMES = {key: name for name, key in KEYS.items()}
 
 
 def with_tokens(spark, rows):  # type: ignore[no-untyped-def]
-    rows = [(KEYS[key], sentence, KEYS.get(cluster, cluster)) for key, sentence, cluster in rows]
-    frame = spark.createDataFrame(rows, "claim_key string, sentence string, cluster_key string")
-    return frame.withColumn("quantities", F.lit("[]")).transform(with_cluster_keys).drop("quantities")
+    computed = signatures((sentence, []) for _, sentence, _ in rows)
+    rows = [(KEYS[key], tokens, bands, KEYS.get(cluster, cluster)) for (key, _, cluster), (tokens, bands) in zip(rows, computed, strict=True)]
+    return spark.createDataFrame(rows, "claim_key string, tokens array<string>, bands array<bigint>, cluster_key string")
 
 
 def test_assign_clusters_in_spark_matches_the_python_rule_and_merges_stored_clusters(spark) -> None:  # type: ignore[no-untyped-def]

@@ -27,7 +27,7 @@ BATCH = 2000
 
 
 def backfill(apps, schema_editor):  # type: ignore[no-untyped-def]
-    from pipeline.nlp.clustering import band_keys_batch, cluster_tokens
+    from pipeline.nlp.clustering import signatures
 
     with schema_editor.connection.cursor() as cursor:
         last_id = 0
@@ -38,10 +38,10 @@ def backfill(apps, schema_editor):  # type: ignore[no-untyped-def]
             rows = cursor.fetchall()
             if not rows:
                 return
-            tokens = [cluster_tokens(sentence, json.loads(quantities or "[]")) for _, _, sentence, quantities in rows]
+            computed = signatures((sentence, json.loads(quantities or "[]")) for _, _, sentence, quantities in rows)
             cursor.executemany(
                 "INSERT INTO claim_signatures (claim_key, tokens, bands) VALUES (%s, %s, %s) ON CONFLICT (claim_key) DO NOTHING",
-                [(key, claim_tokens, bands) for (_, key, _, _), claim_tokens, bands in zip(rows, tokens, band_keys_batch(tokens), strict=True)],
+                [(key, tokens, bands) for (_, key, _, _), (tokens, bands) in zip(rows, computed, strict=True)],
             )
             last_id = rows[-1][0]
 
