@@ -23,8 +23,6 @@ WHERE ra.run_id = %(run_id)s AND a.id %% %(buckets)s = %(bucket)s
 ORDER BY a.id
 """
 
-STORED_NODE_COLUMNS = ("claim_key", "cluster_key", "tokens", "bands", "sentence", "quantities")
-
 # The stored claims as clustering sees them: their signatures (claim_signatures), or, for a
 # claim without one, its sentence and quantities to compute it from.
 READ_STORED_NODES = """

@@ -129,12 +129,17 @@ def make_claim_stager(model_ref: Any, dsn: str, run_id: int, *, sentence_counter
 
 
 def stored_nodes(rows: list[tuple[Any, ...]]) -> pd.DataFrame:
-    """STORED_NODE_COLUMNS for rows of db.READ_STORED_NODES: the stored signature, or one
-    computed from the sentence for a claim that has none."""
-    missing = [i for i, row in enumerate(rows) if row[2] is None]
-    computed = dict(zip(missing, signatures((rows[i][4], json.loads(rows[i][5] or "[]")) for i in missing), strict=True))
+    """STORED_NODE_COLUMNS for rows of db.READ_STORED_NODES (claim_key, cluster_key, tokens,
+    bands, sentence, quantities): the stored signature, or, for a claim that has none
+    (tokens null), one computed from its sentence and quantities."""
+    missing = [(sentence, json.loads(quantities or "[]")) for _, _, tokens, _, sentence, quantities in rows if tokens is None]
+    computed = iter(signatures(missing))
     return pd.DataFrame.from_records(
-        [(row[0], *computed.get(i, (row[2], row[3])), row[1]) for i, row in enumerate(rows)], columns=list(STORED_NODE_COLUMNS)
+        [
+            (key, *((tokens, bands) if tokens is not None else next(computed)), cluster_key)
+            for key, cluster_key, tokens, bands, _, _ in rows
+        ],
+        columns=list(STORED_NODE_COLUMNS),
     )
 
 
