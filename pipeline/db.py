@@ -12,6 +12,8 @@ from typing import Any
 
 import psycopg
 
+from pipeline.nlp.clustering import NodeClaim, claim_node, cluster_tokens
+
 ARTICLE_COLUMNS = ("article_id", "content_hash", "text", "outlet", "author", "published_at")
 
 READ_RUN_ARTICLES = """
@@ -23,14 +25,36 @@ WHERE ra.run_id = %(run_id)s AND a.id %% %(buckets)s = %(bucket)s
 ORDER BY a.id
 """
 
-# The stored claims as clustering sees them: their signatures (claim_signatures), or, for a
-# claim without one, its sentence and quantities to compute it from.
-READ_STORED_NODES = """
-SELECT c.claim_key, c.cluster_key, s.tokens, s.bands,
+# A claim's node number in SQL (pipeline.nlp.clustering.claim_node): the first 60 bits of its
+# key. The claims table has an index on exactly this expression (claims migration 0009).
+def node_of(column: str) -> str:
+    return f"(('x' || left({column}, 15))::bit(60)::bigint)"
+
+
+# The stored claims' band keys, one id bucket at a time: their signatures (claim_signatures),
+# or, for a claim without one, its sentence and quantities to compute them from.
+READ_STORED_BANDS = """
+SELECT c.claim_key, s.bands,
        CASE WHEN s.claim_key IS NULL THEN c.sentence END,
        CASE WHEN s.claim_key IS NULL THEN c.quantities::text END
 FROM claims c LEFT JOIN claim_signatures s ON s.claim_key = c.claim_key
 WHERE c.id %% %(buckets)s = %(bucket)s
+"""
+
+# The claims behind candidate nodes: this run's (staged, with the tokens it extracted) and
+# the stored ones (with their cluster key and signature, or what to compute one from).
+READ_RUN_CANDIDATES = f"""
+SELECT DISTINCT ON (claim_key) claim_key, tokens
+FROM claim_staging
+WHERE run_id = %(run_id)s AND {node_of("claim_key")} = ANY(%(nodes)s)
+ORDER BY claim_key
+"""
+READ_STORED_CANDIDATES = f"""
+SELECT c.claim_key, c.cluster_key, s.tokens,
+       CASE WHEN s.claim_key IS NULL THEN c.sentence END,
+       CASE WHEN s.claim_key IS NULL THEN c.quantities::text END
+FROM claims c LEFT JOIN claim_signatures s ON s.claim_key = c.claim_key
+WHERE {node_of("c.claim_key")} = ANY(%(nodes)s)
 """
 
 STAGING_COLUMNS = (
@@ -289,11 +313,36 @@ def stage_claims(conn: psycopg.Connection[Any], rows: Iterable[Sequence[Any]], c
     return count
 
 
-def read_stored_nodes(dsn: str, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
-    with connect(dsn) as conn, conn.cursor(name=f"stored_nodes_{bucket}") as cursor:
+def read_stored_bands(dsn: str, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
+    """(claim_key, bands, sentence, quantities) of one bucket of stored claims; sentence and
+    quantities only where the claim has no stored signature (bands null)."""
+    with connect(dsn) as conn, conn.cursor(name=f"stored_bands_{bucket}") as cursor:
         cursor.itersize = 2000
-        cursor.execute(READ_STORED_NODES, {"buckets": buckets, "bucket": bucket})
+        cursor.execute(READ_STORED_BANDS, {"buckets": buckets, "bucket": bucket})
         yield from cursor
+
+
+def read_candidate_claims(dsn: str, *, run_id: int, nodes: Iterable[int]) -> dict[int, list[NodeClaim]]:
+    """node -> the claims behind it, for the clustering's exact step: a claim this run
+    extracted carries the run's tokens, a stored one its cluster key (its own key when the
+    stored one is empty) and its stored signature (computed from its sentence if it has none)."""
+    wanted = sorted(set(nodes))
+    if not wanted:
+        return {}
+    params = {"run_id": run_id, "nodes": wanted}
+    with connect(dsn) as conn:
+        run_tokens = dict(conn.execute(READ_RUN_CANDIDATES, params).fetchall())
+        stored = conn.execute(READ_STORED_CANDIDATES, params).fetchall()
+    stored_clusters: dict[str, str] = {}
+    stored_tokens: dict[str, list[str]] = {}
+    for key, cluster_key, tokens, sentence, quantities in stored:
+        stored_clusters[key] = cluster_key or key
+        stored_tokens[key] = tokens if tokens is not None else cluster_tokens(sentence, json.loads(quantities or "[]"))
+    claims: dict[int, list[NodeClaim]] = {}
+    for key in sorted(run_tokens.keys() | stored_clusters.keys()):
+        tokens = run_tokens[key] if key in run_tokens else stored_tokens[key]
+        claims.setdefault(claim_node(key), []).append(NodeClaim(key, tokens, key in run_tokens, stored_clusters.get(key)))
+    return claims
 
 
 def count_claims(dsn: str) -> int:

@@ -6,6 +6,7 @@ always-nullable schema.
 
 from pyspark.sql.types import (
     ArrayType,
+    BooleanType,
     DoubleType,
     IntegerType,
     LongType,
@@ -35,21 +36,15 @@ CLAIM_SCHEMA = StructType(
     ]
 )
 
-# A stored claim as clustering sees it.
-STORED_NODE_SCHEMA = StructType(
+# A claim's membership in one MinHash band bucket (pipeline.nlp.clustering): what the band
+# shuffle moves, numbers only. in_run: the claim comes from this run (else it is stored).
+MEMBERSHIP_SCHEMA = StructType(
     [
-        StructField("claim_key", StringType(), True),
-        StructField("tokens", ArrayType(StringType(), True), True),
-        StructField("bands", ArrayType(LongType(), True), True),
-        StructField("cluster_key", StringType(), True),
+        StructField("node", LongType(), True),
+        StructField("band", LongType(), True),
+        StructField("in_run", BooleanType(), True),
     ]
 )
 
-# What the extraction hands to clustering: a claim's key, tokens and MinHash band keys.
-CLUSTER_NODE_SCHEMA = StructType(
-    [
-        StructField("claim_key", StringType(), True),
-        StructField("tokens", ArrayType(StringType(), True), True),
-        StructField("bands", ArrayType(LongType(), True), True),
-    ]
-)
+# A candidate pair of nodes out of the band buckets (centre, member).
+CANDIDATE_SCHEMA = StructType([StructField("src", LongType(), True), StructField("dst", LongType(), True)])

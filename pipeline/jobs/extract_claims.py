@@ -5,6 +5,10 @@
 The database comes from PIPELINE_DATABASE_URL (the Celery task sets it). main() is
 extract -> pure transforms -> load; the load is idempotent by construction (staging
 table + one INSERT ... ON CONFLICT keyed by the deterministic claim key).
+
+One Spark job does the work: executors extract and stage the claims and emit their MinHash
+band memberships, the band shuffle finds candidate pairs, and the driver checks the few
+candidates exactly (pipeline.nlp.clustering.resolve_clusters) while PostgreSQL merges.
 """
 
 from __future__ import annotations
@@ -13,19 +17,22 @@ import argparse
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from typing import Any
 
-from pyspark import StorageLevel
+from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from pipeline import db, udfs
 from pipeline.nlp.checkworthiness import read_artifact
-from pipeline.schemas import CLUSTER_NODE_SCHEMA, STORED_NODE_SCHEMA
-from pipeline.transforms import assign_clusters
+from pipeline.nlp.clustering import resolve_clusters
+from pipeline.schemas import MEMBERSHIP_SCHEMA
+from pipeline.transforms import candidate_pairs
 
 ARTICLES_PER_PARTITION = 100
 CLAIMS_PER_PARTITION = 20000
@@ -54,22 +61,46 @@ def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
     return spark.range(0, partitions, 1, numPartitions=partitions).select(F.col("id").alias("bucket"))
 
 
-def read_extract_and_stage(
-    spark: SparkSession, *, dsn: str, run_id: int, partitions: int, model: Any, sentence_counter: Any, claim_counter: Any
+class BucketSet(AccumulatorParam):
+    """An accumulator of bucket numbers (a set): which buckets' staging has committed."""
+
+    def zero(self, value: set[int]) -> set[int]:
+        return set()
+
+    def addInPlace(self, value1: set[int], value2: set[int]) -> set[int]:  # noqa: N802 (PySpark's name)
+        value1 |= value2
+        return value1
+
+
+def extract_and_stage(
+    spark: SparkSession, *, dsn: str, run_id: int, partitions: int, model: Any,
+    sentence_counter: Any, claim_counter: Any, staged_buckets: Any,
 ) -> DataFrame:
     """Each Spark task streams one id-bucket of the run's articles straight from PostgreSQL,
     extracts their claims and COPYs them into the run's staging rows, all in the same Python
-    worker; what comes back is what clustering needs (claim_key, tokens, bands). Neither
-    article texts nor claim rows make the round trip through the JVM. The same claims as
-    `extract_claims(read articles)`, fused."""
-    reader = udfs.make_article_reader(dsn, run_id, partitions)
-    stager = udfs.make_claim_stager(model, dsn, run_id, sentence_counter=sentence_counter, claim_counter=claim_counter)
-    return bucket_frame(spark, partitions).mapInPandas(lambda batches: stager(reader(batches)), CLUSTER_NODE_SCHEMA)
+    worker; what comes back is the band memberships clustering needs. Neither article texts
+    nor claim rows make the round trip through the JVM."""
+    stager = udfs.make_claim_stager(
+        model, dsn, run_id, partitions, sentence_counter=sentence_counter, claim_counter=claim_counter, staged_buckets=staged_buckets,
+    )
+    return bucket_frame(spark, partitions).mapInArrow(stager, MEMBERSHIP_SCHEMA)
 
 
-def read_stored_nodes(spark: SparkSession, *, dsn: str, partitions: int) -> DataFrame:
-    """The stored claims' keys, signatures and clusters, one id bucket per task."""
-    return bucket_frame(spark, partitions).mapInPandas(udfs.make_stored_nodes_reader(dsn, partitions), STORED_NODE_SCHEMA)
+def stored_memberships(spark: SparkSession, *, dsn: str, partitions: int) -> DataFrame:
+    """The stored claims' band memberships, one id bucket per task."""
+    return bucket_frame(spark, partitions).mapInArrow(udfs.make_stored_memberships_reader(dsn, partitions), MEMBERSHIP_SCHEMA)
+
+
+def merge_when_staged(merge: db.StagedMerge, staged_buckets: Any, buckets: int, abandoned: threading.Event) -> float | None:
+    """Wait until every bucket's staging has committed, then merge the staged claims under
+    provisional clusters (StagedMerge.insert_claims) while Spark finishes the clustering.
+    Returns when staging completed (perf_counter), or None if the job was abandoned."""
+    while len(staged_buckets.value) < buckets:
+        if abandoned.wait(0.02):
+            return None
+    staged_at = time.perf_counter()
+    merge.insert_claims()
+    return staged_at
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,8 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "spark.sql.shuffle.partitions" not in configured:
         spark.conf.set("spark.sql.shuffle.partitions", str(max(2, parallelism * 2)))
     # Adaptive execution re-plans at every exchange, one Spark job per query stage: for this
-    # job's small shuffles that cost more than it saved (clustering 5.6 s -> 3.6 s without it,
-    # same clusters). An explicit --conf spark.sql.adaptive.enabled=true still wins.
+    # job's one small shuffle that costs more than it saves. An explicit
+    # --conf spark.sql.adaptive.enabled=true still wins.
     if "spark.sql.adaptive.enabled" not in configured:
         spark.conf.set("spark.sql.adaptive.enabled", "false")
     # In local mode the JVM lives for one run and sees each query once: compiling whole-stage
@@ -102,30 +133,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     db.update_run(dsn, run_id=run_id, stage="extracting", progress=0.1)
     step = time.perf_counter()
     db.clear_staging(dsn, run_id=run_id)
-    article_partitions = args.read_partitions or partitions_for(db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, parallelism)
-    sentence_counter, claim_counter = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
-    run_df = read_extract_and_stage(
-        spark, dsn=dsn, run_id=run_id, partitions=article_partitions, model=model,
-        sentence_counter=sentence_counter, claim_counter=claim_counter,
-    ).persist(StorageLevel.MEMORY_AND_DISK)
-    run_df.count()
-    timings["extract"] = round(time.perf_counter() - step, 3)
+    buckets = args.read_partitions or partitions_for(db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, parallelism)
+    context = spark.sparkContext
+    sentence_counter, claim_counter = context.accumulator(0), context.accumulator(0)
+    staged_buckets = context.accumulator(set(), BucketSet())
+    memberships = extract_and_stage(
+        spark, dsn=dsn, run_id=run_id, partitions=buckets, model=model,
+        sentence_counter=sentence_counter, claim_counter=claim_counter, staged_buckets=staged_buckets,
+    )
+    stored = db.count_claims(dsn)
+    if stored:
+        memberships = memberships.unionByName(stored_memberships(spark, dsn=dsn, partitions=partitions_for(stored, CLAIMS_PER_PARTITION, parallelism)))
 
-    db.update_run(dsn, run_id=run_id, stage="clustering", progress=0.5, sentences_count=sentence_counter.value, claims_count=claim_counter.value)
-    step = time.perf_counter()
+    abandoned = threading.Event()
     with db.StagedMerge(dsn, run_id=run_id) as merge, ThreadPoolExecutor(max_workers=1) as background:
-        # PostgreSQL merges the staged claims under provisional clusters while Spark clusters
-        # them: the merge's one core and the clustering's short jobs overlap.
-        inserting = background.submit(merge.insert_claims)
-        stored = db.count_claims(dsn)
-        stored_df = read_stored_nodes(spark, dsn=dsn, partitions=partitions_for(stored, CLAIMS_PER_PARTITION, parallelism)) if stored else None
-        clustering = assign_clusters(run_df, stored_df)
-        run_df.unpersist()
-        timings["cluster"] = round(time.perf_counter() - step, 3)
+        try:
+            # One Spark job: extraction and staging, then the band shuffle. As soon as every
+            # bucket is staged, PostgreSQL merges the staged claims under provisional clusters,
+            # overlapping the shuffle and the exact step here.
+            inserting = background.submit(merge_when_staged, merge, staged_buckets, buckets, abandoned)
+            pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships).collect()})
+            db.update_run(dsn, run_id=run_id, stage="clustering", progress=0.6, sentences_count=sentence_counter.value, claims_count=claim_counter.value)
+            candidates = db.read_candidate_claims(dsn, run_id=run_id, nodes=chain.from_iterable(pairs))
+            clustering = resolve_clusters(pairs, candidates)
+        finally:
+            abandoned.set()
+        staged_at = inserting.result()
+        timings["extract"] = round((staged_at or time.perf_counter()) - step, 3)
+        timings["cluster"] = round(time.perf_counter() - (staged_at or step), 3)
 
-        db.update_run(dsn, run_id=run_id, stage="writing", progress=0.7)
+        db.update_run(dsn, run_id=run_id, stage="writing", progress=0.8)
         step = time.perf_counter()
-        inserting.result()
         staged, written = merge.finish(assigned=clustering.assigned.items(), remap=clustering.remap)
     timings["load"] = round(time.perf_counter() - step, 3)
     timings["total"] = round(time.perf_counter() - started, 3)

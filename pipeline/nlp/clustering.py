@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -150,6 +151,35 @@ def candidate_pairs(bands_by_key: dict[str, list[int]], query_keys: set[str] | N
     return pairs
 
 
+def claim_node(claim_key: str) -> int:
+    """A claim's node number: the first 60 bits of its key (a sha1 in hex), so nodes sort as
+    keys do and the band shuffle moves numbers, not strings. Two claims share one with
+    probability about n^2 / 2^61 (4e-5 at ten million claims); the clustering then looks up
+    both and the exact Jaccard still decides (pipeline.db.NODE_OF computes the same in SQL)."""
+    return int(claim_key[:15], 16)
+
+
+def star_pairs(band: np.ndarray, node: np.ndarray, in_run: np.ndarray) -> np.ndarray:
+    """Candidate pairs (centre, member) among band memberships, as an (n, 2) int64 array of
+    distinct rows: in every band bucket that holds a claim of the run (in_run) and at least
+    two claims, each member is paired with the bucket's smallest node (a star, linear in the
+    bucket, not a clique). The rule of candidate_pairs, on node numbers; the Spark job runs
+    it on each band partition (pipeline.udfs.find_stars)."""
+    if len(band) == 0:
+        return np.zeros((0, 2), np.int64)
+    order = np.lexsort((node, band))
+    band, node, in_run = band[order], node[order], in_run[order]
+    starts = np.r_[True, band[1:] != band[:-1]]
+    group = np.cumsum(starts) - 1
+    size = np.bincount(group)
+    has_run = np.bincount(group, weights=in_run.astype(np.float64)) > 0
+    centre = node[starts][group]
+    keep = (size[group] >= 2) & has_run[group] & (node != centre)
+    if not keep.any():
+        return np.zeros((0, 2), np.int64)
+    return np.unique(np.stack([centre[keep], node[keep]], axis=1), axis=0)
+
+
 class DisjointSet:
     """Union-find over claim keys; each component's label is the smallest label in it."""
 
@@ -183,6 +213,63 @@ def components(edges: Iterable[tuple[str, str]], labels: dict[str, str]) -> dict
     for left, right in edges:
         forest.union(left, right)
     return {key: forest.label[forest.find(key)] for key in labels}
+
+
+@dataclass(frozen=True)
+class NodeClaim:
+    """A claim behind a candidate node, as the clustering's final step needs it: tokens
+    (the run's, for a claim the run extracted, else the stored signature), whether the run
+    extracted it, and its stored cluster key (None when it is not stored yet)."""
+
+    claim_key: str
+    tokens: Sequence[str]
+    in_run: bool
+    stored_cluster: str | None
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """What a run's clustering decided.
+
+    assigned: claim_key -> cluster_key for each of the run's claims that joined others;
+    remap: (old_key, new_key) for each stored cluster that merged into another.
+    Every other claim of the run keeps its stored cluster key (after the remap), or, if new,
+    forms a cluster of its own under its claim key; the merge applies both rules
+    (pipeline.db.RUN_STAGED).
+    """
+
+    assigned: dict[str, str]
+    remap: list[tuple[str, str]]
+
+
+def resolve_clusters(pairs: Iterable[tuple[int, int]], claims: Mapping[int, Sequence[NodeClaim]]) -> Clustering:
+    """The exact step after the LSH: candidate node pairs whose claims' token sets reach
+    SIMILARITY_THRESHOLD become edges, and union-find joins them with the stored clusters.
+
+    A cluster's key is the smallest claim key in it (a stored claim starts from its stored
+    cluster key, a new one from its own key), so the result does not depend on the order
+    articles arrived in. `claims` maps each node of `pairs` to its claims (normally one;
+    more only if two keys share a node number).
+    """
+    edges: list[tuple[str, str]] = []
+    labels: dict[str, str] = {}
+    stored: set[str] = set()
+    in_run: set[str] = set()
+    for left, right in pairs:
+        for a in claims.get(left, ()):
+            for b in claims.get(right, ()):
+                if a.claim_key == b.claim_key or jaccard(a.tokens, b.tokens) < SIMILARITY_THRESHOLD:
+                    continue
+                edges.append((a.claim_key, b.claim_key))
+                for claim in (a, b):
+                    labels[claim.claim_key] = claim.stored_cluster or claim.claim_key
+                    if claim.stored_cluster is not None:
+                        stored.add(claim.claim_key)
+                    if claim.in_run:
+                        in_run.add(claim.claim_key)
+    final = components(edges, labels)
+    remap = sorted({(labels[key], final[key]) for key in stored if labels[key] != final[key]})
+    return Clustering(assigned={key: final[key] for key in sorted(in_run)}, remap=remap)
 
 
 def cluster_records(tokens_by_key: dict[str, list[str]]) -> dict[str, str]:

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from pyspark.sql import functions as F
+import numpy as np
 from pyspark.testing import assertDataFrameEqual
 
 from pipeline import udfs
-from pipeline.nlp.clustering import band_keys, claim_text, cluster_records, cluster_tokens, components, jaccard, signatures
-from pipeline.transforms import assign_clusters, cluster_nodes, similar_pairs, with_node_ids
+from pipeline.nlp.clustering import (
+    NodeClaim,
+    band_keys,
+    claim_node,
+    claim_text,
+    cluster_records,
+    cluster_tokens,
+    components,
+    jaccard,
+    resolve_clusters,
+    signatures,
+    star_pairs,
+)
+from pipeline.schemas import CANDIDATE_SCHEMA, MEMBERSHIP_SCHEMA
+from pipeline.transforms import candidate_pairs
 
 FLOOD_000 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” he explained."
 FLOOD_001 = "“We’re definitely going to, as you’ve heard the saying, flood the zone, especially in sanctuary jurisdictions,” Lyons told Carr."
@@ -62,65 +75,94 @@ def test_cluster_records_uses_the_smallest_key_of_each_component() -> None:
 # first 60 bits); these stand-ins sort like the names they replace: k1 -> "111...1".
 KEYS = {f"k{n}": str(n) * 40 for n in range(10)}
 NAMES = {key: name for name, key in KEYS.items()}
+NODES = {name: claim_node(key) for name, key in KEYS.items()}
 
 
-def with_tokens(spark, rows):  # type: ignore[no-untyped-def]
-    computed = signatures((sentence, []) for _, sentence, _ in rows)
-    rows = [(KEYS[key], tokens, bands, KEYS.get(cluster, cluster)) for (key, _, cluster), (tokens, bands) in zip(rows, computed, strict=True)]
-    return spark.createDataFrame(rows, "claim_key string, tokens array<string>, bands array<bigint>, cluster_key string")
+def scenario(rows: list[tuple[str, str, str | None, bool]]) -> tuple[list[tuple[int, int, bool]], dict[int, list[NodeClaim]]]:
+    """(name, sentence, stored cluster name or None, in_run) -> band memberships and the
+    claims behind each node, as the Spark job and pipeline.db give them."""
+    computed = signatures((sentence, []) for _, sentence, _, _ in rows)
+    memberships = [(NODES[name], band, in_run) for (name, _, _, in_run), (_, bands) in zip(rows, computed, strict=True) for band in bands]
+    claims = {
+        NODES[name]: [NodeClaim(KEYS[name], tokens, in_run, KEYS[cluster] if cluster else None)]
+        for (name, _, cluster, in_run), (tokens, _) in zip(rows, computed, strict=True)
+    }
+    return memberships, claims
 
 
-def test_assign_clusters_in_spark_matches_the_python_rule_and_merges_stored_clusters(spark) -> None:  # type: ignore[no-untyped-def]
-    # Stored: two clusters that a new claim bridges (k2 ~ k4 only through k3), plus one loner.
-    stored = with_tokens(spark, [
-        ("k2", FLOOD_001, "k2"), ("k7", FLOOD_001 + " ", "k2"),
-        ("k4", "We are going to flood the zone in sanctuary jurisdictions with agents, Lyons promised.", "k4"),
-        ("k9", UNRELATED, "k9"),
-    ])
-    run = with_tokens(spark, [
-        ("k1", FLOOD_000, ""), ("k3", "We’re definitely going to flood the zone in sanctuary jurisdictions.", ""),
-        ("k5", SANCTUARY_000, ""), ("k6", SANCTUARY_001, ""), ("k8", "Thank you all very much.", ""),
-    ]).drop("cluster_key")
-    clustering = assign_clusters(run, stored)
+def python_pairs(memberships: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    node, band, in_run = (np.array(column) for column in zip(*memberships, strict=True))
+    return [tuple(pair) for pair in star_pairs(band, node, in_run).tolist()]
+
+
+# Stored: two clusters that a new claim bridges (k2 ~ k4 only through k3), plus one loner;
+# the run: k3 and two other pairs' members, and k8, which joins nothing.
+BRIDGE = [
+    ("k2", FLOOD_001, "k2", False), ("k7", FLOOD_001 + " ", "k2", False),
+    ("k4", "We are going to flood the zone in sanctuary jurisdictions with agents, Lyons promised.", "k4", False),
+    ("k9", UNRELATED, "k9", False),
+    ("k1", FLOOD_000, None, True), ("k3", "We’re definitely going to flood the zone in sanctuary jurisdictions.", None, True),
+    ("k5", SANCTUARY_000, None, True), ("k6", SANCTUARY_001, None, True), ("k8", "Thank you all very much.", None, True),
+]
+
+
+def test_star_pairs_pair_each_bucket_with_its_smallest_node_where_the_run_has_a_claim() -> None:
+    band = np.array([7, 7, 7, 8, 8, 9, 9, 5], np.int64)
+    node = np.array([30, 10, 20, 40, 50, 60, 70, 80], np.int64)
+    in_run = np.array([False, False, True, False, False, True, True, True])
+    # Band 7: a star around 10; band 8 has no claim of the run; band 5 is a singleton.
+    assert star_pairs(band, node, in_run).tolist() == [[10, 20], [10, 30], [60, 70]]
+    # A pair shared by two bands comes out once; nothing in, nothing out.
+    assert star_pairs(np.array([1, 1, 2, 2]), np.array([3, 4, 3, 4]), np.array([True] * 4)).tolist() == [[3, 4]]
+    assert star_pairs(np.array([], np.int64), np.array([], np.int64), np.array([], bool)).shape == (0, 2)
+
+
+def test_resolve_clusters_bridges_stored_clusters_and_keys_each_cluster_by_its_smallest_key() -> None:
+    memberships, claims = scenario(BRIDGE)
+    clustering = resolve_clusters(python_pairs(memberships), claims)
     # k8 joined nothing: it keeps its own key, which the merge gives it (tests/pipeline/test_db_merge.py).
     assert {NAMES[key]: NAMES[cluster] for key, cluster in clustering.assigned.items()} == {"k1": "k1", "k3": "k1", "k5": "k5", "k6": "k5"}
     assert [(NAMES[old], NAMES[new]) for old, new in clustering.remap] == [("k2", "k1"), ("k4", "k1")]
 
 
-def test_assign_clusters_with_nothing_stored_pairs_the_run_among_itself(spark) -> None:  # type: ignore[no-untyped-def]
-    run = with_tokens(spark, [
-        ("k1", FLOOD_000, ""), ("k2", FLOOD_001, ""), ("k5", SANCTUARY_000, ""), ("k6", SANCTUARY_001, ""), ("k8", UNRELATED, ""),
-    ]).drop("cluster_key")
-    clustering = assign_clusters(run, None)
+def test_resolve_clusters_with_nothing_stored_pairs_the_run_among_itself() -> None:
+    memberships, claims = scenario([
+        ("k1", FLOOD_000, None, True), ("k2", FLOOD_001, None, True), ("k5", SANCTUARY_000, None, True),
+        ("k6", SANCTUARY_001, None, True), ("k8", UNRELATED, None, True),
+    ])
+    clustering = resolve_clusters(python_pairs(memberships), claims)
     assert {NAMES[key]: NAMES[cluster] for key, cluster in clustering.assigned.items()} == {"k1": "k1", "k2": "k1", "k5": "k5", "k6": "k5"}
     assert clustering.remap == []
 
 
-def test_similar_pairs_pairs_each_bucket_with_its_smallest_key_and_keeps_only_similar_ones(spark) -> None:  # type: ignore[no-untyped-def]
-    # k3 shares bands with k1 and k2 but is too different from them; k9 has no partner at all.
-    keys = KEYS
-    run = with_tokens(spark, [("k1", FLOOD_000, ""), ("k2", FLOOD_002, ""), ("k3", UNRELATED, ""), ("k9", SANCTUARY_000, "")]).drop("cluster_key")
-    shared_band = F.array_union("bands", F.array(F.lit(7)))  # puts k3 in k1's and k2's bucket
-    run = run.withColumn("bands", F.when(F.col("claim_key").isin(keys["k1"], keys["k2"], keys["k3"]), shared_band).otherwise(F.col("bands")))
-    pairs = similar_pairs(cluster_nodes(run, None).transform(with_node_ids))
-    assertDataFrameEqual(
-        pairs,
-        spark.createDataFrame(
-            [(keys["k1"], keys["k1"], False, True, keys["k2"], keys["k2"], False, True)],
-            "src string, src_label string, src_stored boolean, src_in_run boolean, "
-            "dst string, dst_label string, dst_stored boolean, dst_in_run boolean",
-        ),
-    )
+def test_resolve_clusters_checks_every_candidate_exactly() -> None:
+    # k3 shares a band with k1 and k2 but is too different from them; a node two keys share
+    # (a 60-bit collision) has both claims checked.
+    tokens = {"k1": cluster_tokens(FLOOD_000), "k2": cluster_tokens(FLOOD_002), "k3": cluster_tokens(UNRELATED)}
+    claims = {NODES[name]: [NodeClaim(KEYS[name], value, True, None)] for name, value in tokens.items()}
+    claims[NODES["k2"]].append(NodeClaim(KEYS["k9"], cluster_tokens(FLOOD_001), True, None))
+    clustering = resolve_clusters([(NODES["k1"], NODES["k2"]), (NODES["k1"], NODES["k3"])], claims)
+    assert {NAMES[key]: NAMES[cluster] for key, cluster in clustering.assigned.items()} == {"k1": "k1", "k2": "k1", "k9": "k1"}
 
 
-def test_stored_nodes_use_the_stored_signature_and_compute_a_missing_one() -> None:
+def test_candidate_pairs_in_spark_are_the_python_stars(spark) -> None:  # type: ignore[no-untyped-def]
+    memberships, claims = scenario(BRIDGE)
+    # A run claim that shares a band with a stored pair pulls the stored pair in too.
+    memberships_df = spark.createDataFrame(memberships, MEMBERSHIP_SCHEMA)
+    pairs = candidate_pairs(memberships_df, partitions=3)
+    # Each partition's pairs are distinct; a pair whose claims share bands in two partitions
+    # comes out of both.
+    assertDataFrameEqual(pairs.distinct(), spark.createDataFrame(sorted(set(python_pairs(memberships))), CANDIDATE_SCHEMA))
+    clustering = resolve_clusters([(row.src, row.dst) for row in pairs.collect()], claims)
+    assert [(NAMES[old], NAMES[new]) for old, new in clustering.remap] == [("k2", "k1"), ("k4", "k1")]
+
+
+def test_stored_bands_use_the_stored_signature_and_compute_a_missing_one() -> None:
     tokens = cluster_tokens(FLOOD_000)
     rows = [
-        ("k1", "c1", ["stored", "tokens", "kept"], [1, 2, 3], None, None),  # a signature: used as stored
-        ("k2", "", None, None, FLOOD_000, "[]"),  # none (an older claim): computed from its sentence
+        (KEYS["k1"], [1, 2, 3], None, None),  # a signature: used as stored
+        (KEYS["k2"], None, FLOOD_000, "[]"),  # none (an older claim): computed from its sentence
     ]
-    frame = udfs.stored_nodes(rows)
-    assert frame.to_dict("records") == [
-        {"claim_key": "k1", "tokens": ["stored", "tokens", "kept"], "bands": [1, 2, 3], "cluster_key": "c1"},
-        {"claim_key": "k2", "tokens": tokens, "bands": band_keys(tokens), "cluster_key": ""},
-    ]
+    assert udfs.stored_bands(rows) == [(NODES["k1"], [1, 2, 3]), (NODES["k2"], band_keys(tokens))]
+    batch = udfs.memberships(udfs.stored_bands(rows[:1]), in_run=False)
+    assert batch.to_pydict() == {"node": [NODES["k1"]] * 3, "band": [1, 2, 3], "in_run": [False] * 3}

@@ -9,6 +9,7 @@ from factcheck.claims.models import Claim, ClaimCluster
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
+from pipeline.nlp.clustering import NodeClaim, claim_node
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -138,5 +139,28 @@ def test_merge_keeps_each_claims_signature_for_later_runs() -> None:
     with db.connect(dsn) as conn:
         db.stage_claims(conn, [row], columns=db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS)
     db.merge_staging(dsn, run_id=run.pk)
-    nodes = list(db.read_stored_nodes(dsn, buckets=1, bucket=0))
-    assert nodes == [("e" * 40, "e" * 40, ["detained", "ice"], [11, -12], None, None)]
+    assert list(db.read_stored_bands(dsn, buckets=1, bucket=0)) == [("e" * 40, [11, -12], None, None)]
+
+
+def test_candidate_claims_carry_the_runs_tokens_and_the_stored_clusters() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    first = run_create(article_ids=[article.pk])
+    stored = (*claim_row(first.pk, article.pk, "a" * 40, 0, 40), ["stored", "tokens"], [1])
+    both = (*claim_row(first.pk, article.pk, "b" * 40, 41, 60), ["old", "tokens"], [2])
+    with db.connect(dsn) as conn:
+        db.stage_claims(conn, [stored, both], columns=db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS)
+    db.merge_staging(dsn, run_id=first.pk, assigned=[("b" * 40, "a" * 40)])
+    # A second run extracts b again (with new tokens) and a new claim c.
+    second = run_create(article_ids=[article.pk])
+    again = (*claim_row(second.pk, article.pk, "b" * 40, 41, 60), ["new", "tokens"], [2])
+    new = (*claim_row(second.pk, article.pk, "c" * 40, 61, 67), ["fresh"], [3])
+    with db.connect(dsn) as conn:
+        db.stage_claims(conn, [again, new, new], columns=db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS)
+    nodes = {key: claim_node(key) for key in ("a" * 40, "b" * 40, "c" * 40, "d" * 40)}
+    assert db.read_candidate_claims(dsn, run_id=second.pk, nodes=nodes.values()) == {
+        nodes["a" * 40]: [NodeClaim("a" * 40, ["stored", "tokens"], False, "a" * 40)],
+        nodes["b" * 40]: [NodeClaim("b" * 40, ["new", "tokens"], True, "a" * 40)],
+        nodes["c" * 40]: [NodeClaim("c" * 40, ["fresh"], True, None)],
+    }
+    assert db.read_candidate_claims(dsn, run_id=second.pk, nodes=[]) == {}
