@@ -104,18 +104,21 @@ SCRATCH_JOIN_COLUMNS = {
     "claim_cluster_remap": "run_id, old_key",
 }
 
-# The run's claims as the merge takes them: one row per claim key (a retried Spark task
+# The run's claims as the merge takes them, one chunk at a time (all of them, or the
+# staged rows of some article-id buckets): one row per claim key (a retried Spark task
 # may have staged a claim twice) with its final cluster key. Executors stage claims before
 # clustering, with an empty cluster key; the clustering then writes an assignment for each
 # claim it joined to others and a remap for each stored cluster that merged into another.
 # Every other claim keeps its stored cluster, or forms its own; a key the staging row
 # carries itself (a caller that clustered on its own) comes before both.
 RUN_STAGED = """
-CREATE TEMP TABLE run_staged ON COMMIT DROP AS
+CREATE TEMP TABLE {table} ON COMMIT DROP AS
 WITH remap AS (
     SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
 ), staged AS (
-    SELECT DISTINCT ON (claim_key) * FROM claim_staging WHERE run_id = %(run_id)s ORDER BY claim_key
+    SELECT DISTINCT ON (claim_key) * FROM claim_staging
+    WHERE run_id = %(run_id)s AND (%(buckets)s = 0 OR article_id %% %(buckets)s = ANY(%(chosen)s::int[]))
+    ORDER BY claim_key
 ), keyed AS (
     SELECT s.*, COALESCE(a.cluster_key, NULLIF(s.cluster_key, ''), NULLIF(c.cluster_key, ''), s.claim_key) AS own_cluster_key
     FROM staged s
@@ -131,7 +134,7 @@ FROM keyed k LEFT JOIN remap r ON r.old_key = k.own_cluster_key
 # The run's claims' signatures, for later runs to cluster against (pipeline.db.READ_STORED_NODES).
 UPSERT_SIGNATURES = """
 INSERT INTO claim_signatures (claim_key, tokens, bands)
-SELECT claim_key, tokens, bands FROM run_staged
+SELECT claim_key, tokens, bands FROM run_chunk
 ON CONFLICT (claim_key) DO UPDATE SET tokens = EXCLUDED.tokens, bands = EXCLUDED.bands
 WHERE (claim_signatures.tokens, claim_signatures.bands) IS DISTINCT FROM (EXCLUDED.tokens, EXCLUDED.bands)
 """
@@ -168,7 +171,7 @@ RETURNING c.id
 # REFRESH_PRIORITIES stays the authority; this only saves the rewrite.
 MERGE_STAGED_CLAIMS = f"""
 WITH staged AS (
-    SELECT * FROM run_staged
+    SELECT * FROM run_chunk
 ), remap AS (
     SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
 ), appearances AS (
@@ -362,7 +365,7 @@ class StagedMerge:
     see half a run, in two steps so the first can run while Spark clusters.
 
         with StagedMerge(dsn, run_id=run_id) as merge:
-            merge.insert_claims()      # may run in a thread while the clustering runs
+            merge.insert_claims()      # may run in a thread while Spark works, in chunks of buckets
             staged, written = merge.finish(assigned=..., remap=...)
 
     insert_claims merges every staged claim under its provisional cluster (its stored one,
@@ -378,6 +381,7 @@ class StagedMerge:
         self.params = {"run_id": run_id}
         self.written: set[int] = set()
         self.staged = 0
+        self.started = False
 
     def __enter__(self) -> StagedMerge:
         self.conn = connect(self.dsn)
@@ -392,32 +396,46 @@ class StagedMerge:
         finally:
             self.conn.close()
 
-    def insert_claims(self) -> None:
+    def insert_claims(self, *, buckets: int = 0, chosen: Iterable[int] = ()) -> None:
+        """Merge staged claims under their provisional clusters: all of the run's, or, with
+        `buckets`, those of the articles whose id % buckets is in `chosen` (the buckets whose
+        staging has committed; each bucket once). Chunks may follow one another while Spark
+        still extracts the rest."""
         conn = self.conn
-        # Merges of concurrent runs take turns: each rewrites cluster statistics and
-        # priorities across many rows, and two at once could deadlock on them.
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MERGE_LOCK_ID,))
-        # The merge sorts a run's claims by key and groups them by cluster: in memory, not on disk.
-        conn.execute("SET LOCAL work_mem = '64MB'")
-        # Foreign keys checked as each statement ends, not all at COMMIT: the checks of the
-        # inserted claims then run in this step, which overlaps the clustering.
-        conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        for table, columns in SCRATCH_JOIN_COLUMNS.items():
-            conn.execute(f"ANALYZE {table} ({columns})")
-        conn.execute(RUN_STAGED, self.params)
-        conn.execute("ANALYZE run_staged (claim_key, article_id, cluster_key)")
-        row = conn.execute("SELECT count(*) FROM run_staged").fetchone()
-        self.staged = int(row[0]) if row else 0
+        if not self.started:
+            # Merges of concurrent runs take turns: each rewrites cluster statistics and
+            # priorities across many rows, and two at once could deadlock on them.
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MERGE_LOCK_ID,))
+            # The merge sorts a run's claims by key and groups them by cluster: in memory, not on disk.
+            conn.execute("SET LOCAL work_mem = '64MB'")
+            # Foreign keys checked as each statement ends, not all at COMMIT: the checks of the
+            # inserted claims then run in this step, which overlaps the Spark job.
+            conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            for table, columns in SCRATCH_JOIN_COLUMNS.items():
+                conn.execute(f"ANALYZE {table} ({columns})")
+            conn.execute(RUN_STAGED.format(table="run_staged") + " WITH NO DATA", {**self.params, "buckets": -1, "chosen": []})
+            self.started = True
+        else:
+            conn.execute(f"ANALYZE claim_staging ({SCRATCH_JOIN_COLUMNS['claim_staging']})")
+        conn.execute(RUN_STAGED.format(table="run_chunk"), {**self.params, "buckets": buckets, "chosen": sorted(chosen)})
+        conn.execute("ANALYZE run_chunk (claim_key, article_id, cluster_key)")
+        row = conn.execute("SELECT count(*) FROM run_chunk").fetchone()
+        self.staged += int(row[0]) if row else 0
         self.written.update(claim_id for (claim_id,) in conn.execute(MERGE_STAGED_CLAIMS, self.params))
         # The claims table may have grown from nothing in this transaction (a first run):
         # planned on its old statistics, the refreshes below nested loops over every claim
         # (22 s of REFRESH_PRIORITIES in one bench run instead of 0.4 s).
         conn.execute("ANALYZE claims (id, claim_key, cluster_key, article_id)")
         conn.execute(UPSERT_SIGNATURES)
+        conn.execute("INSERT INTO run_staged SELECT * FROM run_chunk")
+        conn.execute("DROP TABLE run_chunk")
 
     def finish(self, *, assigned: Iterable[tuple[str, str]] = (), remap: Iterable[tuple[str, str]] = ()) -> tuple[int, int]:
         """Returns (distinct staged claims, claims inserted or changed)."""
         conn, run_id = self.conn, self.run_id
+        if not self.started:
+            self.insert_claims()
+        conn.execute("ANALYZE run_staged (claim_key, article_id, cluster_key)")
         with conn.cursor() as cursor, cursor.copy("COPY claim_cluster_assignments (run_id, claim_key, cluster_key) FROM STDIN") as copy:
             for key, cluster_key in assigned:
                 copy.write_row((run_id, key, cluster_key))

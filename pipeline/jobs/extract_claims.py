@@ -68,8 +68,9 @@ class BucketSet(AccumulatorParam):
         return set()
 
     def addInPlace(self, value1: set[int], value2: set[int]) -> set[int]:  # noqa: N802 (PySpark's name)
-        value1 |= value2
-        return value1
+        # A new set, never one changed in place: the merge thread reads the driver's value
+        # while Spark's accumulator thread adds to it.
+        return value1 | value2
 
 
 def extract_and_stage(
@@ -91,15 +92,22 @@ def stored_memberships(spark: SparkSession, *, dsn: str, partitions: int) -> Dat
     return bucket_frame(spark, partitions).mapInArrow(udfs.make_stored_memberships_reader(dsn, partitions), MEMBERSHIP_SCHEMA)
 
 
-def merge_when_staged(merge: db.StagedMerge, staged_buckets: Any, buckets: int, abandoned: threading.Event) -> float | None:
-    """Wait until every bucket's staging has committed, then merge the staged claims under
-    provisional clusters (StagedMerge.insert_claims) while Spark finishes the clustering.
-    Returns when staging completed (perf_counter), or None if the job was abandoned."""
-    while len(staged_buckets.value) < buckets:
-        if abandoned.wait(0.02):
+def merge_as_staged(merge: db.StagedMerge, staged_buckets: Any, buckets: int, abandoned: threading.Event) -> float | None:
+    """Merge the staged claims under provisional clusters (StagedMerge.insert_claims) bucket
+    by bucket, as each bucket's staging commits: PostgreSQL's share of the work runs beside
+    the extraction of the other buckets and the band shuffle, not after them. Returns when
+    the last bucket was staged (perf_counter), or None if the job was abandoned."""
+    merged: set[int] = set()
+    staged_at = None
+    while len(merged) < buckets:
+        ready = staged_buckets.value - merged
+        if ready:
+            if len(merged | ready) == buckets:
+                staged_at = time.perf_counter()
+            merge.insert_claims(buckets=buckets, chosen=ready)
+            merged |= ready
+        elif abandoned.wait(0.02):
             return None
-    staged_at = time.perf_counter()
-    merge.insert_claims()
     return staged_at
 
 
@@ -148,10 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     abandoned = threading.Event()
     with db.StagedMerge(dsn, run_id=run_id) as merge, ThreadPoolExecutor(max_workers=1) as background:
         try:
-            # One Spark job: extraction and staging, then the band shuffle. As soon as every
-            # bucket is staged, PostgreSQL merges the staged claims under provisional clusters,
-            # overlapping the shuffle and the exact step here.
-            inserting = background.submit(merge_when_staged, merge, staged_buckets, buckets, abandoned)
+            # One Spark job: extraction and staging, then the band shuffle. As each bucket is
+            # staged, PostgreSQL merges its claims under provisional clusters, beside the
+            # extraction of the others, the shuffle and the exact step here.
+            inserting = background.submit(merge_as_staged, merge, staged_buckets, buckets, abandoned)
             pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships).collect()})
             db.update_run(dsn, run_id=run_id, stage="clustering", progress=0.6, sentences_count=sentence_counter.value, claims_count=claim_counter.value)
             candidates = db.read_candidate_claims(dsn, run_id=run_id, nodes=chain.from_iterable(pairs))
