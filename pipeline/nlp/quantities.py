@@ -27,7 +27,9 @@ Conventions (documented because downstream code relies on them):
 * Ranges ("between 10 and 20 people", "10-20%", "10 to 20 percent") produce two
   quantities: the lower bound with hedge ``at-least`` and the upper bound with hedge
   ``at-most``; the lower bound inherits unit/scale from the upper one.
-  "from 10 to 20" is a change, not a range: both ends stay ``exact``.
+  "from 10 to 20" is a change, not a range: both ends stay ``exact``.  So are two
+  quantities of different units ("profits jumped 76% to $1.13bn", "fell 3.2% to 1.2
+  million"): a change and the level reached, each ``exact`` with its own scale.
 * Calendar years ("in 2004", "the 2024 election", "1990s"), dates ("May 12",
   "12 May", "5/12"), times ("3:30", "3 p.m."), ordinals ("22nd") and labels
   ("Section 8", "COVID-19", "No. 1") are excluded, not returned with a special unit.
@@ -354,6 +356,11 @@ class _Raw:
 
 
 _RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and)[ \t]*$", re.IGNORECASE)
+_MONEY_UNITS = frozenset(_CURRENCY.values()) | _CURRENCY_CODES
+_DURATION_UNITS = _words(
+    "second seconds minute minutes hour hours day days week weeks month months"
+    " year years decade decades"
+)
 
 
 # Scanning the whole sentence with _MASTER costs ~100us; instead cheap C-level scans find
@@ -513,6 +520,25 @@ def parse_quantities(sentence: str) -> list[Quantity]:
     ]
 
 
+def _same_kind(low: _Raw, high: _Raw) -> bool:
+    """Whether ``low`` and ``high`` can be the two ends of one range.
+
+    The ends must measure the same thing: the lower end has no unit of its own ("5 to 10
+    million people", "10-20%"), both have the same unit, singular or plural ("£5m to
+    £10m", "one gigabyte and 30 gigabytes"), both are durations ("16 months to four
+    years"), or the lower end is money and the upper has no explicit unit ("$5-10
+    million").  Anything else is a change followed by the level it reached ("profits
+    jumped 76% to $1.13bn", "fell 3.2% to 1.2 million", "rose 0.25 percentage points to
+    4.5%", "fell 32 cents to $51.43"): two exact values.
+    """
+    lu, hu = low.unit, high.unit
+    if lu == "" or lu == hu or lu + "s" == hu:
+        return True
+    if lu in _DURATION_UNITS and hu in _DURATION_UNITS:
+        return True
+    return lu in _MONEY_UNITS and not high.explicit_unit
+
+
 def _link_ranges(sentence: str, raws: list[_Raw]) -> None:
     """Turn "between A and B" / "A-B" / "A to B" pairs into at-least/at-most bounds."""
     for i in range(len(raws) - 1):
@@ -522,6 +548,8 @@ def _link_ranges(sentence: str, raws: list[_Raw]) -> None:
             continue
         gap_word = gap.strip().lower()
         if gap_word == "and" and low.connector != "between":
+            continue
+        if not _same_kind(low, high):
             continue
         if low.unit == "":
             low.unit = high.unit

@@ -145,3 +145,68 @@ def test_empty_and_plain_text() -> None:
     assert parse_quantities("") == []
     assert parse_quantities("Sanctuary does not mean safer streets.") == []
 
+
+Q = tuple[str, float, str, str]
+
+
+def _rows(sentence: str) -> list[Q]:
+    return [(q.text, q.value, q.unit, q.hedge) for q in parse_quantities(sentence)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "Quarterly profits jumped 76% to $1.13bn (£600m) for the three months to December.",
+            [("76%", 76, "percent", "exact"), ("$1.13bn", 1.13e9, "USD", "exact"),
+             ("£600m", 600e6, "GBP", "exact"), ("three months", 3, "months", "exact")],
+        ),
+        (
+            "Sales rose 2% to $11.1bn from $10.9bn.",
+            [("2%", 2, "percent", "exact"), ("$11.1bn", 11.1e9, "USD", "exact"),
+             ("from $10.9bn", 10.9e9, "USD", "exact")],
+        ),
+        ("Unemployment fell 5% to 3 million.", [("5%", 5, "percent", "exact"), ("3 million", 3e6, "", "exact")]),
+        ("It grew 6.4% to $42.09bn.", [("6.4%", 6.4, "percent", "exact"), ("$42.09bn", 42.09e9, "USD", "exact")]),
+        (
+            "The number of jobless fell 3.2% to 1.2 million.",
+            [("3.2%", 3.2, "percent", "exact"), ("1.2 million", 1.2e6, "", "exact")],
+        ),
+        (
+            "Rates rose 0.25 percentage points to 4.5%.",
+            [("0.25 percentage points", 0.25, "percentage points", "exact"), ("4.5%", 4.5, "percent", "exact")],
+        ),
+        ("Sales were up 27% from its 2003 performance.", [("27%", 27, "percent", "exact")]),
+        ("He sent 5 officers to 10 cities.", [("5 officers", 5, "officers", "exact"), ("10 cities", 10, "cities", "exact")]),
+        ("Brent crude fell 32 cents to $49.74 a barrel.", [("32 cents", 32, "cents", "exact"), ("$49.74", 49.74, "USD", "exact")]),
+        ("The single dropped one place to five.", [("one place", 1, "place", "exact"), ("five", 5, "", "exact")]),
+    ],
+)
+def test_change_then_level_is_not_a_range(sentence: str, expected: list[Q]) -> None:
+    """A change then the level reached ("rose X% to $Y"): no range, no borrowed scale."""
+    found = _rows(sentence)
+    assert [row[0] for row in found] == [row[0] for row in expected]
+    for (_, value, unit, hedge), (_, want_value, want_unit, want_hedge) in zip(found, expected, strict=True):
+        assert value == pytest.approx(want_value)
+        assert (unit, hedge) == (want_unit, want_hedge)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Between 5 and 10 million people fled.", [(5e6, "people"), (10e6, "people")]),
+        ("Officials said 5 to 10 million people fled.", [(5e6, "people"), (10e6, "people")]),
+        ("Prices rose 10 to 20 percent.", [(10, "percent"), (20, "percent")]),
+        ("Between 10% and 20% agreed.", [(10, "percent"), (20, "percent")]),
+        ("It costs £5m to £10m.", [(5e6, "GBP"), (10e6, "GBP")]),
+        ("Tickets cost $5 to $10.", [(5, "USD"), (10, "USD")]),
+        ("The plan costs $5-10 million.", [(5e6, "USD"), (10e6, "")]),
+        ("The offence carries a sentence of 16 months to four years.", [(16, "months"), (4, "years")]),
+        ("A ban of between six months and two years.", [(6, "months"), (2, "years")]),
+        ("Allowances of between one gigabyte and 30 gigabytes a month.", [(1, "gigabyte"), (30, "gigabytes")]),
+    ],
+)
+def test_compatible_ranges_still_link(sentence: str, expected: list[tuple[float, str]]) -> None:
+    low, high = parse_quantities(sentence)
+    assert (low.value, low.unit, low.hedge) == pytest.approx((expected[0][0], expected[0][1], "at-least"))
+    assert (high.value, high.unit, high.hedge) == pytest.approx((expected[1][0], expected[1][1], "at-most"))
