@@ -80,16 +80,23 @@ def pipeline_archive() -> str:
 LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
-def build_command(*, run_id: int, master: str | None = None) -> list[str]:
+def is_local(master: str) -> bool:
+    return master.startswith("local")
+
+
+def driver_java_options(master: str) -> str:
+    options = f"-Dlog4j2.configurationFile=file:{PIPELINE_DIR / 'conf' / 'log4j2.properties'}"
+    if is_local(master):
+        options += f" {LOCAL_JAVA_OPTIONS}"
+    return options
+
+
+def spark_submit_command(*, master: str, name: str, java_options: str, app: str, app_args: list[str]) -> list[str]:
     python = sys.executable
-    master = master or settings.SPARK_MASTER
-    java_options = f"-Dlog4j2.configurationFile=file:{PIPELINE_DIR / 'conf' / 'log4j2.properties'}"
-    if master.startswith("local"):
-        java_options += f" {LOCAL_JAVA_OPTIONS}"
     return [
         spark_submit_path(),
         "--master", master,
-        "--name", f"factcheck-run-{run_id}",
+        "--name", name,
         "--driver-memory", settings.SPARK_DRIVER_MEMORY,
         "--driver-java-options", java_options,
         "--conf", "spark.ui.enabled=false",
@@ -101,9 +108,20 @@ def build_command(*, run_id: int, master: str | None = None) -> list[str]:
         "--conf", "spark.executorEnv.OPENBLAS_NUM_THREADS=1",
         "--py-files", pipeline_archive(),
         *shlex.split(settings.SPARK_EXTRA_ARGS),
-        settings.SPARK_APP,
-        "--run-id", str(run_id),
+        app,
+        *app_args,
     ]
+
+
+def build_command(*, run_id: int, master: str | None = None) -> list[str]:
+    master = master or settings.SPARK_MASTER
+    return spark_submit_command(
+        master=master, name=f"factcheck-run-{run_id}", java_options=driver_java_options(master), app=settings.SPARK_APP, app_args=["--run-id", str(run_id)]
+    )
+
+
+def job_environment(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", **extra}
 
 
 def submit(*, run_id: int, master: str | None = None) -> SubmitResult:
@@ -111,10 +129,7 @@ def submit(*, run_id: int, master: str | None = None) -> SubmitResult:
     log_dir = Path(settings.SPARK_LOG_DIR)
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"run-{run_id}.log"
-    env = {
-        **os.environ, "PIPELINE_DATABASE_URL": database_url_for_job(), "PYSPARK_PYTHON": sys.executable,
-        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-    }
+    env = job_environment(PIPELINE_DATABASE_URL=database_url_for_job())
     command = build_command(run_id=run_id, master=master)
     with open(log_path, "wb") as log:
         log.write(("$ " + shlex.join(command) + "\n").encode())
