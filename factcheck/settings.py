@@ -344,6 +344,8 @@ SPARK_EXTRA_ARGS = env_str("SPARK_EXTRA_ARGS", "")  # e.g. "--conf spark.executo
 SPARK_DRIVER_MEMORY = env_str("SPARK_DRIVER_MEMORY", "2g")
 SPARK_LOG_DIR = Path(env_str("SPARK_LOG_DIR", str(BASE_DIR / ".var" / "spark-logs")))
 SPARK_LOG_TAIL_LINES = env_int("SPARK_LOG_TAIL_LINES", 60, minimum=1)
+# Local runs start their JVM from a class-data sharing archive made here by set-up; empty: none.
+SPARK_CLASS_ARCHIVE_DIR = env_str("SPARK_CLASS_ARCHIVE_DIR", str(BASE_DIR / ".var" / "spark-cds"))
 
 LOGGING = {
     "version": 1,

@@ -111,19 +111,13 @@ def merge_as_staged(merge: db.StagedMerge, staged_buckets: Any, buckets: int, ab
     return staged_at
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    dsn, run_id = args.database_url, args.run_id
-    timings: dict[str, float] = {}
-    started = time.perf_counter()
-
-    spark = SparkSession.builder.appName(f"factcheck-run-{run_id}").getOrCreate()
-    parallelism = spark.sparkContext.defaultParallelism
+def configure_session(spark: SparkSession) -> None:
+    """Session settings for this job that an explicit --conf still overrides."""
+    configured = spark.sparkContext.getConf().toDebugString()
     # 200 shuffle partitions (the default) on a 2-core box is mostly scheduling overhead;
     # an explicit --conf spark.sql.shuffle.partitions=... still wins.
-    configured = spark.sparkContext.getConf().toDebugString()
     if "spark.sql.shuffle.partitions" not in configured:
-        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, parallelism * 2)))
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, spark.sparkContext.defaultParallelism * 2)))
     # Adaptive execution re-plans at every exchange, one Spark job per query stage: for this
     # job's one small shuffle that costs more than it saves. An explicit
     # --conf spark.sql.adaptive.enabled=true still wins.
@@ -135,6 +129,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     # keeps the default, and an explicit --conf still wins.
     if spark.sparkContext.master.startswith("local") and "spark.sql.codegen.wholeStage" not in configured:
         spark.conf.set("spark.sql.codegen.wholeStage", "false")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    dsn, run_id = args.database_url, args.run_id
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+
+    spark = SparkSession.builder.appName(f"factcheck-run-{run_id}").getOrCreate()
+    configure_session(spark)
+    parallelism = spark.sparkContext.defaultParallelism
     model = spark.sparkContext.broadcast(read_artifact())
     timings["spark_start"] = round(time.perf_counter() - started, 3)
 
