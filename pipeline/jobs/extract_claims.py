@@ -24,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from typing import Any
 
-from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -59,18 +58,6 @@ def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
     """One bucket number per partition, so each task reads exactly one bucket: spark.range
     places them without a shuffle (a repartition of a few rows can leave a core idle)."""
     return spark.range(0, partitions, 1, numPartitions=partitions).select(F.col("id").alias("bucket"))
-
-
-class BucketSet(AccumulatorParam):
-    """An accumulator of bucket numbers (a set): which buckets' staging has committed."""
-
-    def zero(self, value: set[int]) -> set[int]:
-        return set()
-
-    def addInPlace(self, value1: set[int], value2: set[int]) -> set[int]:  # noqa: N802 (PySpark's name)
-        # A new set, never one changed in place: the merge thread reads the driver's value
-        # while Spark's accumulator thread adds to it.
-        return value1 | value2
 
 
 def extract_and_stage(
@@ -149,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     buckets = args.read_partitions or partitions_for(db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, parallelism)
     context = spark.sparkContext
     sentence_counter, claim_counter = context.accumulator(0), context.accumulator(0)
-    staged_buckets = context.accumulator(set(), BucketSet())
+    staged_buckets = context.accumulator(set(), udfs.BucketSet())
     memberships = extract_and_stage(
         spark, dsn=dsn, run_id=run_id, partitions=buckets, model=model,
         sentence_counter=sentence_counter, claim_counter=claim_counter, staged_buckets=staged_buckets,
