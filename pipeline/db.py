@@ -164,11 +164,11 @@ RETURNING c.id
 # One statement merges the run's claims. Pipeline-owned columns are updated only
 # when they differ, so a re-run writes nothing; reviewer-owned columns (status, assignee,
 # version) are never in the SET list, so reviewers' work is never overwritten.
-# New claims are inserted with the priority REFRESH_PRIORITIES would give them (their
-# clusters' outlets counted as they will be once the run's clusters and merges are
-# applied), so it finds nothing to rewrite there: a second write of every new row, with
-# its index entries and search vector, is what the load stage used to spend most on.
-# REFRESH_PRIORITIES stays the authority; this only saves the rewrite.
+# New claims are inserted with the priority REFRESH_PRIORITIES would give them in their
+# provisional clusters, against the merge's one newest-article time, so only the claims
+# whose clusters the clustering then changes are written twice: a second write of every new
+# row, with its index entries and search vector, is what the load stage used to spend most
+# on. REFRESH_PRIORITIES stays the authority; this only saves the rewrite.
 MERGE_STAGED_CLAIMS = f"""
 WITH staged AS (
     SELECT * FROM run_chunk
@@ -194,7 +194,7 @@ WITH staged AS (
     FROM staged s
     JOIN articles a ON a.id = s.article_id
     LEFT JOIN outlets o ON o.cluster_key = s.cluster_key
-    CROSS JOIN ({NEWEST_ARTICLE}) newest
+    CROSS JOIN (SELECT %(newest)s::timestamptz AS at) newest
 )
 INSERT INTO claims (
     article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
@@ -234,11 +234,11 @@ WHERE claims.cluster_key = r.old_key AND r.old_key <> r.new_key
 """
 
 # Appearances, distinct outlets (an article with no known outlet counts as its own) and the
-# first appearance, for every cluster the run touched.
+# first appearance, for the clusters in {touched} (a table with a cluster_key column): each
+# chunk's provisional clusters as it is merged, then the clusters the clustering changed.
 REFRESH_CLUSTERS = f"""
 WITH touched AS (
-    SELECT cluster_key FROM run_staged
-    UNION SELECT new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s
+    SELECT cluster_key FROM {{touched}}
 ), stats AS (
     SELECT c.cluster_key,
            count(*) AS size,
@@ -258,11 +258,37 @@ WHERE (claim_clusters.size, claim_clusters.outlet_count, claim_clusters.first_cl
     IS DISTINCT FROM (EXCLUDED.size, EXCLUDED.outlet_count, EXCLUDED.first_claim_id, EXCLUDED.first_seen_at)
 """
 
+# The clusters the clustering changed after the chunks were merged: those its claims left
+# and joined, and both sides of every remap.
+RUN_TOUCHED = """
+CREATE TEMP TABLE run_touched ON COMMIT DROP AS
+SELECT own_cluster_key AS cluster_key FROM run_staged WHERE own_cluster_key IS DISTINCT FROM cluster_key
+UNION SELECT cluster_key FROM run_staged WHERE own_cluster_key IS DISTINCT FROM cluster_key
+UNION SELECT old_key FROM claim_cluster_remap WHERE run_id = %(run_id)s
+UNION SELECT new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s
+"""
+
 DROP_EMPTY_CLUSTERS = """
 DELETE FROM claim_clusters cc
-WHERE cc.cluster_key IN (SELECT old_key FROM claim_cluster_remap WHERE run_id = %(run_id)s)
+WHERE cc.cluster_key IN (SELECT cluster_key FROM run_touched)
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.cluster_key = cc.cluster_key)
 """
+
+# Whose priority may be stale once the clusters are final: the members of clusters the
+# clustering changed, and of clusters this run added claims to that held earlier claims
+# (their outlet counts moved after those were written). Every other new claim was written
+# with its final priority.
+RUN_PRIORITY_SCOPE = """
+CREATE TEMP TABLE run_priority_scope ON COMMIT DROP AS
+SELECT cluster_key FROM run_touched
+UNION
+SELECT s.cluster_key FROM run_staged s
+WHERE EXISTS (SELECT 1 FROM claims c WHERE c.cluster_key = s.cluster_key AND c.first_run_id IS DISTINCT FROM s.run_id)
+"""
+
+# Claims that an earlier run (or other means) wrote: while none exist, there is no priority
+# computed against another newest-article time.
+EARLIER_CLAIMS_EXIST = "SELECT EXISTS (SELECT 1 FROM claims WHERE first_run_id IS DISTINCT FROM %(run_id)s)"
 
 REFRESH_PRIORITIES = f"""
 WITH p AS (
@@ -271,7 +297,8 @@ WITH p AS (
     FROM claims c
     JOIN articles a ON a.id = c.article_id
     LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
-    CROSS JOIN ({NEWEST_ARTICLE}) newest
+    CROSS JOIN (SELECT %(newest)s::timestamptz AS at) newest
+    {{scope}}
 )
 UPDATE claims c SET priority = {PRIORITY}, priority_parts = {PRIORITY_PARTS}
 FROM p
@@ -414,6 +441,10 @@ class StagedMerge:
             for table, columns in SCRATCH_JOIN_COLUMNS.items():
                 conn.execute(f"ANALYZE {table} ({columns})")
             conn.execute(RUN_STAGED.format(table="run_staged") + " WITH NO DATA", {**self.params, "buckets": -1, "chosen": []})
+            # One newest-article time for the whole merge: every priority it writes is
+            # computed against it, and it is the basis the merge records.
+            row = conn.execute(NEWEST_ARTICLE).fetchone()
+            self.params["newest"] = row[0] if row else None
             self.started = True
         else:
             conn.execute(f"ANALYZE claim_staging ({SCRATCH_JOIN_COLUMNS['claim_staging']})")
@@ -427,6 +458,7 @@ class StagedMerge:
         # (22 s of REFRESH_PRIORITIES in one bench run instead of 0.4 s).
         conn.execute("ANALYZE claims (id, claim_key, cluster_key, article_id)")
         conn.execute(UPSERT_SIGNATURES)
+        conn.execute(REFRESH_CLUSTERS.format(touched="run_chunk"))
         conn.execute("INSERT INTO run_staged SELECT * FROM run_chunk")
         conn.execute("DROP TABLE run_chunk")
 
@@ -447,13 +479,32 @@ class StagedMerge:
         conn.execute(FINAL_CLUSTER_KEYS, self.params)
         self.written.update(claim_id for (claim_id,) in conn.execute(UPDATE_CLUSTER_KEYS))
         conn.execute(APPLY_CLUSTER_REMAP, self.params)
-        conn.execute(REFRESH_CLUSTERS, self.params)
-        conn.execute(DROP_EMPTY_CLUSTERS, self.params)
+        conn.execute(RUN_TOUCHED, self.params)
+        conn.execute(REFRESH_CLUSTERS.format(touched="run_touched"))
+        conn.execute(DROP_EMPTY_CLUSTERS)
         conn.execute("ANALYZE claim_clusters (cluster_key)")
-        conn.execute(REFRESH_PRIORITIES)
+        self.refresh_priorities()
         for table in RUN_SCRATCH_TABLES:
             conn.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
         return self.staged, len(self.written)
+
+
+    def refresh_priorities(self) -> None:
+        """Priorities against the merge's newest-article time: all of them when that time
+        moved since the last merge (every claim's recency moved with it) and earlier claims
+        exist; otherwise only where the run's clustering can have changed them. Then the
+        time is recorded as the basis."""
+        conn = self.conn
+        basis = conn.execute("SELECT newest_at FROM claim_priority_basis ORDER BY id LIMIT 1").fetchone()
+        moved = basis is None or basis[0] != self.params["newest"]
+        earlier = conn.execute(EARLIER_CLAIMS_EXIST, self.params).fetchone()
+        if moved and earlier and earlier[0]:
+            conn.execute(REFRESH_PRIORITIES.format(scope=""), self.params)
+        else:
+            conn.execute(RUN_PRIORITY_SCOPE)
+            conn.execute(REFRESH_PRIORITIES.format(scope="WHERE c.cluster_key IN (SELECT cluster_key FROM run_priority_scope)"), self.params)
+        conn.execute("DELETE FROM claim_priority_basis")
+        conn.execute("INSERT INTO claim_priority_basis (newest_at) VALUES (%(newest)s)", self.params)
 
 
 def merge_staging(

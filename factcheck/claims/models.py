@@ -29,6 +29,18 @@ class ClaimCluster(models.Model):
         return f"Cluster {self.cluster_key[:8]} ({self.size} appearances)"
 
 
+class PriorityBasis(models.Model):
+    """The newest article time the stored claims' recency points were computed against (one
+    row, written by the pipeline's merge). While it holds, a run refreshes the priorities of
+    the claims whose clusters it changed only; when newer articles arrive, every claim's
+    recency moves and the merge refreshes them all."""
+
+    newest_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "claim_priority_basis"
+
+
 class Claim(models.Model):
     """A check-worthy sentence at an exact span of an article.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from factcheck.articles.services import ArticleInput, article_ingest
@@ -164,3 +166,50 @@ def test_candidate_claims_carry_the_runs_tokens_and_the_stored_clusters() -> Non
         nodes["c" * 40]: [NodeClaim("c" * 40, ["fresh"], True, None)],
     }
     assert db.read_candidate_claims(dsn, run_id=second.pk, nodes=[]) == {}
+
+
+def test_merge_in_bucket_chunks_gives_what_one_merge_gives() -> None:
+    dsn = database_url_for_job()
+    articles = [article_ingest(data=ArticleInput(text=f"{AGAIN} {outlet}", outlet=outlet), batch=None)[0] for outlet in ("A", "B", "C")]
+    run = run_create(article_ids=[article.pk for article in articles])
+    keys = ["a" * 40, "b" * 40, "c" * 40]
+    db.copy_to_staging(dsn, [claim_row(run.pk, article.pk, key, 0, 40) for article, key in zip(articles, keys, strict=True)])
+    with db.StagedMerge(dsn, run_id=run.pk) as merge:
+        buckets = {article.pk % 2 for article in articles}
+        for bucket in sorted(buckets):  # as the Spark job merges: each bucket once, as it is staged
+            merge.insert_claims(buckets=2, chosen=[bucket])
+        assert merge.finish(assigned=[(key, keys[0]) for key in keys]) == (3, 3)
+    assert set(Claim.objects.values_list("cluster_key", flat=True)) == {keys[0]}
+    assert list(ClaimCluster.objects.values_list("cluster_key", "size", "outlet_count")) == [(keys[0], 3, 3)]
+    # Every claim carries the spread of its final cluster (three outlets), written once.
+    assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
+
+
+def test_priorities_follow_newer_articles_and_growing_clusters() -> None:
+    dsn = database_url_for_job()
+    old, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)
+    run = run_create(article_ids=[old.pk])
+    a = "a" * 40
+    db.copy_to_staging(dsn, [claim_row(run.pk, old.pk, a, 0, 40)])
+    db.merge_staging(dsn, run_id=run.pk)
+    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 20.0  # the newest article
+
+    # A week newer article from another outlet repeats the claim: the stored claim's
+    # recency halves (roughly) and its spread counts two outlets, though only b is staged.
+    new, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} B", outlet="B", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
+    run2 = run_create(article_ids=[new.pk])
+    b = "b" * 40
+    db.copy_to_staging(dsn, [claim_row(run2.pk, new.pk, b, 0, 40)])
+    db.merge_staging(dsn, run_id=run2.pk, assigned=[(b, a)])
+    parts = Claim.objects.get(claim_key=a).priority_parts
+    assert (parts["recency"], parts["outlets"], parts["spread"]) == (7.36, 2, 5.0)
+    assert Claim.objects.get(claim_key=b).priority_parts["outlets"] == 2
+
+    # Same newest article, a third outlet joins the stored cluster: its members follow.
+    third, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} C", outlet="C", published_at=datetime(2026, 1, 5, tzinfo=UTC)), batch=None)
+    run3 = run_create(article_ids=[third.pk])
+    c = "c" * 40
+    db.copy_to_staging(dsn, [(*claim_row(run3.pk, third.pk, c, 0, 40)[:-1], a)])  # staged into a's cluster
+    db.merge_staging(dsn, run_id=run3.pk)
+    assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
+    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 7.36
