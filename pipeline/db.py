@@ -306,6 +306,8 @@ WHERE c.id = p.id AND (c.priority, c.priority_parts) IS DISTINCT FROM ({PRIORITY
 """
 
 
+ANALYZE_CLAIMS = "ANALYZE claims (id, claim_key, cluster_key, article_id)"
+
 MERGE_LOCK_ID = 0x66AC7C4EC5  # "factcheck merge": one advisory lock for all runs' merges
 
 
@@ -409,6 +411,7 @@ class StagedMerge:
         self.written: set[int] = set()
         self.staged = 0
         self.started = False
+        self.analyzed = False
 
     def __enter__(self) -> StagedMerge:
         self.conn = connect(self.dsn)
@@ -453,10 +456,13 @@ class StagedMerge:
         row = conn.execute("SELECT count(*) FROM run_chunk").fetchone()
         self.staged += int(row[0]) if row else 0
         self.written.update(claim_id for (claim_id,) in conn.execute(MERGE_STAGED_CLAIMS, self.params))
-        # The claims table may have grown from nothing in this transaction (a first run):
-        # planned on its old statistics, the refreshes below nested loops over every claim
-        # (22 s of REFRESH_PRIORITIES in one bench run instead of 0.4 s).
-        conn.execute("ANALYZE claims (id, claim_key, cluster_key, article_id)")
+        if not self.analyzed:
+            # The claims table may have grown from nothing in this transaction (a first run):
+            # planned on its old statistics, the statements after this nested loops over every
+            # claim (22 s of REFRESH_PRIORITIES in one bench run instead of 0.4 s). Once is
+            # enough for the chunks; finish analyzes again.
+            conn.execute(ANALYZE_CLAIMS)
+            self.analyzed = True
         conn.execute(UPSERT_SIGNATURES)
         conn.execute(REFRESH_CLUSTERS.format(touched="run_chunk"))
         conn.execute("INSERT INTO run_staged SELECT * FROM run_chunk")
@@ -467,6 +473,7 @@ class StagedMerge:
         conn, run_id = self.conn, self.run_id
         if not self.started:
             self.insert_claims()
+        conn.execute(ANALYZE_CLAIMS)
         conn.execute("ANALYZE run_staged (claim_key, article_id, cluster_key)")
         with conn.cursor() as cursor, cursor.copy("COPY claim_cluster_assignments (run_id, claim_key, cluster_key) FROM STDIN") as copy:
             for key, cluster_key in assigned:

@@ -101,10 +101,11 @@ def merge_as_staged(merge: db.StagedMerge, staged_buckets: Any, buckets: int, ab
 def configure_session(spark: SparkSession) -> None:
     """Session settings for this job that an explicit --conf still overrides."""
     configured = spark.sparkContext.getConf().toDebugString()
-    # 200 shuffle partitions (the default) on a 2-core box is mostly scheduling overhead;
-    # an explicit --conf spark.sql.shuffle.partitions=... still wins.
+    # The band shuffle's partitions: one per core, so the candidate search runs in one wave
+    # (BBC bench, paired runs: 13.7 -> 13.2 s of work against two per core); the default 200
+    # on a 2-core box is mostly scheduling overhead. An explicit --conf still wins.
     if "spark.sql.shuffle.partitions" not in configured:
-        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, spark.sparkContext.defaultParallelism * 2)))
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, spark.sparkContext.defaultParallelism)))
     # Adaptive execution re-plans at every exchange, one Spark job per query stage: for this
     # job's one small shuffle that costs more than it saves. An explicit
     # --conf spark.sql.adaptive.enabled=true still wins.
