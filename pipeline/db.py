@@ -11,6 +11,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import psycopg
+from psycopg import postgres
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
 
 from pipeline.nlp.clustering import NodeClaim, claim_node, cluster_tokens
 
@@ -62,6 +65,13 @@ STAGING_COLUMNS = (
     "score", "claim_type", "speaker", "claim_types", "quantities", "speaker_title",
     "attribution", "cluster_key",
 )
+# claim_staging's column types, for binary COPY.
+STAGING_TYPES = {
+    "run_id": "int8", "claim_key": "varchar", "article_id": "int8", "sentence": "text", "start_offset": "int4",
+    "end_offset": "int4", "score": "float8", "claim_type": "varchar", "speaker": "varchar", "claim_types": "text",
+    "quantities": "jsonb", "speaker_title": "varchar", "attribution": "varchar", "cluster_key": "varchar",
+    "tokens": "text[]", "bands": "int8[]",
+}
 # What the Spark job stages besides: the claim's signature for clustering (tokens, bands).
 SIGNATURE_COLUMNS = ("tokens", "bands")
 
@@ -307,6 +317,16 @@ WHERE c.id = p.id AND (c.priority, c.priority_parts) IS DISTINCT FROM ({PRIORITY
 
 
 ANALYZE_CLAIMS = "ANALYZE claims (id, claim_key, cluster_key, article_id)"
+# Statistics of the run's scratch rows (staging, temp tables) only steer this merge's joins:
+# a small sample does (ANALYZE reads 300 x target rows; the default target reads them all).
+SCRATCH_STATISTICS_TARGET = 10
+
+
+def analyze_scratch(conn: psycopg.Connection[Any], table_and_columns: str) -> None:
+    conn.execute(f"SET LOCAL default_statistics_target = {SCRATCH_STATISTICS_TARGET}")
+    conn.execute(f"ANALYZE {table_and_columns}")
+    conn.execute("RESET default_statistics_target")
+
 
 MERGE_LOCK_ID = 0x66AC7C4EC5  # "factcheck merge": one advisory lock for all runs' merges
 
@@ -335,10 +355,27 @@ def copy_to_staging(dsn: str, rows: Iterable[Sequence[Any]]) -> int:
         return stage_claims(conn, rows)
 
 
+class PreserializedJsonbDumper(Dumper):
+    """jsonb in binary COPY from a str that already is JSON text (the staged quantities):
+    the binary jsonb format is a version byte and the text."""
+
+    format = Format.BINARY
+    oid = postgres.types["jsonb"].oid
+
+    def dump(self, obj: Any) -> bytes:
+        return b"\x01" + obj.encode()
+
+
 def stage_claims(conn: psycopg.Connection[Any], rows: Iterable[Sequence[Any]], columns: Sequence[str] = STAGING_COLUMNS) -> int:
-    """COPY claim rows into claim_staging on an open connection (committed with it)."""
+    """COPY claim rows into claim_staging on an open connection (committed with it).
+
+    Binary COPY: PostgreSQL receives numbers and arrays as they are stored rather than
+    parsing text, and psycopg writes them in C (a bucket of 7,600 BBC claims: 0.42 -> 0.17 s)."""
+    # By type name only (set_types below), on this connection's own adapters.
+    conn.adapters.register_dumper(None, PreserializedJsonbDumper)
     count = 0
-    with conn.cursor() as cursor, cursor.copy(f"COPY claim_staging ({', '.join(columns)}) FROM STDIN") as copy:
+    with conn.cursor() as cursor, cursor.copy(f"COPY claim_staging ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types([STAGING_TYPES[column] for column in columns])
         for row in rows:
             copy.write_row(row)
             count += 1
@@ -442,7 +479,7 @@ class StagedMerge:
             # inserted claims then run in this step, which overlaps the Spark job.
             conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
             for table, columns in SCRATCH_JOIN_COLUMNS.items():
-                conn.execute(f"ANALYZE {table} ({columns})")
+                analyze_scratch(conn, f"{table} ({columns})")
             conn.execute(RUN_STAGED.format(table="run_staged") + " WITH NO DATA", {**self.params, "buckets": -1, "chosen": []})
             # One newest-article time for the whole merge: every priority it writes is
             # computed against it, and it is the basis the merge records.
@@ -450,9 +487,9 @@ class StagedMerge:
             self.params["newest"] = row[0] if row else None
             self.started = True
         else:
-            conn.execute(f"ANALYZE claim_staging ({SCRATCH_JOIN_COLUMNS['claim_staging']})")
+            analyze_scratch(conn, f"claim_staging ({SCRATCH_JOIN_COLUMNS['claim_staging']})")
         conn.execute(RUN_STAGED.format(table="run_chunk"), {**self.params, "buckets": buckets, "chosen": sorted(chosen)})
-        conn.execute("ANALYZE run_chunk (claim_key, article_id, cluster_key)")
+        analyze_scratch(conn, "run_chunk (claim_key, article_id, cluster_key)")
         row = conn.execute("SELECT count(*) FROM run_chunk").fetchone()
         self.staged += int(row[0]) if row else 0
         self.written.update(claim_id for (claim_id,) in conn.execute(MERGE_STAGED_CLAIMS, self.params))
@@ -460,7 +497,7 @@ class StagedMerge:
             # The claims table may have grown from nothing in this transaction (a first run):
             # planned on its old statistics, the statements after this nested loops over every
             # claim (22 s of REFRESH_PRIORITIES in one bench run instead of 0.4 s). Once is
-            # enough for the chunks; finish analyzes again.
+            # enough: from a chunk's worth of rows on, the plans are the same.
             conn.execute(ANALYZE_CLAIMS)
             self.analyzed = True
         conn.execute(UPSERT_SIGNATURES)
@@ -473,8 +510,7 @@ class StagedMerge:
         conn, run_id = self.conn, self.run_id
         if not self.started:
             self.insert_claims()
-        conn.execute(ANALYZE_CLAIMS)
-        conn.execute("ANALYZE run_staged (claim_key, article_id, cluster_key)")
+        analyze_scratch(conn, "run_staged (claim_key, article_id, cluster_key)")
         with conn.cursor() as cursor, cursor.copy("COPY claim_cluster_assignments (run_id, claim_key, cluster_key) FROM STDIN") as copy:
             for key, cluster_key in assigned:
                 copy.write_row((run_id, key, cluster_key))
@@ -482,7 +518,7 @@ class StagedMerge:
             for old_key, new_key in remap:
                 copy.write_row((run_id, old_key, new_key))
         for table in ("claim_cluster_assignments", "claim_cluster_remap"):
-            conn.execute(f"ANALYZE {table} ({SCRATCH_JOIN_COLUMNS[table]})")
+            analyze_scratch(conn, f"{table} ({SCRATCH_JOIN_COLUMNS[table]})")
         conn.execute(FINAL_CLUSTER_KEYS, self.params)
         self.written.update(claim_id for (claim_id,) in conn.execute(UPDATE_CLUSTER_KEYS))
         conn.execute(APPLY_CLUSTER_REMAP, self.params)

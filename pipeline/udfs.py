@@ -31,7 +31,7 @@ MapInArrow = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 STAGED_COLUMNS = db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS
 # Articles per extraction chunk: scored together, staged in one COPY, and handed to Spark
-# as one Arrow batch of band memberships.
+# as one Arrow batch of band memberships (a few MB of Python objects at most).
 ARTICLE_CHUNK = 250
 # The Arrow twins of pipeline.schemas.MEMBERSHIP_SCHEMA and CANDIDATE_SCHEMA.
 MEMBERSHIPS = pa.schema([("node", pa.int64()), ("band", pa.int64()), ("in_run", pa.bool_())])
