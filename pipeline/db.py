@@ -29,9 +29,10 @@ ORDER BY a.id
 """
 
 # A claim's node number in SQL (pipeline.nlp.clustering.claim_node): the first 60 bits of its
-# key. The claims table has an index on exactly this expression (claims migration 0009).
+# key. The claims table has an index on exactly this expression (claims migration 0009); a
+# key that does not start with hex digits (written by other means) has none.
 def node_of(column: str) -> str:
-    return f"(('x' || left({column}, 15))::bit(60)::bigint)"
+    return f"(CASE WHEN {column} ~ '^[0-9a-f]{{15}}' THEN ('x' || left({column}, 15))::bit(60)::bigint END)"
 
 
 # The stored claims' band keys, one id bucket at a time: their signatures (claim_signatures),
@@ -49,7 +50,7 @@ WHERE c.id %% %(buckets)s = %(bucket)s
 READ_RUN_CANDIDATES = f"""
 SELECT DISTINCT ON (claim_key) claim_key, tokens
 FROM claim_staging
-WHERE run_id = %(run_id)s AND {node_of("claim_key")} = ANY(%(nodes)s)
+WHERE run_id = %(run_id)s AND {node_of("claim_key")} = ANY(%(nodes)s::bigint[])
 ORDER BY claim_key
 """
 READ_STORED_CANDIDATES = f"""
@@ -57,7 +58,7 @@ SELECT c.claim_key, c.cluster_key, s.tokens,
        CASE WHEN s.claim_key IS NULL THEN c.sentence END,
        CASE WHEN s.claim_key IS NULL THEN c.quantities::text END
 FROM claims c LEFT JOIN claim_signatures s ON s.claim_key = c.claim_key
-WHERE {node_of("c.claim_key")} = ANY(%(nodes)s)
+WHERE {node_of("c.claim_key")} = ANY(%(nodes)s::bigint[])
 """
 
 STAGING_COLUMNS = (

@@ -168,6 +168,21 @@ def test_candidate_claims_carry_the_runs_tokens_and_the_stored_clusters() -> Non
     assert db.read_candidate_claims(dsn, run_id=second.pk, nodes=[]) == {}
 
 
+def test_stored_candidates_are_found_through_the_node_index_and_odd_keys_are_stored() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=AGAIN), batch=None)
+    run = run_create(article_ids=[article.pk])
+    # A key that is not hex (a claim written by other means) is stored; it just has no node.
+    db.copy_to_staging(dsn, [claim_row(run.pk, article.pk, "not-a-sha1-key", 0, 40)])
+    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    with db.connect(dsn) as conn:
+        # Only a bitmap scan on an index matching the expression is left to the planner.
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_indexscan = off")
+        plan = "\n".join(line for (line,) in conn.execute("EXPLAIN " + db.READ_STORED_CANDIDATES, {"nodes": [1, 2]}))
+    assert "claim_node_idx" in plan  # the query's expression is the index's (migration 0009)
+
+
 def test_merge_in_bucket_chunks_gives_what_one_merge_gives() -> None:
     dsn = database_url_for_job()
     articles = [article_ingest(data=ArticleInput(text=f"{AGAIN} {outlet}", outlet=outlet), batch=None)[0] for outlet in ("A", "B", "C")]
