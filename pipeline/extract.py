@@ -14,6 +14,14 @@ from dataclasses import asdict, dataclass, field
 
 from pipeline.nlp.attribution import attribute_sentences
 from pipeline.nlp.checkworthiness import Scorer
+from pipeline.nlp.claim_features import (
+    has_pronoun_subject,
+    is_boilerplate,
+    is_contested_assertion,
+    is_pronoun_fragment,
+    is_public_matter,
+    is_question,
+)
 from pipeline.nlp.claim_types import classify_claim
 from pipeline.nlp.quantities import parse_quantities
 from pipeline.nlp.segment import split_sentences
@@ -43,6 +51,7 @@ class ClaimRecord:
     speaker: str
     speaker_title: str
     attribution: str
+    context: str = ""
     claim_key: str = ""
     cluster_key: str = ""
     extra: dict[str, object] = field(default_factory=dict)
@@ -75,15 +84,6 @@ def article_sentences(text: str, *, outlet: str = "", author: str = "") -> list[
     ]
 
 
-# The model learnt check-worthiness from debate transcripts; an assertion of a number, a
-# comparison or trend, a cause or an official act is checkable by construction, whatever
-# the model thinks of its wording ("Sanctuary does not mean safer streets."), and so is
-# what an official is quoted as saying or pledging ("We're definitely going to … flood
-# the zone"): fact-checkers track officials' statements and promises.
-CHECKABLE_TYPES = frozenset({"numeric", "comparison", "causal", "official_action"})
-OFFICIAL_STATEMENT_TYPES = frozenset({"quote", "prediction"})
-
-
 @dataclass(frozen=True, slots=True)
 class Selected:
     index: int
@@ -93,15 +93,19 @@ class Selected:
     quantities: list[dict[str, object]]
 
 
-def is_claim(*, score: float, threshold: float, claim_type: str, speaker_title: str) -> bool:
-    if score >= threshold or claim_type in CHECKABLE_TYPES:
+def is_claim(*, sentence: str, score: float, threshold: float, claim_type: str, speaker_title: str = "") -> bool:
+    """A checkable factual claim: the model says so, or it is a trend, comparison or causal
+    assertion on a contested public subject, or an official's pledge on a public matter (desks
+    track promises: "We're definitely going to ... flood the zone"); never page furniture, a
+    question or a fragment."""
+    if is_boilerplate(sentence) or is_question(sentence) or is_pronoun_fragment(sentence):
+        return False
+    if score >= threshold or is_contested_assertion(sentence, claim_type):
         return True
-    return bool(speaker_title) and claim_type in OFFICIAL_STATEMENT_TYPES
+    return bool(speaker_title) and claim_type == "prediction" and is_public_matter(sentence)
 
 
-def select_claims(
-    sentences: Sequence[str], attributions: Sequence[str], speaker_titles: Sequence[str], scorer: Scorer
-) -> list[Selected]:
+def select_claims(sentences: Sequence[str], attributions: Sequence[str], speaker_titles: Sequence[str], scorer: Scorer) -> list[Selected]:
     """Which sentences are claims: scored in one vectorised call, then typed and parsed."""
     if not sentences:
         return []
@@ -111,7 +115,7 @@ def select_claims(
         # Parsed once: the typing needs them (numeric) and so does the claim.
         parsed = parse_quantities(sentence)
         primary, types = classify_claim(sentence, has_quote=attribution == "direct_quote", quantities=parsed)
-        if not is_claim(score=float(score), threshold=scorer.threshold, claim_type=primary, speaker_title=title):
+        if not is_claim(sentence=sentence, score=float(score), threshold=scorer.threshold, claim_type=primary, speaker_title=title):
             continue
         quantities = [quantity.as_dict() for quantity in parsed]
         selected.append(Selected(index, round(float(score), 6), primary, list(types), quantities))
@@ -145,9 +149,18 @@ def claims_of_articles(articles: Sequence[Sequence[SentenceRecord]], scorer: Sco
                 speaker=record.speaker,
                 speaker_title=record.speaker_title,
                 attribution=record.attribution,
+                context=pronoun_context(articles[article], record.index),
             ),
         ))
     return claims
+
+
+def pronoun_context(sentences: Sequence[SentenceRecord], index: int) -> str:
+    """The sentence before a claim whose subject is a pronoun ("It means more criminal
+    aliens..."), so the reviewer reads what "it" is; empty otherwise."""
+    if index == 0 or not has_pronoun_subject(sentences[index].text):
+        return ""
+    return sentences[index - 1].text
 
 
 def extract_article(

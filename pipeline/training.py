@@ -283,7 +283,7 @@ def train(
 
     check = data.texts[:2000] + transfer[-500:] + ["Ünïcödé résumé 100% $5bn!", "a" * 300, "x " * 200]
     reference = predict(module, piece_ids(tokenizer, check))
-    difference = float(np.abs(Scorer(read_artifact(out_dir)).decision_function(check) - reference).max())
+    difference = float(np.abs(StudentCNN(read_artifact(out_dir, student_only=True)).student_decision(check) - reference).max())
     log(f"export check: max |logit difference| numpy scorer vs torch = {difference:.2e}")
     if difference > 1e-3:
         raise RuntimeError(f"the exported scorer disagrees with the trained model by {difference}")
@@ -300,6 +300,18 @@ class Evaluation:
     f1: float
     threshold: float
     sentences_per_second: float
+    f1_interval: tuple[float, float] = (0.0, 0.0)
+    cross_validation: dict[str, Any] | None = None
+
+
+def bootstrap_f1_interval(labels: np.ndarray, predicted: np.ndarray, *, resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the positive-class F1 (sentences resampled)."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(labels), size=(resamples, len(labels)))
+    true_positive = ((labels == 1) & predicted)[rows].sum(1)
+    f1 = 2 * true_positive / np.maximum(1, predicted[rows].sum(1) + labels[rows].sum(1))
+    low, high = np.percentile(f1, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def evaluate(data_dir: Path, artifact_dir: Path | None = None) -> Evaluation:
@@ -313,7 +325,8 @@ def evaluate(data_dir: Path, artifact_dir: Path | None = None) -> Evaluation:
     started = time.perf_counter()
     scores = scorer.score(held_out.texts)
     elapsed = time.perf_counter() - started
-    precision, recall, f1, _ = precision_recall_fscore_support(held_out.labels, scores >= scorer.threshold, average="binary")
+    predicted = scores >= scorer.threshold
+    precision, recall, f1, _ = precision_recall_fscore_support(held_out.labels, predicted, average="binary")
     return Evaluation(
         rows=len(held_out.labels),
         positives=int(held_out.labels.sum()),
@@ -322,4 +335,224 @@ def evaluate(data_dir: Path, artifact_dir: Path | None = None) -> Evaluation:
         f1=float(f1),
         threshold=scorer.threshold,
         sentences_per_second=len(held_out.texts) / elapsed if elapsed else float("inf"),
+        f1_interval=bootstrap_f1_interval(held_out.labels, predicted),
+        cross_validation=scorer.metadata.get("head", {}).get("cross_validation"),
     )
+
+
+# --- The head: what turns the debate-trained CNN into a news-ready scorer -------------------
+
+NEWS_LABELS_FILE = "bbc_news_dev_labels.tsv"
+CLAIMBUSTER_FILES = ("crowdsourced.csv", "groundtruth.csv")
+HEAD_FOLDS = 5
+# Chosen by 5-fold cross-validation on training data only (docs/model.md has the table):
+# labelled news counts three times a debate sentence (it is the genre we serve and there is
+# little of it); the CNN's pooled features are scaled down so one regularisation strength fits
+# all three blocks; LIAR's PolitiFact statements (positives only) did not help either genre
+# out of fold and are left out.
+NEWS_WEIGHT = 3.0
+CNN_SCALE = 0.2
+HEAD_C = 1.0
+MIN_DF = 2
+MAX_NGRAMS = 60_000
+WEAK_NEGATIVES = 600
+
+
+@dataclass(frozen=True)
+class HeadData:
+    texts: list[str]
+    labels: np.ndarray
+    genre: np.ndarray  # 0 debate (CT24), 1 news (our BBC labels), 2 made-up news boilerplate
+    folds: np.ndarray
+    weights: np.ndarray
+
+
+def read_news_labels(bbc_path: Path, labels_path: Path | None = None) -> tuple[list[str], list[str], list[str]]:
+    """(sentences, CFS/UFS/NFS labels, article ids) of our labelled BBC sentences; the text
+    comes from the corpus, checked against the SHA-1 prefix kept with each label."""
+    import hashlib
+
+    labels_path = labels_path or Path(__file__).resolve().parent.parent / "training" / NEWS_LABELS_FILE
+    articles = {}
+    with open(bbc_path, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            articles[record["id"]] = record["text"]
+    texts, labels, ids = [], [], []
+    rows = [line.rstrip("\n").split("\t") for line in labels_path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    for article_id, start, end, label, digest in rows[1:]:
+        text = articles[article_id][int(start) : int(end)]
+        if hashlib.sha1(text.encode()).hexdigest()[: len(digest)] != digest:
+            raise ValueError(f"{labels_path}: {article_id} {start}-{end} no longer matches the corpus text")
+        texts.append(text)
+        labels.append(label)
+        ids.append(article_id)
+    return texts, labels, ids
+
+
+def weak_negatives(count: int, seed: int) -> list[str]:
+    """News page furniture that is never a claim: bylines, credits, footers, questions to readers."""
+    import random
+
+    rng = random.Random(seed)
+    names = ["Tréa Lavery", "John Smith", "Maria Garcia", "Ahmed Khan", "Sarah O'Brien", "Li Wei", "Tom Jones", "Anna Schmidt"]
+    outlets = ["MassLive", "the Globe", "Reuters", "the Herald", "NBC Boston", "the Associated Press"]
+    templates = [
+        "{o} reporter {n} contributed to this story.", "{n} contributed reporting.", "Reporting by {n}; Editing by {m}.",
+        "By {n}, {o}", "Follow {n} on Twitter @{h}.", "Photo: {n}/{o}", "Sign up for our newsletter to get the latest news.",
+        "This story has been updated.", "Correction: An earlier version of this story misstated {n}'s title.",
+        "Click here to read more.", "Copyright {o}. All rights reserved.", "Additional reporting by {n} in London.",
+        "{n} can be reached at {h}@example.com.", "Read more: {o} coverage of the story.", "Email the author at {h}@example.com.",
+        "Listen to the full interview on {o}.", "Watch the video above.", "Do you have a story? Contact {n}.",
+        "What do you think?", "Why does it matter?", "Share this article.", "Subscribe for unlimited access.",
+    ]
+    made = [
+        rng.choice(templates).format(n=rng.choice(names), m=rng.choice(names), o=rng.choice(outlets), h=rng.choice(names).split()[0].lower())
+        for _ in range(count)
+    ]
+    return list(dict.fromkeys(made))
+
+
+def debate_files(claimbuster_dir: Path) -> dict[int, str]:
+    """CT24 sentence id -> the debate it comes from (ClaimBuster's File_id), for grouped folds."""
+    files: dict[int, str] = {}
+    for name in CLAIMBUSTER_FILES:
+        path = claimbuster_dir / name
+        if path.is_file():
+            with open(path, encoding="utf-8", newline="") as handle:
+                for row in csv.DictReader(handle):
+                    files[int(row["Sentence_id"])] = row["File_id"]
+    return files
+
+
+def head_training_data(data_dir: Path, bbc_path: Path, seed: int) -> HeadData:
+    debates = read_training_data(data_dir)
+    files = debate_files(data_dir.parent / "claimbuster")
+    debate_names = sorted(set(files.values()))
+    # Whole debates in a fold, so no fold is scored by a model that saw the same evening.
+    debate_fold = np.array([debate_names.index(files[i]) % HEAD_FOLDS if i in files else i // 1000 % HEAD_FOLDS for i in debates.ids])
+    news, news_labels, article_ids = read_news_labels(bbc_path)
+    article_names = sorted(set(article_ids))
+    news_fold = np.array([article_names.index(a) % HEAD_FOLDS for a in article_ids])
+    furniture = weak_negatives(WEAK_NEGATIVES, seed)
+    return HeadData(
+        texts=debates.texts + news + furniture,
+        labels=np.concatenate([debates.labels, [int(label == "CFS") for label in news_labels], np.zeros(len(furniture), int)]),
+        genre=np.concatenate([np.zeros(len(debates.texts), int), np.ones(len(news), int), np.full(len(furniture), 2)]),
+        folds=np.concatenate([debate_fold, news_fold, np.arange(len(furniture)) % HEAD_FOLDS]),
+        weights=np.concatenate([np.ones(len(debates.texts)), np.full(len(news), NEWS_WEIGHT), np.ones(len(furniture))]),
+    )
+
+
+def fit_head(texts: list[str], labels: np.ndarray, weights: np.ndarray, pooled: np.ndarray, features: np.ndarray, seed: int):
+    """(vectorizer, model) fitted on one training set; columns: n-grams, CNN, cues."""
+    import scipy.sparse as sparse
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from pipeline.nlp.checkworthiness import TFIDF_OPTIONS
+
+    vectorizer = TfidfVectorizer(min_df=MIN_DF, max_features=MAX_NGRAMS, **TFIDF_OPTIONS)
+    ngrams = vectorizer.fit_transform(texts)
+    matrix = sparse.hstack([ngrams, sparse.csr_matrix(pooled * CNN_SCALE), sparse.csr_matrix(features)]).tocsr()
+    model = LogisticRegression(C=HEAD_C, max_iter=5000, class_weight="balanced", solver="liblinear", random_state=seed)
+    model.fit(matrix, labels, sample_weight=weights)
+    return vectorizer, model
+
+
+def predict_head(vectorizer: Any, model: Any, texts: list[str], pooled: np.ndarray, features: np.ndarray) -> np.ndarray:
+    import scipy.sparse as sparse
+
+    matrix = sparse.hstack([vectorizer.transform(texts), sparse.csr_matrix(pooled * CNN_SCALE), sparse.csr_matrix(features)]).tocsr()
+    return model.predict_proba(matrix)[:, 1]
+
+
+def f1_at(labels: np.ndarray, scores: np.ndarray, threshold: float) -> tuple[float, float, float]:
+    predicted = scores >= threshold
+    true_positives = float((predicted & (labels == 1)).sum())
+    precision = true_positives / max(1, predicted.sum())
+    recall = true_positives / max(1, labels.sum())
+    return precision, recall, (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+
+
+def choose_threshold(labels: np.ndarray, scores: np.ndarray, genre: np.ndarray) -> tuple[float, dict[str, Any]]:
+    """The probability that maximises the mean of the debate and the news F1, out of fold."""
+    grid = np.round(np.arange(0.05, 0.951, 0.01), 2)
+    debate, news = genre == 0, genre == 1
+    mean_f1 = [np.mean([f1_at(labels[debate], scores[debate], t)[2], f1_at(labels[news], scores[news], t)[2]]) for t in grid]
+    threshold = float(grid[int(np.argmax(mean_f1))])
+    report = {}
+    for name, mask in (("debates", debate), ("news", news), ("boilerplate", genre == 2)):
+        precision, recall, f1 = f1_at(labels[mask], scores[mask], threshold)
+        report[name] = {
+            "sentences": int(mask.sum()), "positives": int(labels[mask].sum()), "precision": round(precision, 4),
+            "recall": round(recall, 4), "f1": round(f1, 4), "flagged_share": round(float((scores[mask] >= threshold).mean()), 4),
+        }
+    return threshold, report
+
+
+def train_head(data_dir: Path, out_dir: Path, log: Log = print, bbc_path: Path | None = None, seed: int = 0) -> dict[str, Any]:
+    """Cross-validate the head (threshold out of fold), refit on everything, write head.npz.
+
+    Needs scikit-learn only (no torch): the CNN in out_dir is used as a fixed feature extractor.
+    """
+    import sklearn
+
+    from pipeline.nlp.checkworthiness import Scorer, StudentCNN, read_artifact
+    from pipeline.nlp.claim_features import FEATURE_NAMES, feature_matrix
+
+    started = time.time()
+    bbc_path = bbc_path or data_dir.parent / "bbc_news" / "bbc_news.jsonl"
+    data = head_training_data(data_dir, bbc_path, seed)
+    cnn = StudentCNN(read_artifact(out_dir, student_only=True))
+    pooled = cnn.pooled(data.texts)
+    features = feature_matrix(data.texts)
+    log(f"head data: {int((data.genre == 0).sum())} debate, {int((data.genre == 1).sum())} news, "
+        f"{int((data.genre == 2).sum())} boilerplate sentences; features in {time.time() - started:.0f}s")
+    out_of_fold = np.zeros(len(data.labels))
+    for fold in range(HEAD_FOLDS):
+        train_rows, test_rows = np.flatnonzero(data.folds != fold), np.flatnonzero(data.folds == fold)
+        vectorizer, model = fit_head([data.texts[i] for i in train_rows], data.labels[train_rows], data.weights[train_rows],
+                                     pooled[train_rows], features[train_rows], seed)
+        out_of_fold[test_rows] = predict_head(vectorizer, model, [data.texts[i] for i in test_rows], pooled[test_rows], features[test_rows])
+    threshold, report = choose_threshold(data.labels, out_of_fold, data.genre)
+    log(f"out of fold at p >= {threshold:.2f}: {json.dumps(report)}")
+    vectorizer, model = fit_head(data.texts, data.labels, data.weights, pooled, features, seed)
+    vocabulary = [term for term, _ in sorted(vectorizer.vocabulary_.items(), key=lambda item: item[1])]
+    coefficients = model.coef_.ravel()
+    n_ngrams, n_cnn = len(vocabulary), pooled.shape[1]
+    np.savez_compressed(
+        out_dir / "head.npz",
+        idf=vectorizer.idf_.astype(np.float64),
+        tfidf_weight=coefficients[:n_ngrams].astype(np.float64),
+        cnn_weight=(coefficients[n_ngrams : n_ngrams + n_cnn] * CNN_SCALE).astype(np.float64),
+        feature_weight=coefficients[n_ngrams + n_cnn :].astype(np.float64),
+        bias=np.float64(model.intercept_[0]),
+    )
+    (out_dir / "head_vocabulary.json").write_text(json.dumps(vocabulary, ensure_ascii=False), encoding="utf-8")
+    metadata_path = out_dir / "metadata.json"
+    metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
+    metadata["model"] = "checkworthiness-v3: logistic-regression head over TF-IDF 1-2-grams, the distilled CNN's pooled features and sentence cues"
+    metadata["threshold"] = threshold
+    metadata.pop("decision_threshold", None)
+    metadata["threshold_selection"] = (
+        f"maximises the mean of the debate F1 and the news F1 out of fold ({HEAD_FOLDS} folds: whole debates, whole articles)"
+    )
+    metadata["head"] = {
+        "feature_names": list(FEATURE_NAMES),
+        "data": [
+            f"../shared/data/checkthat2024_task1_en/{name}" for name in TRAIN_FILES
+        ] + [f"training/{NEWS_LABELS_FILE} (BBC News sentences labelled CFS/UFS/NFS; CFS = positive)", f"{WEAK_NEGATIVES} made-up news boilerplate lines (negatives)"],
+        "news_weight": NEWS_WEIGHT, "cnn_scale": CNN_SCALE, "C": HEAD_C, "min_df": MIN_DF, "max_ngrams": MAX_NGRAMS,
+        "ngrams": n_ngrams, "seed": seed, "cross_validation": report,
+        "scikit-learn": sklearn.__version__,
+    }
+    metadata["training_date"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    metadata_path.write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
+    check = data.texts[:500]
+    difference = float(np.abs(Scorer(read_artifact(out_dir)).score(check) - predict_head(vectorizer, model, check, pooled[:500], features[:500])).max())
+    log(f"export check: max |p difference| scorer vs scikit-learn = {difference:.2e}")
+    if difference > 1e-6:
+        raise RuntimeError(f"the exported head disagrees with the fitted model by {difference}")
+    log(f"wrote the head to {out_dir} in {time.time() - started:.0f}s; threshold p >= {threshold:.2f}")
+    return metadata

@@ -6,11 +6,17 @@ through importlib.resources so it also loads from the zip that spark-submit ship
 executors; the Spark job broadcasts the artifact's bytes and each Python worker builds
 its Scorer once (see `scorer_from_artifact`).
 
-Model (pipeline/student.py): a one-layer WordPiece CNN distilled from a fine-tuned
-all-MiniLM-L6-v2. Its kernel-3 convolution is folded at load time into three tables
-T_k = E @ W_k (vocabulary x width), so scoring a piece is three row gathers and two adds,
-then max and mean pooling per sentence and a dot product: numpy and the `tokenizers`
-library only, no torch, no transformer pass.
+Model: a logistic-regression head (pipeline/training.py `train_head`) over three blocks
+of features of one sentence:
+- the max- and mean-pooled features of a one-layer WordPiece CNN distilled from a
+  fine-tuned all-MiniLM-L6-v2 (pipeline/student.py). Its kernel-3 convolution is folded
+  at load time into three tables T_k = E @ W_k (vocabulary x width), so a piece costs three
+  row gathers and two adds: numpy and the `tokenizers` library only, no transformer pass;
+- TF-IDF word 1-2-grams (the vocabulary and idf weights are in the artifact);
+- the cues of pipeline.nlp.claim_features (boilerplate, questions, opinion, reported
+  speech, numbers, claim types, subject area).
+The CNN was trained on debates only; the head is trained on debates and labelled news, so
+it is what carries the model to news copy.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-ARTIFACT_FILES = ("metadata.json", "model.npz", "tokenizer.json")
+STUDENT_FILES = ("metadata.json", "model.npz", "tokenizer.json")
+ARTIFACT_FILES = STUDENT_FILES + ("head.npz", "head_vocabulary.json")
 ARTIFACT_PACKAGE_PATH = ("models", "checkworthiness")
 # The per-token-type cache is cleared past this many types, so memory stays bounded.
 MAX_CACHED_TYPES = 300_000
@@ -46,7 +53,7 @@ class Artifact:
     @property
     def digest(self) -> str:
         digest = hashlib.sha256()
-        for name in ARTIFACT_FILES:
+        for name in sorted(self.files):
             digest.update(self.files[name])
         return digest.hexdigest()
 
@@ -59,26 +66,28 @@ def default_artifact_dir() -> Path:
     return Path(__file__).resolve().parent.parent.joinpath(*ARTIFACT_PACKAGE_PATH)
 
 
-def read_artifact(directory: str | Path | None = None) -> Artifact:
+def read_artifact(directory: str | Path | None = None, *, student_only: bool = False) -> Artifact:
+    """The model's files; `student_only`: the CNN's alone (training the head needs no head)."""
+    names = STUDENT_FILES if student_only else ARTIFACT_FILES
     if directory is not None:
         base = Path(directory)
-        return Artifact({name: (base / name).read_bytes() for name in ARTIFACT_FILES})
+        return Artifact({name: (base / name).read_bytes() for name in names})
     packaged = resources.files("pipeline").joinpath(*ARTIFACT_PACKAGE_PATH)
-    missing = [name for name in ARTIFACT_FILES if not packaged.joinpath(name).is_file()]
+    missing = [name for name in names if not packaged.joinpath(name).is_file()]
     if missing:
         raise FileNotFoundError(
             f"check-worthiness model missing ({', '.join(missing)}) in pipeline/models/checkworthiness; "
             "run `python manage.py train_checkworthiness`"
         )
-    return Artifact({name: packaged.joinpath(name).read_bytes() for name in ARTIFACT_FILES})
+    return Artifact({name: packaged.joinpath(name).read_bytes() for name in names})
 
 
-class Scorer:
-    """P(check-worthy) for sentences, vectorised per batch.
+class StudentCNN:
+    """The distilled CNN: pooled features per sentence, vectorised per batch.
 
     WordPiece ids are cached per whitespace token type (WordPiece never crosses
     whitespace), so a batch costs dictionary look-ups and a few numpy gathers.
-    Not thread-safe: one Scorer per process.
+    Not thread-safe: one per process.
     """
 
     def __init__(self, artifact: Artifact) -> None:
@@ -113,7 +122,6 @@ class Scorer:
         self._w_max, self._w_mean = out_weight[:width], out_weight[width:]
         self._out_bias = float(arrays["out_bias"])
         self._max_pieces = int(self.metadata["student"]["max_pieces"])
-        self.threshold = float(self.metadata["threshold"])
         self._tokenizer = Tokenizer.from_str(artifact.files["tokenizer.json"].decode("utf-8"))
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
@@ -136,11 +144,14 @@ class Scorer:
         for offset, token in enumerate(types):
             self._type_id[token] = base + offset
 
-    def decision_function(self, texts: list[str]) -> np.ndarray:
+    def pooled(self, texts: list[str]) -> np.ndarray:
+        """(sentences, 2 x width): each sentence's max- then mean-pooled convolution
+        features; zeros for a sentence without pieces."""
         count = len(texts)
-        decision = np.full(count, self._out_bias)
+        width = len(self._w_max)
+        features = np.zeros((count, 2 * width), np.float64)
         if count == 0:
-            return decision
+            return features
         tokens = [text.translate(_DELETED_CONTROLS).split() for text in texts]
         flat = list(chain.from_iterable(tokens))
         found = list(map(self._type_id.get, flat))
@@ -157,7 +168,7 @@ class Scorer:
         type_lengths = self._type_length[types]
         total = int(type_lengths.sum())
         if total == 0:
-            return decision
+            return features
         first_piece = np.r_[0, np.cumsum(type_lengths)[:-1]]
         pieces = self._pieces[np.repeat(self._type_start[types] - first_piece, type_lengths) + np.arange(total)]
         sentence_lengths = np.bincount(np.repeat(np.arange(count), token_counts), weights=type_lengths, minlength=count).astype(np.int64)
@@ -183,11 +194,33 @@ class Scorer:
             conv += self._tables[1][framed[:, 1:-1]]
             conv += self._tables[2][framed[:, 2:]]
             np.maximum(conv, 0.0, out=conv)
-            pooled_mean = conv.sum(1) / np.maximum(lengths[rows], 1)[:, None]
-            # Row-wise sums, not a BLAS product: a sentence's score must not depend on which
-            # sentences share its batch (the CLI and the Spark job batch differently).
-            decision[rows] += (conv.max(1) * self._w_max).sum(1) + (pooled_mean * self._w_mean).sum(1)
-        return decision
+            features[rows, :width] = conv.max(1)
+            features[rows, width:] = conv.sum(1) / np.maximum(lengths[rows], 1)[:, None]
+        return features
+
+    def student_decision(self, texts: list[str]) -> np.ndarray:
+        """The distilled CNN's own logit (its training target; not what `score` returns)."""
+        features = self.pooled(texts)
+        # Row-wise sums, not a BLAS product: a sentence's score must not depend on which
+        # sentences share its batch (the CLI and the Spark job batch differently).
+        return self._out_bias + (features[:, : len(self._w_max)] * self._w_max).sum(1) + (features[:, len(self._w_max) :] * self._w_mean).sum(1)
+
+
+
+class Scorer:
+    """P(check-worthy) for sentences: the head over the CNN's features. One per process."""
+
+    def __init__(self, artifact: Artifact) -> None:
+        self.metadata = artifact.metadata
+        self.threshold = float(self.metadata["threshold"])
+        self.cnn = StudentCNN(artifact)
+        self._head = Head(artifact)
+        if self._head.cnn_weight.shape[0] != 2 * len(self.cnn._w_max):
+            raise ValueError(f"head.npz: {self._head.cnn_weight.shape[0]} CNN weights for {2 * len(self.cnn._w_max)} pooled features")
+
+    def decision_function(self, texts: list[str]) -> np.ndarray:
+        """The head's logit: what `score` turns into a probability."""
+        return self._head.decision(texts, self.cnn.pooled(texts))
 
     def score(self, texts: list[str]) -> np.ndarray:
         """P(check-worthy); 0 for empty or blank strings."""
@@ -199,6 +232,42 @@ class Scorer:
         if texts:
             probabilities[np.fromiter((not text or text.isspace() for text in texts), bool, len(texts))] = 0.0
         return probabilities
+
+
+class Head:
+    """Logistic regression over [TF-IDF 1-2-grams | CNN pooled features | sentence cues]."""
+
+    def __init__(self, artifact: Artifact) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from pipeline.nlp.claim_features import FEATURE_NAMES
+
+        arrays = np.load(io.BytesIO(artifact.files["head.npz"]), allow_pickle=False)
+        vocabulary = json.loads(artifact.files["head_vocabulary.json"])
+        self.metadata = artifact.metadata.get("head", {})
+        if list(self.metadata.get("feature_names", [])) != list(FEATURE_NAMES):
+            raise ValueError("head.npz was trained on other sentence features; retrain (python manage.py train_checkworthiness --head-only)")
+        self._vectorizer = TfidfVectorizer(vocabulary={term: index for index, term in enumerate(vocabulary)}, **TFIDF_OPTIONS)
+        self._vectorizer.idf_ = arrays["idf"].astype(np.float64)
+        self.tfidf_weight = arrays["tfidf_weight"].astype(np.float64)
+        self.cnn_weight = arrays["cnn_weight"].astype(np.float64)
+        self.feature_weight = arrays["feature_weight"].astype(np.float64)
+        self.bias = float(arrays["bias"])
+
+    def decision(self, texts: list[str], pooled: np.ndarray) -> np.ndarray:
+        from pipeline.nlp.claim_features import feature_matrix
+
+        if not texts:
+            return np.zeros(0)
+        # A sparse matrix-vector product sums each row on its own, and the dense parts are
+        # row-wise sums: a sentence's score does not depend on its batch.
+        tfidf = self._vectorizer.transform(texts) @ self.tfidf_weight
+        dense = (pooled * self.cnn_weight).sum(1) + (feature_matrix(texts) * self.feature_weight).sum(1)
+        return self.bias + tfidf + dense
+
+
+# The head's n-gram features; training and scoring share them.
+TFIDF_OPTIONS: dict[str, Any] = {"ngram_range": (1, 2), "sublinear_tf": True, "lowercase": True, "dtype": np.float64}
 
 
 _SCORERS: dict[str, Scorer] = {}

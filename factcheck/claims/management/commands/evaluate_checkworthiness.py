@@ -26,6 +26,12 @@ class Command(BaseCommand):
         self.stdout.write(f"dev-test: {result.rows} sentences, {result.positives} check-worthy")
         self.stdout.write(f"precision  {result.precision:.4f}")
         self.stdout.write(f"recall     {result.recall:.4f}")
-        self.stdout.write(f"F1         {result.f1:.4f}")
-        self.stdout.write(f"threshold  {result.threshold:.4f}  (probability; chosen on the 2016 debates inside train)")
+        low, high = result.f1_interval
+        self.stdout.write(f"F1         {result.f1:.4f}  (95% bootstrap interval {low:.3f}-{high:.3f})")
+        self.stdout.write(f"threshold  {result.threshold:.4f}  (probability; chosen out of fold on training data, see metadata.json)")
+        for genre, figures in (result.cross_validation or {}).items():
+            self.stdout.write(
+                f"training, out of fold, {genre}: {figures['sentences']} sentences, P {figures['precision']:.3f} "
+                f"R {figures['recall']:.3f} F1 {figures['f1']:.3f}, flagged {figures['flagged_share']:.0%}"
+            )
         self.stdout.write(f"scoring    {result.sentences_per_second:,.0f} sentences/s (one process, cold cache)")
