@@ -195,7 +195,7 @@ def train(
     import torch
     from sklearn.metrics import average_precision_score, precision_recall_fscore_support
 
-    from pipeline.nlp.checkworthiness import Scorer, read_artifact
+    from pipeline.nlp.checkworthiness import StudentCNN, read_artifact
     from pipeline.student import pca_init, piece_ids, predict
 
     started = time.time()
@@ -540,9 +540,11 @@ def train_head(data_dir: Path, out_dir: Path, log: Log = print, bbc_path: Path |
     )
     metadata["head"] = {
         "feature_names": list(FEATURE_NAMES),
-        "data": [
-            f"../shared/data/checkthat2024_task1_en/{name}" for name in TRAIN_FILES
-        ] + [f"training/{NEWS_LABELS_FILE} (BBC News sentences labelled CFS/UFS/NFS; CFS = positive)", f"{WEAK_NEGATIVES} made-up news boilerplate lines (negatives)"],
+        "data": [f"../shared/data/checkthat2024_task1_en/{name}" for name in TRAIN_FILES]
+        + [
+            f"training/{NEWS_LABELS_FILE} (BBC News sentences labelled CFS/UFS/NFS; CFS = positive)",
+            f"{WEAK_NEGATIVES} made-up news boilerplate lines (negatives)",
+        ],
         "news_weight": NEWS_WEIGHT, "cnn_scale": CNN_SCALE, "C": HEAD_C, "min_df": MIN_DF, "max_ngrams": MAX_NGRAMS,
         "ngrams": n_ngrams, "seed": seed, "cross_validation": report,
         "scikit-learn": sklearn.__version__,

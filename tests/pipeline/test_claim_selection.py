@@ -7,9 +7,9 @@ import json
 import pytest
 
 from pipeline.extract import ArticleText, article_sentences, extract_articles, is_claim
+from pipeline.local import SourceArticle, extract
 from pipeline.nlp.checkworthiness import Scorer, load_scorer
 from pipeline.nlp.claim_features import has_pronoun_subject, is_boilerplate, is_pronoun_fragment, is_question
-from pipeline.local import SourceArticle, extract
 from tests.conftest import ROOT, SHARED_DATA
 
 SEEDS = sorted((ROOT / "seeds").glob("*.txt"))
