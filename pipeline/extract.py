@@ -109,11 +109,12 @@ def select_claims(sentences: Sequence[str], attributions: Sequence[str], speaker
     """Which sentences are claims: scored in one vectorised call, then typed and parsed."""
     if not sentences:
         return []
-    scores = scorer.score(list(sentences))
+    # Parsed once: the model's cues, the typing (numeric) and the claim all need them.
+    parsed_all = [parse_quantities(sentence) for sentence in sentences]
+    scores = scorer.score(list(sentences), parsed_all)
     selected = []
     for index, (sentence, attribution, title, score) in enumerate(zip(sentences, attributions, speaker_titles, scores, strict=True)):
-        # Parsed once: the typing needs them (numeric) and so does the claim.
-        parsed = parse_quantities(sentence)
+        parsed = parsed_all[index]
         primary, types = classify_claim(sentence, has_quote=attribution == "direct_quote", quantities=parsed)
         if not is_claim(sentence=sentence, score=float(score), threshold=scorer.threshold, claim_type=primary, speaker_title=title):
             continue

@@ -24,13 +24,17 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pipeline.nlp.quantities import Quantity
 
 STUDENT_FILES = ("metadata.json", "model.npz", "tokenizer.json")
 ARTIFACT_FILES = STUDENT_FILES + ("head.npz", "head_vocabulary.json")
@@ -218,17 +222,18 @@ class Scorer:
         if self._head.cnn_weight.shape[0] != 2 * len(self.cnn._w_max):
             raise ValueError(f"head.npz: {self._head.cnn_weight.shape[0]} CNN weights for {2 * len(self.cnn._w_max)} pooled features")
 
-    def decision_function(self, texts: list[str]) -> np.ndarray:
-        """The head's logit: what `score` turns into a probability."""
-        return self._head.decision(texts, self.cnn.pooled(texts))
+    def decision_function(self, texts: list[str], quantities: Sequence[Sequence[Quantity]] | None = None) -> np.ndarray:
+        """The head's logit: what `score` turns into a probability. `quantities`: each
+        sentence's parsed quantities when the caller has them (saves parsing twice)."""
+        return self._head.decision(texts, self.cnn.pooled(texts), quantities)
 
-    def score(self, texts: list[str]) -> np.ndarray:
+    def score(self, texts: list[str], quantities: Sequence[Sequence[Quantity]] | None = None) -> np.ndarray:
         """P(check-worthy); 0 for empty or blank strings."""
         texts = list(texts)
         bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
         if bad is not None:
             raise TypeError(f"Scorer.score expects strings, got {type(texts[bad]).__name__} at position {bad}")
-        probabilities = 1.0 / (1.0 + np.exp(-self.decision_function(texts)))
+        probabilities = 1.0 / (1.0 + np.exp(-self.decision_function(texts, quantities)))
         if texts:
             probabilities[np.fromiter((not text or text.isspace() for text in texts), bool, len(texts))] = 0.0
         return probabilities
@@ -254,7 +259,7 @@ class Head:
         self.feature_weight = arrays["feature_weight"].astype(np.float64)
         self.bias = float(arrays["bias"])
 
-    def decision(self, texts: list[str], pooled: np.ndarray) -> np.ndarray:
+    def decision(self, texts: list[str], pooled: np.ndarray, quantities: Sequence[Sequence[Quantity]] | None = None) -> np.ndarray:
         from pipeline.nlp.claim_features import feature_matrix
 
         if not texts:
@@ -262,7 +267,7 @@ class Head:
         # A sparse matrix-vector product sums each row on its own, and the dense parts are
         # row-wise sums: a sentence's score does not depend on its batch.
         tfidf = self._vectorizer.transform(texts) @ self.tfidf_weight
-        dense = (pooled * self.cnn_weight).sum(1) + (feature_matrix(texts) * self.feature_weight).sum(1)
+        dense = (pooled * self.cnn_weight).sum(1) + (feature_matrix(texts, quantities) * self.feature_weight).sum(1)
         return self.bias + tfidf + dense
 
 

@@ -77,7 +77,19 @@ SUBJECT_AREAS: dict[str, str] = {
     r"|pollution|eu|un|president|senator|congress|council|councils|public|welfare|benefits|poverty|prime minister"
     r"|chancellor|secretary|home office|treasury|downing street|white house",
 }
-_SUBJECT_PATTERNS = {name: re.compile(rf"\b(?:{words})\b", re.I) for name, words in SUBJECT_AREAS.items()}
+# The same lists as sets of words and of two-word phrases: counting look-ups is far cheaper
+# than scanning a sentence with a long alternation per area.
+_SUBJECT_WORDS = {name: frozenset(w for w in words.split("|") if " " not in w) for name, words in SUBJECT_AREAS.items()}
+_SUBJECT_PHRASES = {name: frozenset(w for w in words.split("|") if " " in w) for name, words in SUBJECT_AREAS.items()}
+
+
+def subject_area_counts(words: Sequence[str]) -> list[int]:
+    """Occurrences of each area's words and two-word phrases among lower-cased words."""
+    pairs = [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    return [
+        sum(word in _SUBJECT_WORDS[name] for word in words) + sum(pair in _SUBJECT_PHRASES[name] for pair in pairs)
+        for name in SUBJECT_AREAS
+    ]
 
 _BASE = (
     "question", "boilerplate", "pronoun_subject", "first_person", "second_person", "modal", "opinion", "reported",
@@ -95,7 +107,25 @@ def is_question(sentence: str) -> bool:
     return bool(_QUESTION_END.search(sentence.rstrip()))
 
 
-def is_boilerplate(sentence: str) -> bool:
+# A sentence can only be furniture if it holds one of these words (or starts with a byline's
+# first word): a set look-up spares almost every sentence the long pattern above.
+_BOILERPLATE_CUES = frozenset(
+    "contributed follow like sign newsletter subscribe getty reuters afp ap pa copyright rights click story article "
+    "earlier email e-mail reached photo photos image images picture pictures video videos graphic graphics read related "
+    "correction clarification update editor editor's editors share advertisement".split()
+)
+_BYLINE_STARTS = frozenset({"by", "reporting", "editing", "written", "additional"})
+_LOWER_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
+
+
+def _lower_words(sentence: str) -> list[str]:
+    return _LOWER_WORD.findall(sentence.lower())
+
+
+def is_boilerplate(sentence: str, words: Sequence[str] | None = None) -> bool:
+    words = _lower_words(sentence) if words is None else words
+    if not words or (words[0] not in _BYLINE_STARTS and _BOILERPLATE_CUES.isdisjoint(words)):
+        return False
     return bool(BOILERPLATE.search(sentence))
 
 
@@ -126,7 +156,8 @@ def is_contested_assertion(sentence: str, claim_type: str) -> bool:
 
 
 def is_public_matter(sentence: str) -> bool:
-    return bool(_SUBJECT_PATTERNS["public_affairs"].search(sentence)) or bool(CONTESTED_SUBJECTS.search(sentence))
+    public_affairs = list(SUBJECT_AREAS).index("public_affairs")
+    return subject_area_counts(_lower_words(sentence))[public_affairs] > 0 or bool(CONTESTED_SUBJECTS.search(sentence))
 
 
 def is_pronoun_fragment(sentence: str) -> bool:
@@ -141,11 +172,12 @@ def _capped(count: int, cap: int = 3) -> float:
 def sentence_features(sentence: str, quantities: Sequence[Quantity] | None = None) -> np.ndarray:
     words = _WORD.findall(sentence)
     count = max(1, len(words))
+    lower = _lower_words(sentence)
     parsed = parse_quantities(sentence) if quantities is None else quantities
     primary, types = classify_claim(sentence, quantities=list(parsed))
     values = [
         is_question(sentence),
-        is_boilerplate(sentence),
+        is_boilerplate(sentence, lower),
         has_pronoun_subject(sentence),
         _capped(len(_FIRST_PERSON.findall(sentence))),
         _capped(len(_SECOND_PERSON.findall(sentence))),
@@ -161,11 +193,14 @@ def sentence_features(sentence: str, quantities: Sequence[Quantity] | None = Non
     ]
     values += [name in types for name in CLAIM_TYPES]
     values += [name == primary for name in CLAIM_TYPES]
-    values += [_capped(len(pattern.findall(sentence))) for pattern in _SUBJECT_PATTERNS.values()]
+    values += [_capped(count) for count in subject_area_counts(lower)]
     return np.asarray(values, np.float64)
 
 
-def feature_matrix(sentences: Sequence[str]) -> np.ndarray:
+def feature_matrix(sentences: Sequence[str], quantities: Sequence[Sequence[Quantity]] | None = None) -> np.ndarray:
+    """One row per sentence; `quantities`: each sentence's parsed quantities, when the caller has them."""
     if not sentences:
         return np.zeros((0, len(FEATURE_NAMES)))
-    return np.vstack([sentence_features(sentence) for sentence in sentences])
+    if quantities is None:
+        return np.vstack([sentence_features(sentence) for sentence in sentences])
+    return np.vstack([sentence_features(sentence, parsed) for sentence, parsed in zip(sentences, quantities, strict=True)])
