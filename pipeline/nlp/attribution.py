@@ -7,13 +7,17 @@ How it works:
 
 1. **Quote regions** are found over the whole article, not per sentence: from an opening
    “ (or ") to its closing mark, across sentence boundaries.  A quotation left open at the
-   end of a paragraph ends there (news style re-opens it in the next paragraph).  Scare
-   quotes and titles (fewer than three words, or every word capitalised) are not regions.
+   end of a paragraph ends there (news style re-opens it in the next paragraph).  A straight
+   " is an opening or closing mark by its neighbours (after a space and before a word it
+   opens), so a quotation re-opened without closing (``crowd. "There's``) does not flip
+   every later pair.  Scare quotes and titles (fewer than three words, or every word
+   capitalised) are not regions.
 2. **People** are collected from the article: "Acting ICE Director Todd Lyons",
    "Boston Mayor Michelle Wu", "mayoral candidate Josh Kraft", "President Trump"
    (a title word before a capitalised name), or a two-to-four-word name that starts with a
    known first name.  Later "Lyons", "Wu" or "the mayor" resolve to them.  The longest title
-   seen is kept; party labels ("Democratic", "left-wing") are not part of a title.
+   seen is kept; party labels ("Democratic", "left-wing") are not part of a title, and a
+   title never reaches back past the start of its sentence ("... in May. Mr Blair": "Mr").
 3. **A region's speaker** comes from, in order: the cue right after it (”, he said /
    ,” Lyons added / ,” said Lyons), the cue before it in the same sentence
    (Lyons added, “ / Lyons said then: “ / ..., saying Boston “), the previous region in the
@@ -32,8 +36,11 @@ How it works:
    stays ``direct_quote`` with speaker "" when it starts inside the quotation, and falls
    back to reported/article detection when it only embeds it.
 
-Speakers that are groups ("Officials say...", "..., police said.") are returned as
-written, with an empty title.
+Speakers that are groups or organisations ("Officials say...", "..., police said.",
+"Scotland Yard said", "The Tories claim") are returned as written, with an empty title;
+so are roles nobody in the article holds ("The chancellor said").  "A spokeswoman for
+Chelsea" is "Chelsea spokeswoman", and a gendered role is what a following "she"/"he"
+refers to.
 """
 
 from __future__ import annotations
@@ -97,7 +104,7 @@ _TITLE_WORDS = _words(
     " anchor official lawyer analyst economist founder executive strategist pollster historian journalist"
     " commentator activist advocate organizer researcher scientist expert adviser advisor aide manager coordinator"
     " challenger rival lawmaker cardinal bishop rabbi reverend rev rev. pastor coach detective captain lieutenant"
-    " sergeant trooper warden"
+    " sergeant trooper warden boss mp mep msp"
 )
 # Lower-case words allowed inside a title ("acting ICE Director", "mayoral candidate").
 _TITLE_MODIFIERS = _words(
@@ -106,7 +113,7 @@ _TITLE_MODIFIERS = _words(
     " and of for the on"
 )
 _TITLE_STOP = _words(
-    "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican"
+    "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican Both"
     " Democrat GOP Conservative Liberal Progressive Independent Monday Tuesday Wednesday Thursday Friday Saturday"
     " Sunday January February March April May June July August September October November December This That"
     " These Those After Before Since Although Though If As According"
@@ -141,6 +148,7 @@ _MODIFIER_AFTER = re.compile(
     r"[ \t]+(?:administration|administration['’]s|campaign|era|government|team|White\s+House|supporters|allies|policies"
     r"|policy|presidency|tariffs?|officials)\b"
 )
+_INITIALS = re.compile(r"(?:[A-Z]\.)+")
 _PARA_BREAK = re.compile(r"[ \t]*\n\s*")
 _NON_SPACE = re.compile(r"\S+")
 
@@ -179,7 +187,7 @@ _REPORT_SAY = (
     r"|acknowledged|admitted|announced|declared|warned|warns|wrote|writes|maintained|maintain|maintains|contended"
     r"|contend|contends|suggested|stressed|emphasized|asked|accused|accusing|accuses|pointed\s+(?:out|to)|promised"
     r"|pledged|vowed|predicted|believes|believe|testified\s+that|estimated|estimates|alleged|alleges|alleging"
-    r"|conceded|countered|complained|recalled|reported\s+that"
+    r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])"
 )
 _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
 _ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)\s*(?:[,.;:!?]|$)", re.IGNORECASE)
@@ -189,6 +197,11 @@ _TRAIL_REPORT = re.compile(
        |(?:said|says|added|told)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
     re.VERBOSE,
+)
+_LEADING_CONJUNCTIONS = re.compile(r"^(?:(?:and|but|so|yet|then|though|while)\s+)+")
+_SPOKESPERSON_FOR = re.compile(
+    r"(?i:(?P<role>spokes(?:man|woman|person)|representative|lawyer|source)\s+(?:for|from|at)\s+(?:the\s+)?)"
+    r"(?P<org>[A-Z][\w’'&.-]*(?:\s+(?:of\s+|and\s+|for\s+|the\s+)*[A-Z][\w’'&.-]*){0,5})"
 )
 _TRAILING_ADV = re.compile(rf"(?:\s+{_ADV})+\s*$")
 _ADV_WORD = re.compile(_ADV)
@@ -204,6 +217,29 @@ _INTRO_STARTERS = _words(
     " thursday friday saturday sunday this for by according addressing writing"
 )
 _ADV_EXCEPTIONS = _words("family italy ally rally supply assembly reply belly bully july holly emily kelly lily molly sally")
+
+
+_QUOTE_OPEN_AFTER = frozenset("([{—–-/")
+_QUOTE_CLOSE_BEFORE = frozenset(".,;:!?)]}—–-")
+
+
+def _straight_quote_role(text: str, pos: int) -> str:
+    """"open", "close" or "" (either) for the straight quote at ``pos``, from its neighbours.
+
+    Counting straight quotes pairs them wrongly when a quotation runs on into a second
+    one without closing (news style: ``said: "It's a shame. "There's big rivalry."``);
+    a quote after a space and before a word opens, one after a word and before a space
+    or punctuation closes.
+    """
+    before = text[pos - 1] if pos > 0 else " "
+    after = text[pos + 1] if pos + 1 < len(text) else " "
+    opens = (before.isspace() or before in _QUOTE_OPEN_AFTER) and not (after.isspace() or after in _QUOTE_CLOSE_BEFORE)
+    closes = not before.isspace() and (after.isspace() or after in _QUOTE_CLOSE_BEFORE)
+    if opens and not closes:
+        return "open"
+    if closes and not opens:
+        return "close"
+    return ""
 
 
 @dataclass(slots=True)
@@ -231,6 +267,20 @@ class _Mention:
     person: _Person
     possessive: bool
     modifier: bool
+
+
+def _role(name: str) -> _Person:
+    """A speaker named by role or as a group ("police", "Chelsea spokeswoman", "The chancellor").
+
+    A gendered role ("spokeswoman", "chairman") is someone "she"/"he" can refer to next;
+    other roles and groups are not pronoun antecedents.
+    """
+    last = name.rsplit(None, 1)[-1].lower()
+    if last in _FEMALE_TITLES:
+        return _Person(name=name, gender="f")
+    if last in _MALE_TITLES:
+        return _Person(name=name, gender="m")
+    return _Person(name=name, group=True)
 
 
 class _Article:
@@ -284,10 +334,15 @@ class _Article:
                 p = self.para_of(open_pos)
                 regions.append(_Region(open_pos, self.para_end(p), p, True))
                 open_pos = -1
+            role = _straight_quote_role(text, pos) if ch == '"' else ""
+            if ch == '"' and open_pos < 0 and role == "close":
+                ch = "”"  # closes a quotation opened before the paragraph (handled below)
+            elif ch == '"' and open_pos >= 0 and role == "open":
+                ch = "“"  # re-opened without closing: “It's a shame ... crowd. "There's ...
             if ch == "“" or (ch == '"' and open_pos < 0):
                 if open_pos >= 0:  # re-opened without closing: close the first at this point
                     regions.append(_Region(open_pos, pos, self.para_of(open_pos), True))
-                open_pos, open_char = pos, ch
+                open_pos, open_char = pos, m.group()
             elif open_pos >= 0 and (ch == "”" or open_char == '"'):
                 regions.append(_Region(open_pos, pos + 1, self.para_of(open_pos), False))
                 open_pos = -1
@@ -380,9 +435,16 @@ class _Article:
         self.mentions.sort(key=lambda m: m.start)
 
     def _title_before(self, name_start: int) -> tuple[str, int]:
-        """Walk back from a name over title words: "U.S. Attorney General", "acting ICE Director"."""
+        """Walk back from a name over title words: "U.S. Attorney General", "acting ICE Director".
+
+        A title never reaches back past the start of the name's sentence or paragraph:
+        "... in May. Mr Blair" gives "Mr", not "May. Mr".
+        """
         text = self.text
-        window_start = max(0, name_start - 120)
+        window_start = max(0, name_start - 120, self.para_starts[self.para_of(name_start)])
+        si = self.sentence_of(name_start)
+        if si >= 0:
+            window_start = max(window_start, self.spans[si][0])
         toks = list(re.finditer(r"\S+", text[window_start:name_start]))
         taken: list[re.Match[str]] = []
         for tok_m in reversed(toks):
@@ -390,7 +452,9 @@ class _Article:
             low = tok.lower()
             if tok[-1] in ",;:!?(“”\"" or tok in _TITLE_STOP or "’" in tok or "'" in tok:
                 break
-            if tok.endswith(".") and not re.fullmatch(r"(?:[A-Z]\.)+|[A-Z][a-z]{1,3}\.", tok):
+            # Only an abbreviated title ("Gov.", "Sen.") or initials ("U.S.") may end in a
+            # period; any other word before a period ends a sentence ("Bond. MGM Vice Chairman").
+            if tok.endswith(".") and not (low in _TITLE_WORDS or _INITIALS.fullmatch(tok)):
                 break
             if not taken:
                 if low not in _TITLE_WORDS:
@@ -489,8 +553,11 @@ class _Article:
         if not stripped:
             return None
         low = stripped.lower()
-        if low in _PRONOUNS_M or low in _PRONOUNS_F:
-            return self.resolve_pronoun(low, a)
+        bare = _LEADING_CONJUNCTIONS.sub("", low)
+        if bare in _PRONOUNS_M or bare in _PRONOUNS_F:
+            # "And he argued ...": the conjunction does not change who "he" is.
+            return self.resolve_pronoun(bare, a + len(low) - len(bare))
+        low = bare if bare in ("they", "we", "i", "it", "you", "this", "that") else low
         if low in ("they", "we", "i", "it", "you", "this", "that"):
             return None
         mentions = self._persons_in(a, b)
@@ -501,16 +568,23 @@ class _Article:
         words = core.split()
         if not words or len(words) > 8:
             return None
+        spokes = _SPOKESPERSON_FOR.fullmatch(core)
+        if spokes is not None:
+            # "a spokeswoman for Chelsea" speaks for Chelsea: "Chelsea spokeswoman".
+            return _role(f"{spokes.group('org')} {spokes.group('role').lower()}")
         last = words[-1].lower()
-        if had_det and low.startswith(("the ", "a ", "an ")) and all(w.islower() for w in words):
-            # "the mayor", "the acting director": the most recent person with that title.
+        if had_det and low.startswith(("the ", "a ", "an ")) and last in _TITLE_WORDS and len(words) <= 4:
+            # "the mayor", "the acting director", "the Veritas leader": the most recent person
+            # with that title, else the role as written (someone speaks, not the outlet).
             i = bisect_left(self.history, a, key=lambda h: h[0])
             for j in range(i - 1, max(-1, i - 60), -1):
                 person = self.history[j][2]
                 if not person.group and last in person.title.lower().split():
                     return person
+            if not any(w in _NON_NAME for w in words[:-1]):
+                return _role(core[0].upper() + core[1:])
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
-            return _Person(name=core, group=True)
+            return _role(core)
         if all(w[0].isupper() or w in ("of", "and") for w in words) and len(words) <= 5:
             people = self.by_surname.get(words[-1])
             if people:
@@ -592,6 +666,9 @@ class _Article:
         if m is not None:
             return self.resolve_pronoun(m.group("p").lower(), a + m.start("p"))
         seg = _TRAILING_ADV.sub("", seg)
+        if seg.rstrip().endswith(","):
+            # "Monfils, who was given a wildcard, said: “...": the name before the appositive.
+            seg = _APPOSITIVE_END.sub("", seg.rstrip())
         m = re.search(r"(?P<np>[^,;:]{1,60})\s*$", seg)
         if m is not None:
             return self.resolve_phrase(a + m.start("np"), a + m.end("np"))

@@ -229,3 +229,117 @@ def test_with_the_project_segmenter() -> None:
     assert _find(pairs, "And Boston will not back down") == Attribution("Michelle Wu", "Boston Mayor", "direct_quote")
     assert _is_lyons(_find(pairs, "Now you’re going to see more ICE agents"))
     assert _find(pairs, "We cannot yield to Donald Trump").speaker == "Josh Kraft"
+
+
+# --------------------------------------------------------------------------- BBC News copy
+# Short excerpts from the BBC News corpus (../shared/data/bbc_news), article id in each test.
+
+
+def _segmented(text: str, outlet: str = "BBC News") -> list[tuple[str, Attribution]]:
+    spans = [(s.start, s.end) for s in split_sentences(text)]
+    return [(text[a:b], attr) for (a, b), attr in zip(spans, attribute_sentences(text, spans, outlet=outlet), strict=True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "speaker", "title", "kind"),
+    [
+        (  # politics/107: "May." is a sentence's last word, not an abbreviated title.
+            "But the prime minister insisted he did not know what date the poll would take place despite"
+            " speculation about 5 May. Mr Blair said he was taking \"nothing for granted\" ahead of the vote.",
+            "Mr Blair said", "Blair", "Mr", "reported",
+        ),
+        (  # politics/166
+            "The allegations, which he has denied, are being investigated by Sir Alan Budd. Mr Blunkett talked about"
+            " how he fell in love. Mr Blunkett said he was a great believer in responsibility.",
+            "great believer", "Blunkett", "Mr", "reported",
+        ),
+        (  # entertainment/347
+            "It was also adapted for television in 1954 with actor Barry Nelson as an Americanised \"Jimmy\" Bond."
+            " MGM Vice Chairman Chris McGurk said: \"Martin (Campbell) is an incredibly exciting film-maker.\"",
+            "incredibly exciting", "Chris McGurk", "MGM Vice Chairman", "direct_quote",
+        ),
+        (  # politics/306: "Both" opens the sentence, it is no part of a title.
+            "Mr Campbell has consistently made public his keenness to play a part in the poll, expected in May."
+            " Both Culture Secretary Tessa Jowell and Deputy Prime Minister John Prescott have welcomed his return."
+            " But she said his return would not put anybody else's \"nose out of joint\".",
+            "nose out of joint", "Tessa Jowell", "Culture Secretary", "reported",
+        ),
+    ],
+)
+def test_titles_stop_at_the_sentence_boundary(text: str, fragment: str, speaker: str, title: str, kind: str) -> None:
+    attr = _find(_segmented(text), fragment)
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
+
+
+SPORT_197 = (  # sport/197: straight quotes, a quotation re-opened without closing the first.
+    "Chelsea assistant boss Steve Clarke said: \"I would rather talk about the football but we think it was"
+    " something thrown from the crowd. He did not require stitches.\" West Ham boss Alan Pardew said: \"It's a"
+    " shame because I thought there was good English banter in the crowd. \"There's big rivalry between the two"
+    " clubs and it is a shame if that's happened. From where I was standing I didn't see any trouble.\" Former"
+    " Hammers star Joe Cole also had a plastic bottle thrown at him. Fans are also thought to have clashed outside"
+    " the ground after the game. Scotland Yard said there had been 11 arrests for alleged public order, drugs and"
+    " offensive weapon offences."
+)
+
+
+def test_scotland_yard_said_is_scotland_yard_not_the_manager_quoted_before() -> None:
+    pairs = _segmented(SPORT_197)
+    assert _find(pairs, "11 arrests") == Attribution("Scotland Yard", "", "reported")
+    assert _find(pairs, "Fans are also thought") == Attribution("BBC News", "", "article")
+    assert _find(pairs, "There's big rivalry") == Attribution("Alan Pardew", "West Ham boss", "direct_quote")
+    assert _find(pairs, "didn't see any trouble") == Attribution("Alan Pardew", "West Ham boss", "direct_quote")
+    assert _find(pairs, "did not require stitches") == Attribution("Steve Clarke", "Chelsea assistant boss", "direct_quote")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "speaker"),
+    [
+        ("The Home Office said the number of asylum claims had fallen.", "Home Office"),
+        ("The Conservatives say Labour has raised taxes 66 times.", "Conservatives"),  # politics/301 wording
+        ("Labour said the figure was wrong.", "Labour"),
+        ("Police said three men had been arrested.", "Police"),
+        ("The Tories claim immigration is out of control.", "Tories"),
+        ("A spokeswoman for Chelsea said the club would await the referee's report.", "Chelsea spokeswoman"),  # sport/197
+        ("A spokesman for the Home Office said the figures would be published.", "Home Office spokesman"),
+        ("The Veritas leader said the only people to benefit were employers.", "Veritas leader"),  # politics/237
+    ],
+)
+def test_x_said_is_x(sentence: str, speaker: str) -> None:
+    (attr,) = [a for _, a in _segmented(sentence)]
+    assert (attr.speaker, attr.kind) == (speaker, "reported")
+
+
+def test_she_after_a_spokeswoman_is_the_spokeswoman() -> None:
+    text = (  # politics/061
+        "Royal Mail says it is investigating the situation. A spokeswoman for the Electoral Commission told BBC News"
+        " Online that letters were being sent out to those homes affected. She said the commission was satisfied that"
+        " measures had been put in place."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "She said the commission").speaker == "Electoral Commission spokeswoman"
+
+
+def test_asylum_cost_is_kilroy_silks_claim_not_the_outlets() -> None:
+    # politics/237: "And he argued ..." is reported speech of the MEP introduced before; the
+    # outlet only reports it. A plain assertion of the article stays the outlet's.
+    text = (
+        "Ex-chatshow host Robert Kilroy-Silk has attacked UK policy on immigration.\n\n"
+        "The Veritas leader said the only people to benefit from immigrants were employers. The MEP said his party"
+        " would only admit foreigners who were required because they had specific skills to offer. And he argued"
+        " asylum cost £2bn a year for 14,000 successful applicants.\n\n"
+        "The Home Office has not yet published this year's figures."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "asylum cost £2bn") == Attribution("Robert Kilroy-Silk", "Ex-chatshow host", "reported")
+    assert _find(pairs, "has not yet published") == Attribution("BBC News", "", "article")
+
+
+def test_appositive_before_a_lead_cue() -> None:
+    text = (  # sport/463: "he said" later must not jump to another player.
+        "Roger Federer plays Greg Rusedski in the second round on Wednesday. Monfils, who was given a wildcard into"
+        " the tournament, said: \"This is my first win over a top 10 player and I am delighted. \"I play my best"
+        " tennis when I am fired up,\" he said."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "first win over").speaker == "Monfils"
+    assert _find(pairs, "I play my best tennis").speaker == "Monfils"
