@@ -26,7 +26,8 @@ How it works:
    paragraph.  Every sentence that overlaps the region gets that speaker.
 4. **Pronouns** ("he said", "she said Tuesday") resolve to the most recent person of a compatible
    gender who was a *subject* (started a clause or spoke) outside quotations, else to
-   the most recent compatible person mentioned.  Gender comes from a first-name list
+   the most recent compatible person mentioned (never a name in a byline or credit line:
+   "By Nick Assinder", "... contributed to this story").  Gender comes from a first-name list
    and gendered titles, and is learnt when a pronoun resolves to a person of unknown gender.
 5. **Kinds**: a sentence that starts inside a quotation or is mostly quoted text is
    ``direct_quote``.  A narrative sentence that embeds a partial quotation, or reports speech
@@ -147,6 +148,10 @@ _POSSESSIVE_AFTER = re.compile(r"['’]s\b|(?<=s)['’](?!\w)")
 _MODIFIER_AFTER = re.compile(
     r"[ \t]+(?:administration|administration['’]s|campaign|era|government|team|White\s+House|supporters|allies|policies"
     r"|policy|presidency|tariffs?|officials)\b"
+)
+_BYLINE = re.compile(
+    r"(?im)^[ \t]*(?:(?:additional\s+)?(?:posted|written|reported|reporting|story|words|compiled|edited|interview)?\s*by"
+    r"[ \t]+[A-Z][^\n]{0,80}$|^[^\n]{0,160}\bcontributed\s+to\s+this\s+(?:report|story|article)[^\n]{0,40}$)"
 )
 _INITIALS = re.compile(r"(?:[A-Z]\.)+")
 _PARA_BREAK = re.compile(r"[ \t]*\n\s*")
@@ -304,12 +309,18 @@ class _Article:
         # (position, order, person, is_subject): who was talked about / spoke, outside quotes.
         self.history: list[tuple[int, int, _Person, bool]] = []
         self._counter = 0
+        # A byline or credit line names the writer, who is the article's own voice: nobody
+        # a later "he said" refers to, and never a speaker.
+        self.bylines = [(b.start(), b.end()) for b in _BYLINE.finditer(text)]
         for m in self.mentions:
-            if not m.modifier and self.region_at(m.name_start) is None:
+            if not m.modifier and self.region_at(m.name_start) is None and not self.in_byline(m.start):
                 self._add_history(m.start, m.person, self._is_subject(m))
         self.region_speaker: dict[int, _Person | None] = {}
 
     # ----------------------------------------------------------------- structure
+    def in_byline(self, pos: int) -> bool:
+        return any(a <= pos < b for a, b in self.bylines)
+
     def para_of(self, pos: int) -> int:
         return bisect_right(self.para_starts, pos) - 1
 

@@ -343,3 +343,16 @@ def test_appositive_before_a_lead_cue() -> None:
     pairs = _segmented(text)
     assert _find(pairs, "first win over").speaker == "Monfils"
     assert _find(pairs, "I play my best tennis").speaker == "Monfils"
+
+
+def test_a_byline_name_is_never_a_speaker() -> None:
+    # BBC News website style: the byline names the writer, the article's own voice. The
+    # corpus copy has its bylines stripped, so this one is written in that style.
+    text = (
+        "By Nick Assinder\nPolitical correspondent, BBC News website\n\n"
+        "The asylum system cost £2bn a year, the figures show. He said the numbers were wrong.\n\n"
+        "MassLive reporter Tréa Lavery contributed to this story."
+    )
+    pairs = _segmented(text)
+    assert all(attr.speaker != "Nick Assinder" and attr.speaker != "Tréa Lavery" for _, attr in pairs)
+    assert _find(pairs, "cost £2bn a year") == Attribution("BBC News", "", "article")
