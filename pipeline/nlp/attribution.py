@@ -41,7 +41,9 @@ Speakers that are groups or organisations ("Officials say...", "..., police said
 "Scotland Yard said", "The Tories claim") are returned as written, with an empty title;
 so are roles nobody in the article holds ("The chancellor said").  "A spokeswoman for
 Chelsea" is "Chelsea spokeswoman", and a gendered role is what a following "she"/"he"
-refers to.
+refers to.  A lower-case description before a name is its title ("UK broadcaster Virgin
+Radio"); a name in an appositive after a role is the speaker ("The director of the film,
+Vinod Pande, says"); "the 21-year-old" is whoever last opened a clause in the paragraph.
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ _TITLE_WORDS = _words(
     " anchor official lawyer analyst economist founder executive strategist pollster historian journalist"
     " commentator activist advocate organizer researcher scientist expert adviser advisor aide manager coordinator"
     " challenger rival lawmaker cardinal bishop rabbi reverend rev rev. pastor coach detective captain lieutenant"
-    " sergeant trooper warden boss mp mep msp"
+    " sergeant trooper warden boss mp mep msp striker midfielder defender goalkeeper winger skipper actor actress"
+    " singer star producer author writer novelist musician rapper presenter comedian film-maker"
 )
 # Lower-case words allowed inside a title ("acting ICE Director", "mayoral candidate").
 _TITLE_MODIFIERS = _words(
@@ -137,7 +140,8 @@ _GROUP_NOUNS = _words(
     " agents spokesperson spokesman spokeswoman spokespeople representatives researchers investigators organizers"
     " activists opponents supporters administration department agency office government city campaign statement"
     " sources witnesses neighbors neighbours protesters democrats republicans aides staff team county state"
-    " documents records data report reports study studies polls survey"
+    " documents records data report reports study studies polls survey company firm club union organisation"
+    " organization ministry"
 )
 _PRONOUNS_M = frozenset(("he", "him", "his"))
 _PRONOUNS_F = frozenset(("she", "her"))
@@ -203,11 +207,29 @@ _TRAIL_REPORT = re.compile(
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
     re.VERBOSE,
 )
+_DET_START = re.compile(r"^(?:(?:and|but|though|while|so|yet|then|meanwhile)\s+)*(?:the|a|an)\s+")
+_LEADING_TIME = re.compile(
+    r"^(?:(?:on|last|this|by|earlier|later)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday"
+    r"|today|tonight|earlier|later|now|separately|week|month|year|night|morning)\s+(?=[A-Z])",
+    re.IGNORECASE,
+)
+_AGE = re.compile(r"\d{1,3}-year-old")
+_NAME_PARTICLES = _words("de da di du van von der den del della la le bin al dos das")
+_NOT_IN_ORG_NAME = _words(
+    "The A An But And Or In At On For To By From With Last Then Meanwhile When While Yesterday Today This That"
+    " These Those It He She They We I Many Some Every Each Follow Read Monday Tuesday Wednesday Thursday Friday"
+    " Saturday Sunday"
+)
+_NOT_IN_DESCRIPTION = _words(
+    "of by for to from in on at with the a an and or but as than that which who whose when where while after"
+    " before since this these those it its he she they his her their said says say told also all both"
+)
 _LEADING_CONJUNCTIONS = re.compile(r"^(?:(?:and|but|so|yet|then|though|while)\s+)+")
 _SPOKESPERSON_FOR = re.compile(
     r"(?i:(?P<role>spokes(?:man|woman|person)|representative|lawyer|source)\s+(?:for|from|at)\s+(?:the\s+)?)"
     r"(?P<org>[A-Z][\w’'&.-]*(?:\s+(?:of\s+|and\s+|for\s+|the\s+)*[A-Z][\w’'&.-]*){0,5})"
 )
+_NAMEISH = re.compile(r"[A-Z][\w’'-]+(?:\s+(?:[A-Z][\w’'-]+|de|van|von|da|di|du|le|la)){1,3}")
 _TRAILING_ADV = re.compile(rf"(?:\s+{_ADV})+\s*$")
 _ADV_WORD = re.compile(_ADV)
 _LAST_WORD = re.compile(r"\s+(\S+)$")
@@ -472,6 +494,8 @@ class _Article:
                     break
             elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or low in _TITLE_WORDS):
                 break
+            elif low == "and" and not taken[-1].group()[0].isupper():
+                break  # "Bill Clinton and singer Harry Belafonte": two people, not one title
             taken.append(tok_m)
         while taken and taken[-1].group().lower() in ("and", "of", "for", "the", "on"):
             taken.pop()
@@ -574,17 +598,20 @@ class _Article:
         mentions = self._persons_in(a, b)
         if mentions:
             return mentions[0].person
-        core = _LEADING_DETS.sub("", stripped)
-        had_det = len(core) != len(stripped)
+        core = _LEADING_TIME.sub("", _LEADING_DETS.sub("", stripped))  # "On Thursday Rangers said"
+        had_det = _DET_START.match(low) is not None
         words = core.split()
         if not words or len(words) > 8:
             return None
+        if had_det and len(words) == 1 and _AGE.fullmatch(words[0]):
+            # "The 21-year-old told a news conference": the player the story is about.
+            return self._recent_subject(a)
         spokes = _SPOKESPERSON_FOR.fullmatch(core)
         if spokes is not None:
             # "a spokeswoman for Chelsea" speaks for Chelsea: "Chelsea spokeswoman".
             return _role(f"{spokes.group('org')} {spokes.group('role').lower()}")
         last = words[-1].lower()
-        if had_det and low.startswith(("the ", "a ", "an ")) and last in _TITLE_WORDS and len(words) <= 4:
+        if had_det and last in _TITLE_WORDS and len(words) <= 4:
             # "the mayor", "the acting director", "the Veritas leader": the most recent person
             # with that title, else the role as written (someone speaks, not the outlet).
             i = bisect_left(self.history, a, key=lambda h: h[0])
@@ -595,18 +622,45 @@ class _Article:
             if not any(w in _NON_NAME for w in words[:-1]):
                 return _role(core[0].upper() + core[1:])
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
-            return _role(core)
-        if all(w[0].isupper() or w in ("of", "and") for w in words) and len(words) <= 5:
+            # "In a joint statement the firms" -> "firms"; "his management company" -> "management company".
+            cut = max((i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION), default=-1)
+            return _role(" ".join(words[cut + 1:]))
+        if all(w[0].isupper() or w in ("of", "and") or w in _NAME_PARTICLES for w in words) and len(words) <= 5:
             people = self.by_surname.get(words[-1])
             if people:
                 return people[-1]
             if any(w in _NON_NAME for w in words):
+                if words[-1] in _ORG_SUFFIX and not any(w in _NOT_IN_ORG_NAME for w in words):
+                    return _role(core)  # "Downing Street", "the White House", "Scotland Yard's" kin
                 return None
             title_idx = max((i for i, w in enumerate(words) if w.lower() in _TITLE_WORDS), default=-1)
             name = " ".join(words[title_idx + 1:])
             if not name:
                 return None
             return self._register(name, " ".join(words[:title_idx + 1]))
+        # A lower-case description before a name: "UK broadcaster Virgin Radio",
+        # "security firm Network Box", "tycoon Steve Morgan".
+        split = max(i for i, w in enumerate(words) if not (w[0].isupper() or w in _NAME_PARTICLES))
+        prefix, tail = words[:split + 1], words[split + 1:]
+        if (1 <= len(tail) <= 4 and len(prefix) <= 3 and tail[0] not in _NAME_PARTICLES
+                and not any(w.lower() in _NOT_IN_DESCRIPTION for w in prefix) and not any(w in _NON_NAME for w in tail)):
+            people = self.by_surname.get(tail[-1])
+            if people:
+                return people[-1]
+            description = " ".join(prefix)
+            return self._register(" ".join(tail), description[0].upper() + description[1:])
+        return None
+
+    def _recent_subject(self, pos: int) -> _Person | None:
+        """The person who last opened a clause, in this paragraph or the sentence before."""
+        i = bisect_left(self.history, pos, key=lambda h: h[0])
+        para, sentence = self.para_of(pos), self.sentence_of(pos)
+        for j in range(i - 1, max(-1, i - 60), -1):
+            at, _, person, subject = self.history[j]
+            if self.para_of(at) != para and self.sentence_of(at) != sentence - 1:
+                return None
+            if subject and not person.group:
+                return person
         return None
 
     def speaker_of_region(self, idx: int, depth: int = 0) -> _Person | None:
@@ -703,8 +757,15 @@ class _Article:
                 if w is None or not _ADV_WORD.fullmatch(w.group(1)) or w.group(1).lower() in _ADV_EXCEPTIONS:
                     break
                 pre_trim = pre_trim[:w.start()]
+            appositive: tuple[int, int] | None = None
             if pre_trim.endswith(","):
-                # "Kraft, Wu's top challenger, said": drop the appositive, keep the name.
+                # "Kraft, Wu's top challenger, said": drop the appositive, keep the name; it is
+                # the name when the head is a role ("The director of the film, Vinod Pande, says").
+                am = _APPOSITIVE_END.search(pre_trim)
+                if am is not None:
+                    inner = pre_trim[am.start() + 1:len(pre_trim) - 1]
+                    lead = len(inner) - len(inner.lstrip())
+                    appositive = (s + am.start() + 1 + lead, s + len(pre_trim) - 1)
                 pre_trim = _APPOSITIVE_END.sub("", pre_trim)
             np_start = pre_trim.rfind(",") + 1
             intro = pre_trim[:np_start]
@@ -714,6 +775,8 @@ class _Article:
             if intro_ok and "“" not in intro and '"' not in intro and len(intro) <= 90 and np_text.strip() and len(np_text.split()) <= 8:
                 lead = len(np_text) - len(np_text.lstrip())
                 person = self.resolve_phrase(s + np_start + lead, s + np_start + len(np_text.rstrip()))
+                if (person is None or person.group) and appositive is not None and _NAMEISH.fullmatch(text, *appositive):
+                    person = self.resolve_phrase(*appositive) or person
                 if person is not None:
                     return person
         m = _TRAIL_REPORT.search(sent)

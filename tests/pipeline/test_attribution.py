@@ -356,3 +356,48 @@ def test_a_byline_name_is_never_a_speaker() -> None:
     pairs = _segmented(text)
     assert all(attr.speaker != "Nick Assinder" and attr.speaker != "Tréa Lavery" for _, attr in pairs)
     assert _find(pairs, "cost £2bn a year") == Attribution("BBC News", "", "article")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "speaker", "title"),
+    [
+        (  # politics/208
+            "Britain has offered to send a company of 120 Gurkhas to assist with the tsunami relief effort in Indonesia,"
+            " Downing Street said.", "120 Gurkhas", "Downing Street", "",
+        ),
+        (  # business/166
+            "Jeremy de Souza, a spokesman for Crossrail, said on Sunday he could not confirm whether the Treasury was"
+            " planning to invest £7.5bn.", "£7.5bn", "Jeremy de Souza", "",
+        ),
+        (  # entertainment/085
+            "The director of the film, Vinod Pande, says the movie is not offensive and has refused to withdraw it.",
+            "not offensive", "Vinod Pande", "",
+        ),
+        (  # tech/344
+            "UK broadcaster Virgin Radio says it will become the first station in the world to offer radio via 3G mobiles.",
+            "first station", "Virgin Radio", "UK broadcaster",
+        ),
+        (  # sport/189
+            "On Thursday Rangers said they would not be increasing their offer of £4m.", "£4m", "Rangers", "",
+        ),
+        (  # business/378
+            "The head of the Ukrainian state-owned Naftohaz company, Yury Boyko, said he was \"fully happy\" with the deal.",
+            "fully happy", "Yury Boyko", "",
+        ),
+        (  # tech/285
+            "In a joint statement the firms said they wanted to let consumers enjoy licensed video and music.",
+            "joint statement", "firms", "",
+        ),
+        (  # sport/100, sport/211: "the 21-year-old" is the player the paragraph is about.
+            "Egyptian striker Mido has apologised to his national coach. The 21-year-old told a news conference in"
+            " Cairo on Sunday that he is sorry.", "news conference", "Mido", "Egyptian striker",
+        ),
+        (  # entertainment/356: two people joined by "and" are not one title.
+            "Tributes came from former US president Bill Clinton and singer Harry Belafonte. Belafonte said he was a"
+            " great man.", "great man", "Harry Belafonte", "Singer",
+        ),
+    ],
+)
+def test_reported_speech_of_organisations_and_described_people(text: str, fragment: str, speaker: str, title: str) -> None:
+    attr = _find(_segmented(text), fragment)
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, "reported")
