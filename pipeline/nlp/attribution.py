@@ -220,6 +220,7 @@ _NOT_IN_ORG_NAME = _words(
     " These Those It He She They We I Many Some Every Each Follow Read Monday Tuesday Wednesday Thursday Friday"
     " Saturday Sunday"
 )
+_POSSESSIVE_DETS = _words("his her their its")
 _NOT_IN_DESCRIPTION = _words(
     "of by for to from in on at with the a an and or but as than that which who whose when where while after"
     " before since this these those it its he she they his her their said says say told also all both"
@@ -623,7 +624,11 @@ class _Article:
                 return _role(core[0].upper() + core[1:])
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
             # "In a joint statement the firms" -> "firms"; "his management company" -> "management company".
-            cut = max((i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION), default=-1)
+            cut = max(
+                (i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION and w.lower() not in _POSSESSIVE_DETS
+                 and not (w == "of" and 0 < i < len(words) - 1 and words[i - 1][0].isupper() and words[i + 1][0].isupper())),
+                default=-1,
+            )
             return _role(" ".join(words[cut + 1:]))
         if all(w[0].isupper() or w in ("of", "and") or w in _NAME_PARTICLES for w in words) and len(words) <= 5:
             people = self.by_surname.get(words[-1])
