@@ -78,7 +78,9 @@ _MALE = _words(
     " leonard louis luis marco marcus mark martin matt matthew michael mike mitch mitt nathan neil nicholas nick noah"
     " oliver patrick paul pete peter phil philip ralph randy ray raymond richard rick robert roger ron ronald ross roy"
     " russell ryan sam samuel scott sean stephen steve steven ted terry thomas tim timothy todd tom tommy tony travis"
-    " troy tyler victor vincent walter warner wayne william willie zach"
+    " troy tyler victor vincent walter warner wayne william willie zach liam alastair alistair nigel graham iain geoff"
+    " boris menzies trevor arsene sven rio clive dominic hugh stuart thierry gareth shane kenny robbie darren gerry"
+    " declan kieran rupert giles andre rafael lleyton"
 )
 _FEMALE = _words(
     "abigail alexandria alice alicia allison amanda amy andrea angela ann anna anne ashley barbara betsy betty beverly"
@@ -89,7 +91,8 @@ _FEMALE = _words(
     " lauren linda lisa lori lucy madeline margaret maria marie marilyn martha mary maura maxine megan melania melissa"
     " michelle monica nancy natalie nicole nikki olivia pam pamela patricia patty paula rachel rebecca rose ruth sally"
     " samantha sandra sarah sharon shirley sonia sophia stephanie susan suzanne tammy teresa theresa tiffany tina tulsi"
-    " valerie victoria virginia wendy"
+    " valerie victoria virginia wendy tessa hilary cherie harriet clare estelle jacqui beverley serena venus lindsay"
+    " amelie justine svetlana"
 )
 _MALE_TITLES = _words("mr mr. sir lord king prince spokesman chairman congressman councilman businessman father brother")
 _FEMALE_TITLES = _words(
@@ -114,8 +117,10 @@ _TITLE_WORDS = _words(
 _TITLE_MODIFIERS = _words(
     "acting former mayoral radio deputy interim assistant senior chief top presidential gubernatorial congressional"
     " state city federal district county executive special associate vice then-candidate press talk-radio"
-    " and of for the on"
+    " and of for the on prime shadow home foreign health education culture defence transport environment trade"
+    " justice treasury finance junior first affairs"
 )
+_HONORIFICS = _words("mr mrs ms miss")
 _TITLE_STOP = _words(
     "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican Both"
     " Democrat GOP Conservative Liberal Progressive Independent Monday Tuesday Wednesday Thursday Friday Saturday"
@@ -196,14 +201,14 @@ _REPORT_SAY = (
     r"|acknowledged|admitted|announced|declared|warned|warns|wrote|writes|maintained|maintain|maintains|contended"
     r"|contend|contends|suggested|stressed|emphasized|asked|accused|accusing|accuses|pointed\s+(?:out|to)|promised"
     r"|pledged|vowed|predicted|believes|believe|testified\s+that|estimated|estimates|alleged|alleges|alleging"
-    r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])"
+    r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse"
 )
 _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
 _ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)\s*(?:[,.;:!?]|$)", re.IGNORECASE)
 _TRAIL_REPORT = re.compile(
     rf"""(?:,|—|--)\s*(?:
         (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
-       |(?:said|says|added|told)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
+       |(?:said|says|added|told|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
     re.VERBOSE,
 )
@@ -231,6 +236,9 @@ _SPOKESPERSON_FOR = re.compile(
     r"(?P<org>[A-Z][\w’'&.-]*(?:\s+(?:of\s+|and\s+|for\s+|the\s+)*[A-Z][\w’'&.-]*){0,5})"
 )
 _NAMEISH = re.compile(r"[A-Z][\w’'-]+(?:\s+(?:[A-Z][\w’'-]+|de|van|von|da|di|du|le|la)){1,3}")
+_INVERTED_SPEAKER = re.compile(
+    r"(?P<who>[^,;:“”\"—.!?]+?)(?=\s+(?:on|in|at|last|this|yesterday|today|earlier|later|after|before|when|while)\b|\s*[,;:.!?”\"’]|\s*$)"
+)
 _TRAILING_ADV = re.compile(rf"(?:\s+{_ADV})+\s*$")
 _ADV_WORD = re.compile(_ADV)
 _LAST_WORD = re.compile(r"\s+(\S+)$")
@@ -295,6 +303,11 @@ class _Mention:
     person: _Person
     possessive: bool
     modifier: bool
+
+
+def _is_title_word(low: str) -> bool:
+    """A title word, also after a prefix: "co-chairman", "vice-president", "ex-minister"."""
+    return low in _TITLE_WORDS or low.rpartition("-")[2] in _TITLE_WORDS
 
 
 def _role(name: str) -> _Person:
@@ -415,7 +428,7 @@ class _Article:
             tokens = run.group().split()
             title_idx = -1
             for i, tok in enumerate(tokens):
-                if tok.lower() in _TITLE_WORDS:
+                if _is_title_word(tok.lower()):
                     title_idx = i
             name_idx = -1
             if title_idx >= 0 and title_idx + 1 < len(tokens):
@@ -423,7 +436,7 @@ class _Article:
             else:
                 # The last word before the run within 40 characters (what `(\S+)\s*$` finds there).
                 before = text[max(0, run.start() - 40) : run.start()].split()
-                if before and before[-1].lower() in _TITLE_WORDS and before[-1][0].islower():
+                if before and _is_title_word(before[-1].lower()) and before[-1][0].islower():
                     name_idx = 0  # lower-case title: "mayoral candidate Josh Kraft"
                 else:
                     for i, tok in enumerate(tokens):
@@ -491,9 +504,9 @@ class _Article:
             if tok.endswith(".") and not (low in _TITLE_WORDS or _INITIALS.fullmatch(tok)):
                 break
             if not taken:
-                if low not in _TITLE_WORDS:
+                if not _is_title_word(low):
                     break
-            elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or low in _TITLE_WORDS):
+            elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or _is_title_word(low)):
                 break
             elif low == "and" and not taken[-1].group()[0].isupper():
                 break  # "Bill Clinton and singer Harry Belafonte": two people, not one title
@@ -503,7 +516,13 @@ class _Article:
         if not taken:
             return "", name_start
         start = window_start + taken[-1].start()
-        title = text[start:name_start].strip()
+        end = name_start
+        if len(taken) > 1 and taken[0].group().lower().rstrip(".") in _HONORIFICS:
+            if any(_is_title_word(t.group().lower()) for t in taken[1:]):
+                end = window_start + taken[0].start()  # "deputy prime minister Mr Prescott": the office is the title
+            else:
+                start = window_start + taken[0].start()  # "in Harrogate Mr Kennedy": just "Mr"
+        title = text[start:end].strip()
         return title[0].upper() + title[1:], start
 
     def _register(self, name: str, title: str) -> _Person:
@@ -786,8 +805,12 @@ class _Article:
                     return person
         m = _TRAIL_REPORT.search(sent)
         if m is not None:
-            g = "who" if m.group("who") is not None else "who2"
-            return self.resolve_phrase(s + m.start(g), s + m.end(g))
+            if m.group("who") is not None:
+                return self.resolve_phrase(s + m.start("who"), s + m.end("who"))
+            # "..., argued Mr Blair on Tuesday.": the whole name, up to the punctuation or a time.
+            after = _INVERTED_SPEAKER.match(sent, m.start("who2"))
+            end = after.end("who") if after is not None else m.end("who2")
+            return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
 
     def attribute(self, idx: int, outlet: str, author: str) -> Attribution:

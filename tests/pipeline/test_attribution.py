@@ -401,3 +401,35 @@ def test_a_byline_name_is_never_a_speaker() -> None:
 def test_reported_speech_of_organisations_and_described_people(text: str, fragment: str, speaker: str, title: str) -> None:
     attr = _find(_segmented(text), fragment)
     assert (attr.speaker, attr.title, attr.kind) == (speaker, title, "reported")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "speaker", "title", "kind"),
+    [
+        (  # politics/350: the Conservatives' "raised taxes 66 times" is the Tories' claim.
+            "The Tories accuse Labour of raising taxes 66 times since coming to power in 1997.",
+            "66 times", "Tories", "", "reported",
+        ),
+        (  # politics/260: a co-chairman, and "he said" after his quotation in the same sentence.
+            "Mr Milburn promised an upbeat campaign. Conservative co-chairman Liam Fox derided the photo call, saying:"
+            " \"The show of unity was the worst acting I have seen since Prisoner Cell Block H.\" Labour had broken"
+            " promises by raising taxes 66 times, he said.",
+            "derided the photo call", "Liam Fox", "Co-chairman", "reported",
+        ),
+        (  # politics/153
+            "Conservative shadow home secretary David Davis said the government had failed to remove 250,000 failed"
+            " asylum seekers from the UK.", "250,000 failed", "David Davis", "Shadow home secretary", "reported",
+        ),
+        (  # politics/153
+            "Tory proposals to cap the number of asylum seekers and process all claims abroad would not work, argued"
+            " Mr Blair.", "would not work", "Blair", "Mr", "reported",
+        ),
+        (  # politics/260: the office is the title, not "Minister Mr".
+            "On Tuesday, deputy prime minister Mr Prescott told BBC News: \"They told us very clearly, it was the troops"
+            " telling the leaders: get in line.\"", "get in line", "Prescott", "Deputy prime minister", "direct_quote",
+        ),
+    ],
+)
+def test_politicians_claims_on_bbc_politics_copy(text: str, fragment: str, speaker: str, title: str, kind: str) -> None:
+    attr = _find(_segmented(text), fragment)
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
