@@ -121,6 +121,10 @@ _TITLE_MODIFIERS = _words(
     " justice treasury finance junior first affairs"
 )
 _HONORIFICS = _words("mr mrs ms miss")
+_DESCRIPTIVE_ROLES = _words(
+    "striker midfielder defender goalkeeper winger skipper player actor actress singer star rapper presenter comedian"
+    " novelist musician film-maker"
+)
 _TITLE_STOP = _words(
     "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican Both"
     " Democrat GOP Conservative Liberal Progressive Independent Monday Tuesday Wednesday Thursday Friday Saturday"
@@ -352,6 +356,7 @@ class _Article:
             if not m.modifier and self.region_at(m.name_start) is None and not self.in_byline(m.start):
                 self._add_history(m.start, m.person, self._is_subject(m))
         self.region_speaker: dict[int, _Person | None] = {}
+        self.last_speaker: dict[int, _Person] = {}  # paragraph -> the last person a sentence was attributed to
 
     # ----------------------------------------------------------------- structure
     def in_byline(self, pos: int) -> bool:
@@ -639,6 +644,12 @@ class _Article:
                 person = self.history[j][2]
                 if not person.group and last in person.title.lower().split():
                     return person
+            # "Henry will captain the side ... And the striker said": the person the paragraph
+            # is about, when nothing says they hold another office. Only for descriptions: an
+            # office ("the chancellor") or "a spokesman" is often someone else.
+            recent = self._recent_subject(a) if bare.startswith("the ") and last in _DESCRIPTIVE_ROLES else None
+            if recent is not None and len(words) == 1 and not (_words(recent.title.lower()) - _HONORIFICS - _TITLE_MODIFIERS):
+                return recent
             if not any(w in _NON_NAME for w in words[:-1]):
                 return _role(core[0].upper() + core[1:])
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
@@ -708,6 +719,15 @@ class _Article:
             continued = r.unclosed and nxt.para == r.para + 1 and self.text[r.end:nxt.start].strip() == ""
             if same_para or continued:
                 person = self.speaker_of_region(idx + 1, depth + 1)
+        if person is None and self.text[self.para_starts[r.para]:r.start].strip() == "":
+            # A paragraph that opens with an unattributed quotation goes on with whoever spoke
+            # last in the paragraph before ("Wenger insists ..." / "“If you look at my career").
+            person = self.last_speaker.get(r.para - 1)
+        if person is None and depth > 0:
+            # Not known yet from here; looked up again when its own sentence comes, when the
+            # region before it has its speaker.
+            del self.region_speaker[idx]
+            return None
         self.region_speaker[idx] = person
         return person
 
@@ -813,6 +833,10 @@ class _Article:
             return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
 
+    def _spoke(self, pos: int, person: _Person) -> None:
+        if not person.group:
+            self.last_speaker[self.para_of(pos)] = person
+
     def attribute(self, idx: int, outlet: str, author: str) -> Attribution:
         s, e = self.spans[idx]
         text = self.text
@@ -839,6 +863,7 @@ class _Article:
             mostly_quoted = quoted * 2 >= (e - s)
             if person is not None:
                 kind = "direct_quote" if starts_inside or mostly_quoted else "reported"
+                self._spoke(s, person)
                 return Attribution(person.name, person.title, kind)
             if starts_inside and mostly_quoted:
                 return Attribution("", "", "direct_quote")
@@ -846,6 +871,7 @@ class _Article:
         if person is not None:
             if not person.group:
                 self._add_history(s, person, True)
+            self._spoke(s, person)
             return Attribution(person.name, person.title, "reported")
         return Attribution(author or outlet, "", "article")
 

@@ -433,3 +433,20 @@ def test_reported_speech_of_organisations_and_described_people(text: str, fragme
 def test_politicians_claims_on_bbc_politics_copy(text: str, fragment: str, speaker: str, title: str, kind: str) -> None:
     attr = _find(_segmented(text), fragment)
     assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
+
+
+def test_a_quotation_paragraph_goes_on_with_the_last_speaker() -> None:
+    text = (  # sport/227
+        "Wenger said: \"You don't think I would take out one goalkeeper for just one game, do you? I don't do that.\""
+        " Wenger insists he has complete faith in the 27-year-old Spaniard.\n\n"
+        "\"If you look at my career, you will see that I have left many big players out for a long time. "
+        "\"It's because it's a goalkeeper, that's all.\"\n\n"
+        "Meanwhile, Thierry Henry believes he will be blamed. Henry will captain the side in place of the suspended"
+        " Patrick Vieira. And the striker said: \"If we don't win, it's going to be my fault.\"\n\n"
+        "A spokesman said: \"The club has no comment.\""
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "If you look at my career").speaker == "Wenger"
+    assert _find(pairs, "because it's a goalkeeper").speaker == "Wenger"
+    assert _find(pairs, "my fault").speaker == "Thierry Henry"
+    assert _find(pairs, "no comment").speaker == "Spokesman"
