@@ -513,8 +513,8 @@ class _Article:
                     break
             elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or _is_title_word(low)):
                 break
-            elif low == "and" and not taken[-1].group()[0].isupper():
-                break  # "Bill Clinton and singer Harry Belafonte": two people, not one title
+            elif low == "and" and (not taken[-1].group()[0].isupper() or taken[-1].group().lower().rstrip(".") in _HONORIFICS):
+                break  # "Bill Clinton and singer Harry Belafonte", "Mr Brown and Mr Blair": two people
             taken.append(tok_m)
         while taken and taken[-1].group().lower() in ("and", "of", "for", "the", "on"):
             taken.pop()
@@ -821,6 +821,11 @@ class _Article:
                 person = self.resolve_phrase(s + np_start + lead, s + np_start + len(np_text.rstrip()))
                 if (person is None or person.group) and appositive is not None and _NAMEISH.fullmatch(text, *appositive):
                     person = self.resolve_phrase(*appositive) or person
+                named = _NAMEISH.fullmatch(intro.strip().rstrip(",").strip()) if intro.strip().endswith(",") else None
+                if person is not None and person not in self.persons and named is not None:
+                    # "Patricia Sanders, spokeswoman for the DEC, said": the name speaks, the role is her title.
+                    role = np_text.strip()
+                    person = self._register(named.group(), role[0].upper() + role[1:])
                 if person is not None:
                     return person
         m = _TRAIL_REPORT.search(sent)

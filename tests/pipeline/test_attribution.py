@@ -450,3 +450,16 @@ def test_a_quotation_paragraph_goes_on_with_the_last_speaker() -> None:
     assert _find(pairs, "because it's a goalkeeper").speaker == "Wenger"
     assert _find(pairs, "my fault").speaker == "Thierry Henry"
     assert _find(pairs, "no comment").speaker == "Spokesman"
+
+
+def test_name_then_role_keeps_the_name_and_makes_the_role_her_title() -> None:
+    text = (  # tech/027, politics/406
+        "Patricia Sanders, spokeswoman for the Disaster Emergency Committee said it was aware of the site. She said the"
+        " spam e-mails started circulating two days ago.\n\n"
+        "Mr Brown and Mr Blair met on Monday. Mr Blair said it went well."
+    )
+    pairs = _segmented(text)
+    sanders = ("Patricia Sanders", "Spokeswoman for the Disaster Emergency Committee", "reported")
+    assert (lambda a: (a.speaker, a.title, a.kind))(_find(pairs, "aware of the site")) == sanders
+    assert (lambda a: (a.speaker, a.title, a.kind))(_find(pairs, "spam e-mails")) == sanders
+    assert _find(pairs, "it went well") == Attribution("Blair", "Mr", "reported")
