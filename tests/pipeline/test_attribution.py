@@ -460,6 +460,7 @@ def test_name_then_role_keeps_the_name_and_makes_the_role_her_title() -> None:
     )
     pairs = _segmented(text)
     sanders = ("Patricia Sanders", "Spokeswoman for the Disaster Emergency Committee", "reported")
-    assert (lambda a: (a.speaker, a.title, a.kind))(_find(pairs, "aware of the site")) == sanders
-    assert (lambda a: (a.speaker, a.title, a.kind))(_find(pairs, "spam e-mails")) == sanders
+    for fragment in ("aware of the site", "spam e-mails"):
+        attr = _find(pairs, fragment)
+        assert (attr.speaker, attr.title, attr.kind) == sanders
     assert _find(pairs, "it went well") == Attribution("Blair", "Mr", "reported")
