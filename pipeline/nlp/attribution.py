@@ -314,6 +314,19 @@ def _is_title_word(low: str) -> bool:
     return low in _TITLE_WORDS or low.rpartition("-")[2] in _TITLE_WORDS
 
 
+def _speaks_as_it(person: _Person) -> bool:
+    """An organisation or a document ("Swiss Re", "the Home Office", "his report"), not a
+    person ("he"/"she") nor a plural group ("officials", "analysts": "they")."""
+    if person.gender or person.title:
+        return False
+    last = person.tokens[-1] if person.tokens else person.name.rsplit(None, 1)[-1]
+    if person.group:
+        low = last.lower()
+        return not (low in ("police", "staff", "people") or (low.endswith("s") and (low in _GROUP_NOUNS or low[:-1] in _GROUP_NOUNS)))
+    first = person.tokens[0].lower() if len(person.tokens) > 1 else ""
+    return first not in _MALE and first not in _FEMALE
+
+
 def _role(name: str) -> _Person:
     """A speaker named by role or as a group ("police", "Chelsea spokeswoman", "The chancellor").
 
@@ -357,6 +370,7 @@ class _Article:
                 self._add_history(m.start, m.person, self._is_subject(m))
         self.region_speaker: dict[int, _Person | None] = {}
         self.last_speaker: dict[int, _Person] = {}  # paragraph -> the last person a sentence was attributed to
+        self.sentence_speaker: dict[int, _Person] = {}  # sentence -> its speaker, when it has one
 
     # ----------------------------------------------------------------- structure
     def in_byline(self, pos: int) -> bool:
@@ -618,7 +632,11 @@ class _Article:
             # "And he argued ...": the conjunction does not change who "he" is.
             return self.resolve_pronoun(bare, a + len(low) - len(bare))
         low = bare if bare in ("they", "we", "i", "it", "you", "this", "that") else low
-        if low in ("they", "we", "i", "it", "you", "this", "that"):
+        if low == "it":
+            # "..., it said.": the organisation or document that spoke in the sentence before.
+            previous = self.sentence_speaker.get(self.sentence_of(a) - 1)
+            return previous if previous is not None and _speaks_as_it(previous) else None
+        if low in ("they", "we", "i", "you", "this", "that"):
             return None
         mentions = self._persons_in(a, b)
         if mentions:
@@ -839,6 +857,7 @@ class _Article:
         return None
 
     def _spoke(self, pos: int, person: _Person) -> None:
+        self.sentence_speaker[self.sentence_of(pos)] = person
         if not person.group:
             self.last_speaker[self.para_of(pos)] = person
 

@@ -464,3 +464,17 @@ def test_name_then_role_keeps_the_name_and_makes_the_role_her_title() -> None:
         attr = _find(pairs, fragment)
         assert (attr.speaker, attr.title, attr.kind) == sanders
     assert _find(pairs, "it went well") == Attribution("Blair", "Mr", "reported")
+
+
+def test_it_said_is_the_organisation_that_spoke_just_before() -> None:
+    text = (  # business/311, politics/370
+        "\"2004 reinforces the trend towards higher losses,\" said Swiss Re. Tightly packed populations in the areas"
+        " involved in natural and man-made disasters were partly to blame for the rise in claims, it said.\n\n"
+        "The Home Office said it had not meant to discriminate against anyone. It said it would look at the"
+        " implications of the ruling.\n\n"
+        "Analysts said the market was weak. It said the shares would fall."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "partly to blame") == Attribution("Swiss Re", "", "reported")
+    assert _find(pairs, "look at the implications") == Attribution("Home Office", "", "reported")
+    assert _find(pairs, "shares would fall") == Attribution("BBC News", "", "article")
