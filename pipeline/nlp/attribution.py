@@ -240,6 +240,8 @@ _SPOKESPERSON_FOR = re.compile(
     r"(?P<org>[A-Z][\w’'&.-]*(?:\s+(?:of\s+|and\s+|for\s+|the\s+)*[A-Z][\w’'&.-]*){0,5})"
 )
 _NAMEISH = re.compile(r"[A-Z][\w’'-]+(?:\s+(?:[A-Z][\w’'-]+|de|van|von|da|di|du|le|la)){1,3}")
+_INVERTED_START = re.compile(r"[A-Z]|(?:the|a|an|his|her|its|their)\s")
+_PASSIVE_BEFORE = re.compile(r"\b(?:is|are|was|were|been|being|be)\s+$")
 _INVERTED_SPEAKER = re.compile(
     r"(?P<who>[^,;:“”\"—.!?]+?)(?=\s+(?:on|in|at|last|this|yesterday|today|earlier|later|after|before|when|while)\b|\s*[,;:.!?”\"’]|\s*$)"
 )
@@ -513,7 +515,8 @@ class _Article:
             window_start = max(window_start, self.spans[si][0])
         toks = list(re.finditer(r"\S+", text[window_start:name_start]))
         taken: list[re.Match[str]] = []
-        for tok_m in reversed(toks):
+        for k in range(len(toks) - 1, -1, -1):
+            tok_m = toks[k]
             tok = tok_m.group()
             low = tok.lower()
             if tok[-1] in ",;:!?(“”\"" or tok in _TITLE_STOP or "’" in tok or "'" in tok:
@@ -527,8 +530,11 @@ class _Article:
                     break
             elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or _is_title_word(low)):
                 break
-            elif low == "and" and (not taken[-1].group()[0].isupper() or taken[-1].group().lower().rstrip(".") in _HONORIFICS):
-                break  # "Bill Clinton and singer Harry Belafonte", "Mr Brown and Mr Blair": two people
+            elif low == "and" and (not taken[-1].group()[0].isupper() or taken[-1].group().lower().rstrip(".") in _HONORIFICS
+                                   or (k > 0 and toks[k - 1].group() in self.by_surname)):
+                # "Bill Clinton and singer Harry Belafonte", "Mr Brown and Mr Blair", "Defence
+                # Secretary Geoff Hoon and Prime Minister Tony Blair": two people.
+                break
             taken.append(tok_m)
         while taken and taken[-1].group().lower() in ("and", "of", "for", "the", "on"):
             taken.pop()
@@ -811,6 +817,8 @@ class _Article:
             if person is not None:
                 return person
         v = _REPORT_VERB.search(sent, 0, 160)
+        if v is not None and _PASSIVE_BEFORE.search(sent, 0, v.start()) is not None:
+            v = None  # "About 500 officials are accused of ...": spoken about, not speaking
         if v is not None:
             pre = sent[:v.start()]
             pre_trim = pre.rstrip()
@@ -840,6 +848,8 @@ class _Article:
                 if (person is None or person.group) and appositive is not None and _NAMEISH.fullmatch(text, *appositive):
                     person = self.resolve_phrase(*appositive) or person
                 named = _NAMEISH.fullmatch(intro.strip().rstrip(",").strip()) if intro.strip().endswith(",") else None
+                if named is not None and any(w in _NON_NAME for w in named.group().split()):
+                    named = None  # "On Wednesday, the agency said": a time, not a name
                 if person is not None and person not in self.persons and named is not None:
                     # "Patricia Sanders, spokeswoman for the DEC, said": the name speaks, the role is her title.
                     role = np_text.strip()
@@ -850,7 +860,10 @@ class _Article:
         if m is not None:
             if m.group("who") is not None:
                 return self.resolve_phrase(s + m.start("who"), s + m.end("who"))
-            # "..., argued Mr Blair on Tuesday.": the whole name, up to the punctuation or a time.
+            # "..., argued Mr Blair on Tuesday.": the whole name, up to the punctuation or a time;
+            # "..., said they were following rules" names nobody.
+            if _INVERTED_START.match(sent, m.start("who2")) is None:
+                return None
             after = _INVERTED_SPEAKER.match(sent, m.start("who2"))
             end = after.end("who") if after is not None else m.end("who2")
             return self.resolve_phrase(s + m.start("who2"), s + end)

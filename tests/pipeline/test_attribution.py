@@ -478,3 +478,24 @@ def test_it_said_is_the_organisation_that_spoke_just_before() -> None:
     assert _find(pairs, "partly to blame") == Attribution("Swiss Re", "", "reported")
     assert _find(pairs, "look at the implications") == Attribution("Home Office", "", "reported")
     assert _find(pairs, "shares would fall") == Attribution("BBC News", "", "article")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "speaker", "title", "kind"),
+    [
+        # business/275: a time before the comma is no name.
+        ("On Wednesday, the German Federal Labour Agency said the jobless total had reached 5.037 million.",
+         "German Federal Labour Agency", "", "reported"),
+        # business/133: accused, not accusing.
+        ("About 500 officials are accused of either awarding themselves extra money or claiming salaries.", "BBC News", "", "article"),
+        # politics/242: "said they were ..." names nobody after the verb.
+        ("Departments for defence, environment and trade said they were following rules governing public records.",
+         "BBC News", "", "article"),
+        ("Defence Secretary Geoff Hoon and Prime Minister Tony Blair met. Mr Blair said it went well.",
+         "Tony Blair", "Prime Minister", "reported"),
+        ("Trade and Industry Secretary Patricia Hewitt said exports rose.", "Patricia Hewitt", "Trade and Industry Secretary", "reported"),
+    ],
+)
+def test_times_passives_and_two_titled_people(sentence: str, speaker: str, title: str, kind: str) -> None:
+    attr = [a for _, a in _segmented(sentence)][-1]
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
