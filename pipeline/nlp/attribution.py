@@ -212,7 +212,7 @@ _ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)
 _TRAIL_REPORT = re.compile(
     rf"""(?:,|—|--)\s*(?:
         (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
-       |(?:said|says|added|told|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
+       |(?:said|says|added|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
     re.VERBOSE,
 )
@@ -240,7 +240,9 @@ _SPOKESPERSON_FOR = re.compile(
     r"(?P<org>[A-Z][\w’'&.-]*(?:\s+(?:of\s+|and\s+|for\s+|the\s+)*[A-Z][\w’'&.-]*){0,5})"
 )
 _NAMEISH = re.compile(r"[A-Z][\w’'-]+(?:\s+(?:[A-Z][\w’'-]+|de|van|von|da|di|du|le|la)){1,3}")
-_INVERTED_START = re.compile(r"[A-Z]|(?:the|a|an|his|her|its|their)\s")
+# After an inverted verb: a name, a determiner, or a short description before a name
+# ("said market analyst Datamonitor"); "said they were ..." names nobody.
+_INVERTED_START = re.compile(r"[A-Z]|(?:the|a|an|his|her|its|their)\s|(?:[a-z][\w-]*\s+){1,3}[A-Z]")
 _PASSIVE_BEFORE = re.compile(r"\b(?:is|are|was|were|been|being|be)\s+$")
 _INVERTED_SPEAKER = re.compile(
     r"(?P<who>[^,;:“”\"—.!?]+?)(?=\s+(?:on|in|at|last|this|yesterday|today|earlier|later|after|before|when|while)\b|\s*[,;:.!?”\"’]|\s*$)"
