@@ -189,6 +189,10 @@ _TRAIL_CUE = re.compile(
     )""",
     re.VERBOSE,
 )
+_TRAIL_CUE_APPOSITIVE = re.compile(
+    rf"[ \t]*,?[ \t]*(?P<who>[A-Z][\w’'-]+(?:[ \t]+(?:[A-Z][\w’'-]+|de|van|von|da|di|du|le|la)){{1,3}}),[ \t]*"
+    rf"(?P<role>(?:an?[ \t]+|the[ \t]+)?(?:[^,.;:!?“”\"\n]|\.(?=\S)){{3,100}}?),?[ \t]+(?:{_SAY_CORE})\b"
+)
 # Stricter cue used to accept a short quotation ("No," he said.) as speech.
 _SHORT_TRAIL_CUE = re.compile(
     rf"[ \t]*(?:(?:he|she|they|[A-Z][\w’'-]+(?:[ \t]+[A-Z][\w’'-]+){{0,2}}|the[ \t]+[a-z]+)[ \t]+(?:{_SAY_CORE})\b"
@@ -745,7 +749,7 @@ class _Article:
             continued = r.unclosed and nxt.para == r.para + 1 and self.text[r.end:nxt.start].strip() == ""
             if same_para or continued:
                 person = self.speaker_of_region(idx + 1, depth + 1)
-        if person is None and self.text[self.para_starts[r.para]:r.start].strip() == "":
+        if person is None and self.text[self.para_starts[r.para]:r.start].strip() == "" and self._nothing_after(r):
             # A paragraph that opens with an unattributed quotation goes on with whoever spoke
             # last in the paragraph before ("Wenger insists ..." / "“If you look at my career").
             person = self.last_speaker.get(r.para - 1)
@@ -774,6 +778,16 @@ class _Article:
                 if person is not None:
                     if not person.group:
                         self._add_history(m.start(g), person, True)
+                    return person
+            # ,” Roy Asher, chief investment officer of Hibernian, told Reuters.
+            m = _TRAIL_CUE_APPOSITIVE.match(text, r.end, limit)
+            if m is not None:
+                role = m.group("role").strip()
+                person = self.resolve_phrase(m.start("who"), m.end("who"))
+                if person is not None and not person.group:
+                    if person in self.persons and not person.title:
+                        person = self._register(person.name, role[0].upper() + role[1:])
+                    self._add_history(m.start("who"), person, True)
                     return person
         # 2. Cue before the opening mark, inside the sentence that holds it.
         si = self.sentence_of(r.start)
@@ -870,6 +884,14 @@ class _Article:
             end = after.end("who") if after is not None else m.end("who2")
             return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
+
+    def _nothing_after(self, r: _Region) -> bool:
+        """Whether the quotation's sentence ends with it: no speech tag we failed to read."""
+        if r.unclosed:
+            return True
+        si = self.sentence_of(r.end - 1)
+        end = self.spans[si][1] if si >= 0 else r.end
+        return self.text[r.end:end].strip(" \t.,!?”\"’)") == ""
 
     def _spoke(self, pos: int, person: _Person) -> None:
         self.sentence_speaker[self.sentence_of(pos)] = person

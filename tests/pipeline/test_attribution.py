@@ -499,3 +499,17 @@ def test_it_said_is_the_organisation_that_spoke_just_before() -> None:
 def test_times_passives_and_two_titled_people(sentence: str, speaker: str, title: str, kind: str) -> None:
     attr = [a for _, a in _segmented(sentence)][-1]
     assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
+
+
+def test_speech_tag_with_an_appositive_after_the_quotation() -> None:
+    text = (  # business/031, tech/178: the news agency told is the listener, not the speaker.
+        "\"Investors are concerned,\" Roy Asher, chief investment officer of Hibernian Investment Managers, told"
+        " Reuters.\n\n"
+        "\"It is obviously very, very encouraging for Sony,\" John Houlihan, editor of Computerandvideogames.com told"
+        " BBC News. \"And with Halo 2 out next week, it really is a head-to-head contest.\""
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "Investors are concerned") == Attribution(
+        "Roy Asher", "Chief investment officer of Hibernian Investment Managers", "direct_quote"
+    )
+    assert _find(pairs, "head-to-head").speaker == "John Houlihan"
