@@ -175,7 +175,8 @@ _SAY_CORE = (
     r"|argues|claimed|claims|insisted|insists|wrote|writes|asked|asks|warned|warns|acknowledged|admitted|announced"
     r"|declared|replied|responded|answered|recalled|remarked|contended|maintained|suggested|emphasized|emphasised"
     r"|stressed|tweeted|posted|countered|concluded|cautioned|conceded|boasted|complained|quipped|joked|predicted"
-    r"|observed|agreed|urged|vowed|promised|pledged|exclaimed|shouted|recounted|wondered"
+    r"|observed|agreed|urged|vowed|promised|pledged|exclaimed|shouted|recounted|wondered|argue|insist|warn|claim"
+    r"|admit|stress"
 )
 _ADV = (
     r"(?:also|later|then|previously|recently|once|had|has|have|is|are|was|were|been|would|will|did|does|do|not|long|"
@@ -782,7 +783,7 @@ class _Article:
             # ,” Roy Asher, chief investment officer of Hibernian, told Reuters.
             m = _TRAIL_CUE_APPOSITIVE.match(text, r.end, limit)
             if m is not None:
-                role = m.group("role").strip()
+                role = re.sub(r"^(?:an?|the)\s+", "", m.group("role").strip())
                 person = self.resolve_phrase(m.start("who"), m.end("who"))
                 if person is not None and not person.group:
                     if person in self.persons and not person.title:
