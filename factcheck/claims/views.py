@@ -47,6 +47,7 @@ from factcheck.claims.forms import (
     VerdictForm,
 )
 from factcheck.claims.models import BulkAction, Claim, Verdict
+from factcheck.claims.quantities import format_quantities
 from factcheck.claims.services import BulkKind
 
 # --- The triage queue ----------------------------------------------------------------------
@@ -116,16 +117,6 @@ def _number(value: Any) -> str:
         return "?"
 
 
-def _quantity(quantity: dict[str, Any]) -> str:
-    value = quantity.get("value")
-    text = f"{value:g}" if isinstance(value, int | float) else str(value or quantity.get("text", ""))
-    if quantity.get("unit"):
-        text += f" {quantity['unit']}"
-    if quantity.get("hedge") not in (None, "", "exact"):
-        text += f" ({quantity['hedge']})"
-    return text
-
-
 def _truncate(text: str, length: int) -> str:
     return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
@@ -156,7 +147,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user_id: int) -> list[QueueRow]:
                 why_title=(f"check-worthiness {parts.get('checkworthiness')} + type {parts.get('type')} + spread {parts.get('spread')} "
                            f"({parts.get('outlets')} outlets) + recency {parts.get('recency')}") if parts else "",
                 type_label=_label(Claim.Type, row["claim_type"]),
-                quantities=[_quantity(q) for q in row["quantities"] or [] if isinstance(q, dict)],
+                quantities=format_quantities(row["quantities"]),
                 speaker=f"{speaker}, {title}" if speaker and title else speaker or "no speaker",
                 outlet=row["outlet_name"] or "Unknown outlet",
                 article=_truncate((row["article_heading"] or "").strip(), 60),

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.quantities import format_quantities
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 BOM = "\ufeff"
@@ -38,28 +39,13 @@ def _when(value: datetime | None) -> str:
     return value.isoformat(timespec="seconds") if value else ""
 
 
-def _quantities(quantities: Any) -> str:
-    parts = []
-    for quantity in quantities or []:
-        if not isinstance(quantity, dict):
-            continue
-        value = quantity.get("value")
-        text = f"{value:g}" if isinstance(value, int | float) else str(value or quantity.get("text", ""))
-        if quantity.get("unit"):
-            text += f" {quantity['unit']}"
-        if quantity.get("hedge") not in (None, "", "exact"):
-            text += f" ({quantity['hedge']})"
-        parts.append(text)
-    return "; ".join(parts)
-
-
 # (header, how to read it from a row); the order is the file's column order.
 COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("claim_id", lambda r: r["id"]),
     ("claim", lambda r: r["sentence"]),
     ("claim_type", lambda r: _label(Claim.Type, r["claim_type"])),
     ("all_types", lambda r: ", ".join(r["claim_types"] or [])),
-    ("quantities", lambda r: _quantities(r["quantities"])),
+    ("quantities", lambda r: "; ".join(format_quantities(r["quantities"]))),
     ("checkworthiness", lambda r: round(r["score"], 4)),
     ("priority", lambda r: round(r["priority"], 2)),
     ("speaker", lambda r: r["speaker"]),

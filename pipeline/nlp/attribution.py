@@ -7,13 +7,17 @@ How it works:
 
 1. **Quote regions** are found over the whole article, not per sentence: from an opening
    “ (or ") to its closing mark, across sentence boundaries.  A quotation left open at the
-   end of a paragraph ends there (news style re-opens it in the next paragraph).  Scare
-   quotes and titles (fewer than three words, or every word capitalised) are not regions.
+   end of a paragraph ends there (news style re-opens it in the next paragraph).  A straight
+   " is an opening or closing mark by its neighbours (after a space and before a word it
+   opens), so a quotation re-opened without closing (``crowd. "There's``) does not flip
+   every later pair.  Scare quotes and titles (fewer than three words, or every word
+   capitalised) are not regions.
 2. **People** are collected from the article: "Acting ICE Director Todd Lyons",
    "Boston Mayor Michelle Wu", "mayoral candidate Josh Kraft", "President Trump"
    (a title word before a capitalised name), or a two-to-four-word name that starts with a
    known first name.  Later "Lyons", "Wu" or "the mayor" resolve to them.  The longest title
-   seen is kept; party labels ("Democratic", "left-wing") are not part of a title.
+   seen is kept; party labels ("Democratic", "left-wing") are not part of a title, and a
+   title never reaches back past the start of its sentence ("... in May. Mr Blair": "Mr").
 3. **A region's speaker** comes from, in order: the cue right after it (”, he said /
    ,” Lyons added / ,” said Lyons), the cue before it in the same sentence
    (Lyons added, “ / Lyons said then: “ / ..., saying Boston “), the previous region in the
@@ -22,7 +26,8 @@ How it works:
    paragraph.  Every sentence that overlaps the region gets that speaker.
 4. **Pronouns** ("he said", "she said Tuesday") resolve to the most recent person of a compatible
    gender who was a *subject* (started a clause or spoke) outside quotations, else to
-   the most recent compatible person mentioned.  Gender comes from a first-name list
+   the most recent compatible person mentioned (never a name in a byline or credit line:
+   "By Nick Assinder", "... contributed to this story").  Gender comes from a first-name list
    and gendered titles, and is learnt when a pronoun resolves to a person of unknown gender.
 5. **Kinds**: a sentence that starts inside a quotation or is mostly quoted text is
    ``direct_quote``.  A narrative sentence that embeds a partial quotation, or reports speech
@@ -32,8 +37,13 @@ How it works:
    stays ``direct_quote`` with speaker "" when it starts inside the quotation, and falls
    back to reported/article detection when it only embeds it.
 
-Speakers that are groups ("Officials say...", "..., police said.") are returned as
-written, with an empty title.
+Speakers that are groups or organisations ("Officials say...", "..., police said.",
+"Scotland Yard said", "The Tories claim") are returned as written, with an empty title;
+so are roles nobody in the article holds ("The chancellor said").  "A spokeswoman for
+Chelsea" is "Chelsea spokeswoman", and a gendered role is what a following "she"/"he"
+refers to.  A lower-case description before a name is its title ("UK broadcaster Virgin
+Radio"); a name in an appositive after a role is the speaker ("The director of the film,
+Vinod Pande, says"); "the 21-year-old" is whoever last opened a clause in the paragraph.
 """
 
 from __future__ import annotations
@@ -68,7 +78,9 @@ _MALE = _words(
     " leonard louis luis marco marcus mark martin matt matthew michael mike mitch mitt nathan neil nicholas nick noah"
     " oliver patrick paul pete peter phil philip ralph randy ray raymond richard rick robert roger ron ronald ross roy"
     " russell ryan sam samuel scott sean stephen steve steven ted terry thomas tim timothy todd tom tommy tony travis"
-    " troy tyler victor vincent walter warner wayne william willie zach"
+    " troy tyler victor vincent walter warner wayne william willie zach liam alastair alistair nigel graham iain geoff"
+    " boris menzies trevor arsene sven rio clive dominic hugh stuart thierry gareth shane kenny robbie darren gerry"
+    " declan kieran rupert giles andre rafael lleyton"
 )
 _FEMALE = _words(
     "abigail alexandria alice alicia allison amanda amy andrea angela ann anna anne ashley barbara betsy betty beverly"
@@ -79,7 +91,8 @@ _FEMALE = _words(
     " lauren linda lisa lori lucy madeline margaret maria marie marilyn martha mary maura maxine megan melania melissa"
     " michelle monica nancy natalie nicole nikki olivia pam pamela patricia patty paula rachel rebecca rose ruth sally"
     " samantha sandra sarah sharon shirley sonia sophia stephanie susan suzanne tammy teresa theresa tiffany tina tulsi"
-    " valerie victoria virginia wendy"
+    " valerie victoria virginia wendy tessa hilary cherie harriet clare estelle jacqui beverley serena venus lindsay"
+    " amelie justine svetlana"
 )
 _MALE_TITLES = _words("mr mr. sir lord king prince spokesman chairman congressman councilman businessman father brother")
 _FEMALE_TITLES = _words(
@@ -97,16 +110,23 @@ _TITLE_WORDS = _words(
     " anchor official lawyer analyst economist founder executive strategist pollster historian journalist"
     " commentator activist advocate organizer researcher scientist expert adviser advisor aide manager coordinator"
     " challenger rival lawmaker cardinal bishop rabbi reverend rev rev. pastor coach detective captain lieutenant"
-    " sergeant trooper warden"
+    " sergeant trooper warden boss mp mep msp striker midfielder defender goalkeeper winger skipper actor actress"
+    " singer star producer author writer novelist musician rapper presenter comedian film-maker"
 )
 # Lower-case words allowed inside a title ("acting ICE Director", "mayoral candidate").
 _TITLE_MODIFIERS = _words(
     "acting former mayoral radio deputy interim assistant senior chief top presidential gubernatorial congressional"
     " state city federal district county executive special associate vice then-candidate press talk-radio"
-    " and of for the on"
+    " and of for the on prime shadow home foreign health education culture defence transport environment trade"
+    " justice treasury finance junior first affairs"
+)
+_HONORIFICS = _words("mr mrs ms miss")
+_DESCRIPTIVE_ROLES = _words(
+    "striker midfielder defender goalkeeper winger skipper player actor actress singer star rapper presenter comedian"
+    " novelist musician film-maker"
 )
 _TITLE_STOP = _words(
-    "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican"
+    "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican Both"
     " Democrat GOP Conservative Liberal Progressive Independent Monday Tuesday Wednesday Thursday Friday Saturday"
     " Sunday January February March April May June July August September October November December This That"
     " These Those After Before Since Although Though If As According"
@@ -129,7 +149,8 @@ _GROUP_NOUNS = _words(
     " agents spokesperson spokesman spokeswoman spokespeople representatives researchers investigators organizers"
     " activists opponents supporters administration department agency office government city campaign statement"
     " sources witnesses neighbors neighbours protesters democrats republicans aides staff team county state"
-    " documents records data report reports study studies polls survey"
+    " documents records data report reports study studies polls survey company firm club union organisation"
+    " organization ministry"
 )
 _PRONOUNS_M = frozenset(("he", "him", "his"))
 _PRONOUNS_F = frozenset(("she", "her"))
@@ -141,6 +162,11 @@ _MODIFIER_AFTER = re.compile(
     r"[ \t]+(?:administration|administration['’]s|campaign|era|government|team|White\s+House|supporters|allies|policies"
     r"|policy|presidency|tariffs?|officials)\b"
 )
+_BYLINE = re.compile(
+    r"(?im)^[ \t]*(?:(?:additional\s+)?(?:posted|written|reported|reporting|story|words|compiled|edited|interview)?\s*by"
+    r"[ \t]+[A-Z][^\n]{0,80}$|^[^\n]{0,160}\bcontributed\s+to\s+this\s+(?:report|story|article)[^\n]{0,40}$)"
+)
+_INITIALS = re.compile(r"(?:[A-Z]\.)+")
 _PARA_BREAK = re.compile(r"[ \t]*\n\s*")
 _NON_SPACE = re.compile(r"\S+")
 
@@ -149,7 +175,8 @@ _SAY_CORE = (
     r"|argues|claimed|claims|insisted|insists|wrote|writes|asked|asks|warned|warns|acknowledged|admitted|announced"
     r"|declared|replied|responded|answered|recalled|remarked|contended|maintained|suggested|emphasized|emphasised"
     r"|stressed|tweeted|posted|countered|concluded|cautioned|conceded|boasted|complained|quipped|joked|predicted"
-    r"|observed|agreed|urged|vowed|promised|pledged|exclaimed|shouted|recounted|wondered"
+    r"|observed|agreed|urged|vowed|promised|pledged|exclaimed|shouted|recounted|wondered|argue|insist|warn|claim"
+    r"|admit|stress"
 )
 _ADV = (
     r"(?:also|later|then|previously|recently|once|had|has|have|is|are|was|were|been|would|will|did|does|do|not|long|"
@@ -162,6 +189,10 @@ _TRAIL_CUE = re.compile(
        |(?:{_SAY_CORE})\s+(?P<who2>[^,.;:!?“”"\n]{{1,60}}?)\s*(?:[,.;:!?]|$)
     )""",
     re.VERBOSE,
+)
+_TRAIL_CUE_APPOSITIVE = re.compile(
+    rf"[ \t]*,?[ \t]*(?P<who>[A-Z][\w’'-]+(?:[ \t]+(?:[A-Z][\w’'-]+|de|van|von|da|di|du|le|la)){{1,3}}),[ \t]*"
+    rf"(?P<role>(?:an?[ \t]+|the[ \t]+)?(?:[^,.;:!?“”\"\n]|\.(?=\S)){{3,100}}?),?[ \t]+(?:{_SAY_CORE})\b"
 )
 # Stricter cue used to accept a short quotation ("No," he said.) as speech.
 _SHORT_TRAIL_CUE = re.compile(
@@ -179,16 +210,47 @@ _REPORT_SAY = (
     r"|acknowledged|admitted|announced|declared|warned|warns|wrote|writes|maintained|maintain|maintains|contended"
     r"|contend|contends|suggested|stressed|emphasized|asked|accused|accusing|accuses|pointed\s+(?:out|to)|promised"
     r"|pledged|vowed|predicted|believes|believe|testified\s+that|estimated|estimates|alleged|alleges|alleging"
-    r"|conceded|countered|complained|recalled|reported\s+that"
+    r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse"
 )
 _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
 _ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)\s*(?:[,.;:!?]|$)", re.IGNORECASE)
 _TRAIL_REPORT = re.compile(
     rf"""(?:,|—|--)\s*(?:
         (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
-       |(?:said|says|added|told)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
+       |(?:said|says|added|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
     re.VERBOSE,
+)
+_DET_START = re.compile(r"^(?:(?:and|but|though|while|so|yet|then|meanwhile)\s+)*(?:the|a|an)\s+")
+_LEADING_TIME = re.compile(
+    r"^(?:(?:on|last|this|by|earlier|later)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday"
+    r"|today|tonight|earlier|later|now|separately|week|month|year|night|morning)\s+(?=[A-Z])",
+    re.IGNORECASE,
+)
+_AGE = re.compile(r"\d{1,3}-year-old")
+_NAME_PARTICLES = _words("de da di du van von der den del della la le bin al dos das")
+_NOT_IN_ORG_NAME = _words(
+    "The A An But And Or In At On For To By From With Last Then Meanwhile When While Yesterday Today This That"
+    " These Those It He She They We I Many Some Every Each Follow Read Monday Tuesday Wednesday Thursday Friday"
+    " Saturday Sunday"
+)
+_POSSESSIVE_DETS = _words("his her their its")
+_NOT_IN_DESCRIPTION = _words(
+    "of by for to from in on at with the a an and or but as than that which who whose when where while after"
+    " before since this these those it its he she they his her their said says say told also all both"
+)
+_LEADING_CONJUNCTIONS = re.compile(r"^(?:(?:and|but|so|yet|then|though|while)\s+)+")
+_SPOKESPERSON_FOR = re.compile(
+    r"(?i:(?P<role>spokes(?:man|woman|person)|representative|lawyer|source)\s+(?:for|from|at)\s+(?:the\s+)?)"
+    r"(?P<org>[A-Z][\w’'&.-]*(?:\s+(?:of\s+|and\s+|for\s+|the\s+)*[A-Z][\w’'&.-]*){0,5})"
+)
+_NAMEISH = re.compile(r"[A-Z][\w’'-]+(?:\s+(?:[A-Z][\w’'-]+|de|van|von|da|di|du|le|la)){1,3}")
+# After an inverted verb: a name, a determiner, or a short description before a name
+# ("said market analyst Datamonitor"); "said they were ..." names nobody.
+_INVERTED_START = re.compile(r"[A-Z]|(?:the|a|an|his|her|its|their)\s|(?:[a-z][\w-]*\s+){1,3}[A-Z]")
+_PASSIVE_BEFORE = re.compile(r"\b(?:is|are|was|were|been|being|be)\s+$")
+_INVERTED_SPEAKER = re.compile(
+    r"(?P<who>[^,;:“”\"—.!?]+?)(?=\s+(?:on|in|at|last|this|yesterday|today|earlier|later|after|before|when|while)\b|\s*[,;:.!?”\"’]|\s*$)"
 )
 _TRAILING_ADV = re.compile(rf"(?:\s+{_ADV})+\s*$")
 _ADV_WORD = re.compile(_ADV)
@@ -204,6 +266,29 @@ _INTRO_STARTERS = _words(
     " thursday friday saturday sunday this for by according addressing writing"
 )
 _ADV_EXCEPTIONS = _words("family italy ally rally supply assembly reply belly bully july holly emily kelly lily molly sally")
+
+
+_QUOTE_OPEN_AFTER = frozenset("([{—–-/")
+_QUOTE_CLOSE_BEFORE = frozenset(".,;:!?)]}—–-")
+
+
+def _straight_quote_role(text: str, pos: int) -> str:
+    """"open", "close" or "" (either) for the straight quote at ``pos``, from its neighbours.
+
+    Counting straight quotes pairs them wrongly when a quotation runs on into a second
+    one without closing (news style: ``said: "It's a shame. "There's big rivalry."``);
+    a quote after a space and before a word opens, one after a word and before a space
+    or punctuation closes.
+    """
+    before = text[pos - 1] if pos > 0 else " "
+    after = text[pos + 1] if pos + 1 < len(text) else " "
+    opens = (before.isspace() or before in _QUOTE_OPEN_AFTER) and not (after.isspace() or after in _QUOTE_CLOSE_BEFORE)
+    closes = not before.isspace() and (after.isspace() or after in _QUOTE_CLOSE_BEFORE)
+    if opens and not closes:
+        return "open"
+    if closes and not opens:
+        return "close"
+    return ""
 
 
 @dataclass(slots=True)
@@ -233,6 +318,38 @@ class _Mention:
     modifier: bool
 
 
+def _is_title_word(low: str) -> bool:
+    """A title word, also after a prefix: "co-chairman", "vice-president", "ex-minister"."""
+    return low in _TITLE_WORDS or low.rpartition("-")[2] in _TITLE_WORDS
+
+
+def _speaks_as_it(person: _Person) -> bool:
+    """An organisation or a document ("Swiss Re", "the Home Office", "his report"), not a
+    person ("he"/"she") nor a plural group ("officials", "analysts": "they")."""
+    if person.gender or person.title:
+        return False
+    last = person.tokens[-1] if person.tokens else person.name.rsplit(None, 1)[-1]
+    if person.group:
+        low = last.lower()
+        return not (low in ("police", "staff", "people") or (low.endswith("s") and (low in _GROUP_NOUNS or low[:-1] in _GROUP_NOUNS)))
+    first = person.tokens[0].lower() if len(person.tokens) > 1 else ""
+    return first not in _MALE and first not in _FEMALE
+
+
+def _role(name: str) -> _Person:
+    """A speaker named by role or as a group ("police", "Chelsea spokeswoman", "The chancellor").
+
+    A gendered role ("spokeswoman", "chairman") is someone "she"/"he" can refer to next;
+    other roles and groups are not pronoun antecedents.
+    """
+    last = name.rsplit(None, 1)[-1].lower()
+    if last in _FEMALE_TITLES:
+        return _Person(name=name, gender="f")
+    if last in _MALE_TITLES:
+        return _Person(name=name, gender="m")
+    return _Person(name=name, group=True)
+
+
 class _Article:
     """All per-article state; built once per call."""
 
@@ -254,12 +371,20 @@ class _Article:
         # (position, order, person, is_subject): who was talked about / spoke, outside quotes.
         self.history: list[tuple[int, int, _Person, bool]] = []
         self._counter = 0
+        # A byline or credit line names the writer, who is the article's own voice: nobody
+        # a later "he said" refers to, and never a speaker.
+        self.bylines = [(b.start(), b.end()) for b in _BYLINE.finditer(text)]
         for m in self.mentions:
-            if not m.modifier and self.region_at(m.name_start) is None:
+            if not m.modifier and self.region_at(m.name_start) is None and not self.in_byline(m.start):
                 self._add_history(m.start, m.person, self._is_subject(m))
         self.region_speaker: dict[int, _Person | None] = {}
+        self.last_speaker: dict[int, _Person] = {}  # paragraph -> the last person a sentence was attributed to
+        self.sentence_speaker: dict[int, _Person] = {}  # sentence -> its speaker, when it has one
 
     # ----------------------------------------------------------------- structure
+    def in_byline(self, pos: int) -> bool:
+        return any(a <= pos < b for a, b in self.bylines)
+
     def para_of(self, pos: int) -> int:
         return bisect_right(self.para_starts, pos) - 1
 
@@ -284,10 +409,15 @@ class _Article:
                 p = self.para_of(open_pos)
                 regions.append(_Region(open_pos, self.para_end(p), p, True))
                 open_pos = -1
+            role = _straight_quote_role(text, pos) if ch == '"' else ""
+            if ch == '"' and open_pos < 0 and role == "close":
+                ch = "”"  # closes a quotation opened before the paragraph (handled below)
+            elif ch == '"' and open_pos >= 0 and role == "open":
+                ch = "“"  # re-opened without closing: “It's a shame ... crowd. "There's ...
             if ch == "“" or (ch == '"' and open_pos < 0):
                 if open_pos >= 0:  # re-opened without closing: close the first at this point
                     regions.append(_Region(open_pos, pos, self.para_of(open_pos), True))
-                open_pos, open_char = pos, ch
+                open_pos, open_char = pos, m.group()
             elif open_pos >= 0 and (ch == "”" or open_char == '"'):
                 regions.append(_Region(open_pos, pos + 1, self.para_of(open_pos), False))
                 open_pos = -1
@@ -326,7 +456,7 @@ class _Article:
             tokens = run.group().split()
             title_idx = -1
             for i, tok in enumerate(tokens):
-                if tok.lower() in _TITLE_WORDS:
+                if _is_title_word(tok.lower()):
                     title_idx = i
             name_idx = -1
             if title_idx >= 0 and title_idx + 1 < len(tokens):
@@ -334,7 +464,7 @@ class _Article:
             else:
                 # The last word before the run within 40 characters (what `(\S+)\s*$` finds there).
                 before = text[max(0, run.start() - 40) : run.start()].split()
-                if before and before[-1].lower() in _TITLE_WORDS and before[-1][0].islower():
+                if before and _is_title_word(before[-1].lower()) and before[-1][0].islower():
                     name_idx = 0  # lower-case title: "mayoral candidate Josh Kraft"
                 else:
                     for i, tok in enumerate(tokens):
@@ -380,22 +510,37 @@ class _Article:
         self.mentions.sort(key=lambda m: m.start)
 
     def _title_before(self, name_start: int) -> tuple[str, int]:
-        """Walk back from a name over title words: "U.S. Attorney General", "acting ICE Director"."""
+        """Walk back from a name over title words: "U.S. Attorney General", "acting ICE Director".
+
+        A title never reaches back past the start of the name's sentence or paragraph:
+        "... in May. Mr Blair" gives "Mr", not "May. Mr".
+        """
         text = self.text
-        window_start = max(0, name_start - 120)
+        window_start = max(0, name_start - 120, self.para_starts[self.para_of(name_start)])
+        si = self.sentence_of(name_start)
+        if si >= 0:
+            window_start = max(window_start, self.spans[si][0])
         toks = list(re.finditer(r"\S+", text[window_start:name_start]))
         taken: list[re.Match[str]] = []
-        for tok_m in reversed(toks):
+        for k in range(len(toks) - 1, -1, -1):
+            tok_m = toks[k]
             tok = tok_m.group()
             low = tok.lower()
             if tok[-1] in ",;:!?(“”\"" or tok in _TITLE_STOP or "’" in tok or "'" in tok:
                 break
-            if tok.endswith(".") and not re.fullmatch(r"(?:[A-Z]\.)+|[A-Z][a-z]{1,3}\.", tok):
+            # Only an abbreviated title ("Gov.", "Sen.") or initials ("U.S.") may end in a
+            # period; any other word before a period ends a sentence ("Bond. MGM Vice Chairman").
+            if tok.endswith(".") and not (low in _TITLE_WORDS or _INITIALS.fullmatch(tok)):
                 break
             if not taken:
-                if low not in _TITLE_WORDS:
+                if not _is_title_word(low):
                     break
-            elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or low in _TITLE_WORDS):
+            elif not (tok[0].isupper() or low in _TITLE_MODIFIERS or _is_title_word(low)):
+                break
+            elif low == "and" and (not taken[-1].group()[0].isupper() or taken[-1].group().lower().rstrip(".") in _HONORIFICS
+                                   or (k > 0 and toks[k - 1].group() in self.by_surname)):
+                # "Bill Clinton and singer Harry Belafonte", "Mr Brown and Mr Blair", "Defence
+                # Secretary Geoff Hoon and Prime Minister Tony Blair": two people.
                 break
             taken.append(tok_m)
         while taken and taken[-1].group().lower() in ("and", "of", "for", "the", "on"):
@@ -403,7 +548,13 @@ class _Article:
         if not taken:
             return "", name_start
         start = window_start + taken[-1].start()
-        title = text[start:name_start].strip()
+        end = name_start
+        if len(taken) > 1 and taken[0].group().lower().rstrip(".") in _HONORIFICS:
+            if any(_is_title_word(t.group().lower()) for t in taken[1:]):
+                end = window_start + taken[0].start()  # "deputy prime minister Mr Prescott": the office is the title
+            else:
+                start = window_start + taken[0].start()  # "in Harrogate Mr Kennedy": just "Mr"
+        title = text[start:end].strip()
         return title[0].upper() + title[1:], start
 
     def _register(self, name: str, title: str) -> _Person:
@@ -489,39 +640,93 @@ class _Article:
         if not stripped:
             return None
         low = stripped.lower()
-        if low in _PRONOUNS_M or low in _PRONOUNS_F:
-            return self.resolve_pronoun(low, a)
-        if low in ("they", "we", "i", "it", "you", "this", "that"):
+        bare = _LEADING_CONJUNCTIONS.sub("", low)
+        if bare in _PRONOUNS_M or bare in _PRONOUNS_F:
+            # "And he argued ...": the conjunction does not change who "he" is.
+            return self.resolve_pronoun(bare, a + len(low) - len(bare))
+        low = bare if bare in ("they", "we", "i", "it", "you", "this", "that") else low
+        if low == "it":
+            # "..., it said.": the organisation or document that spoke in the sentence before.
+            previous = self.sentence_speaker.get(self.sentence_of(a) - 1)
+            return previous if previous is not None and _speaks_as_it(previous) else None
+        if low in ("they", "we", "i", "you", "this", "that"):
             return None
         mentions = self._persons_in(a, b)
         if mentions:
             return mentions[0].person
-        core = _LEADING_DETS.sub("", stripped)
-        had_det = len(core) != len(stripped)
+        core = _LEADING_TIME.sub("", _LEADING_DETS.sub("", stripped))  # "On Thursday Rangers said"
+        had_det = _DET_START.match(low) is not None
         words = core.split()
         if not words or len(words) > 8:
             return None
+        if had_det and len(words) == 1 and _AGE.fullmatch(words[0]):
+            # "The 21-year-old told a news conference": the player the story is about.
+            return self._recent_subject(a)
+        spokes = _SPOKESPERSON_FOR.fullmatch(core)
+        if spokes is not None:
+            # "a spokeswoman for Chelsea" speaks for Chelsea: "Chelsea spokeswoman".
+            return _role(f"{spokes.group('org')} {spokes.group('role').lower()}")
         last = words[-1].lower()
-        if had_det and low.startswith(("the ", "a ", "an ")) and all(w.islower() for w in words):
-            # "the mayor", "the acting director": the most recent person with that title.
+        if had_det and last in _TITLE_WORDS and len(words) <= 4:
+            # "the mayor", "the acting director", "the Veritas leader": the most recent person
+            # with that title, else the role as written (someone speaks, not the outlet).
             i = bisect_left(self.history, a, key=lambda h: h[0])
             for j in range(i - 1, max(-1, i - 60), -1):
                 person = self.history[j][2]
                 if not person.group and last in person.title.lower().split():
                     return person
+            # "Henry will captain the side ... And the striker said": the person the paragraph
+            # is about, when nothing says they hold another office. Only for descriptions: an
+            # office ("the chancellor") or "a spokesman" is often someone else.
+            recent = self._recent_subject(a) if bare.startswith("the ") and last in _DESCRIPTIVE_ROLES else None
+            if recent is not None and len(words) == 1 and not (_words(recent.title.lower()) - _HONORIFICS - _TITLE_MODIFIERS):
+                return recent
+            if not any(w in _NON_NAME for w in words[:-1]):
+                return _role(core[0].upper() + core[1:])
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
-            return _Person(name=core, group=True)
-        if all(w[0].isupper() or w in ("of", "and") for w in words) and len(words) <= 5:
+            # "In a joint statement the firms" -> "firms"; "his management company" -> "management company".
+            cut = max(
+                (i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION and w.lower() not in _POSSESSIVE_DETS
+                 and not (w == "of" and 0 < i < len(words) - 1 and words[i - 1][0].isupper() and words[i + 1][0].isupper())),
+                default=-1,
+            )
+            return _role(" ".join(words[cut + 1:]))
+        if all(w[0].isupper() or w in ("of", "and") or w in _NAME_PARTICLES for w in words) and len(words) <= 5:
             people = self.by_surname.get(words[-1])
             if people:
                 return people[-1]
             if any(w in _NON_NAME for w in words):
+                if words[-1] in _ORG_SUFFIX and not any(w in _NOT_IN_ORG_NAME for w in words):
+                    return _role(core)  # "Downing Street", "the White House", "Scotland Yard's" kin
                 return None
             title_idx = max((i for i, w in enumerate(words) if w.lower() in _TITLE_WORDS), default=-1)
             name = " ".join(words[title_idx + 1:])
             if not name:
                 return None
             return self._register(name, " ".join(words[:title_idx + 1]))
+        # A lower-case description before a name: "UK broadcaster Virgin Radio",
+        # "security firm Network Box", "tycoon Steve Morgan".
+        split = max(i for i, w in enumerate(words) if not (w[0].isupper() or w in _NAME_PARTICLES))
+        prefix, tail = words[:split + 1], words[split + 1:]
+        if (1 <= len(tail) <= 4 and len(prefix) <= 3 and tail[0] not in _NAME_PARTICLES
+                and not any(w.lower() in _NOT_IN_DESCRIPTION for w in prefix) and not any(w in _NON_NAME for w in tail)):
+            people = self.by_surname.get(tail[-1])
+            if people:
+                return people[-1]
+            description = " ".join(prefix)
+            return self._register(" ".join(tail), description[0].upper() + description[1:])
+        return None
+
+    def _recent_subject(self, pos: int) -> _Person | None:
+        """The person who last opened a clause, in this paragraph or the sentence before."""
+        i = bisect_left(self.history, pos, key=lambda h: h[0])
+        para, sentence = self.para_of(pos), self.sentence_of(pos)
+        for j in range(i - 1, max(-1, i - 60), -1):
+            at, _, person, subject = self.history[j]
+            if self.para_of(at) != para and self.sentence_of(at) != sentence - 1:
+                return None
+            if subject and not person.group:
+                return person
         return None
 
     def speaker_of_region(self, idx: int, depth: int = 0) -> _Person | None:
@@ -545,6 +750,15 @@ class _Article:
             continued = r.unclosed and nxt.para == r.para + 1 and self.text[r.end:nxt.start].strip() == ""
             if same_para or continued:
                 person = self.speaker_of_region(idx + 1, depth + 1)
+        if person is None and self.text[self.para_starts[r.para]:r.start].strip() == "" and self._nothing_after(r):
+            # A paragraph that opens with an unattributed quotation goes on with whoever spoke
+            # last in the paragraph before ("Wenger insists ..." / "“If you look at my career").
+            person = self.last_speaker.get(r.para - 1)
+        if person is None and depth > 0:
+            # Not known yet from here; looked up again when its own sentence comes, when the
+            # region before it has its speaker.
+            del self.region_speaker[idx]
+            return None
         self.region_speaker[idx] = person
         return person
 
@@ -565,6 +779,16 @@ class _Article:
                 if person is not None:
                     if not person.group:
                         self._add_history(m.start(g), person, True)
+                    return person
+            # ,” Roy Asher, chief investment officer of Hibernian, told Reuters.
+            m = _TRAIL_CUE_APPOSITIVE.match(text, r.end, limit)
+            if m is not None:
+                role = re.sub(r"^(?:an?|the)\s+", "", m.group("role").strip())
+                person = self.resolve_phrase(m.start("who"), m.end("who"))
+                if person is not None and not person.group:
+                    if person in self.persons and not person.title:
+                        person = self._register(person.name, role[0].upper() + role[1:])
+                    self._add_history(m.start("who"), person, True)
                     return person
         # 2. Cue before the opening mark, inside the sentence that holds it.
         si = self.sentence_of(r.start)
@@ -592,6 +816,9 @@ class _Article:
         if m is not None:
             return self.resolve_pronoun(m.group("p").lower(), a + m.start("p"))
         seg = _TRAILING_ADV.sub("", seg)
+        if seg.rstrip().endswith(","):
+            # "Monfils, who was given a wildcard, said: “...": the name before the appositive.
+            seg = _APPOSITIVE_END.sub("", seg.rstrip())
         m = re.search(r"(?P<np>[^,;:]{1,60})\s*$", seg)
         if m is not None:
             return self.resolve_phrase(a + m.start("np"), a + m.end("np"))
@@ -607,6 +834,8 @@ class _Article:
             if person is not None:
                 return person
         v = _REPORT_VERB.search(sent, 0, 160)
+        if v is not None and _PASSIVE_BEFORE.search(sent, 0, v.start()) is not None:
+            v = None  # "About 500 officials are accused of ...": spoken about, not speaking
         if v is not None:
             pre = sent[:v.start()]
             pre_trim = pre.rstrip()
@@ -615,8 +844,15 @@ class _Article:
                 if w is None or not _ADV_WORD.fullmatch(w.group(1)) or w.group(1).lower() in _ADV_EXCEPTIONS:
                     break
                 pre_trim = pre_trim[:w.start()]
+            appositive: tuple[int, int] | None = None
             if pre_trim.endswith(","):
-                # "Kraft, Wu's top challenger, said": drop the appositive, keep the name.
+                # "Kraft, Wu's top challenger, said": drop the appositive, keep the name; it is
+                # the name when the head is a role ("The director of the film, Vinod Pande, says").
+                am = _APPOSITIVE_END.search(pre_trim)
+                if am is not None:
+                    inner = pre_trim[am.start() + 1:len(pre_trim) - 1]
+                    lead = len(inner) - len(inner.lstrip())
+                    appositive = (s + am.start() + 1 + lead, s + len(pre_trim) - 1)
                 pre_trim = _APPOSITIVE_END.sub("", pre_trim)
             np_start = pre_trim.rfind(",") + 1
             intro = pre_trim[:np_start]
@@ -626,13 +862,42 @@ class _Article:
             if intro_ok and "“" not in intro and '"' not in intro and len(intro) <= 90 and np_text.strip() and len(np_text.split()) <= 8:
                 lead = len(np_text) - len(np_text.lstrip())
                 person = self.resolve_phrase(s + np_start + lead, s + np_start + len(np_text.rstrip()))
+                if (person is None or person.group) and appositive is not None and _NAMEISH.fullmatch(text, *appositive):
+                    person = self.resolve_phrase(*appositive) or person
+                named = _NAMEISH.fullmatch(intro.strip().rstrip(",").strip()) if intro.strip().endswith(",") else None
+                if named is not None and any(w in _NON_NAME for w in named.group().split()):
+                    named = None  # "On Wednesday, the agency said": a time, not a name
+                if person is not None and person not in self.persons and named is not None:
+                    # "Patricia Sanders, spokeswoman for the DEC, said": the name speaks, the role is her title.
+                    role = np_text.strip()
+                    person = self._register(named.group(), role[0].upper() + role[1:])
                 if person is not None:
                     return person
         m = _TRAIL_REPORT.search(sent)
         if m is not None:
-            g = "who" if m.group("who") is not None else "who2"
-            return self.resolve_phrase(s + m.start(g), s + m.end(g))
+            if m.group("who") is not None:
+                return self.resolve_phrase(s + m.start("who"), s + m.end("who"))
+            # "..., argued Mr Blair on Tuesday.": the whole name, up to the punctuation or a time;
+            # "..., said they were following rules" names nobody.
+            if _INVERTED_START.match(sent, m.start("who2")) is None:
+                return None
+            after = _INVERTED_SPEAKER.match(sent, m.start("who2"))
+            end = after.end("who") if after is not None else m.end("who2")
+            return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
+
+    def _nothing_after(self, r: _Region) -> bool:
+        """Whether the quotation's sentence ends with it: no speech tag we failed to read."""
+        if r.unclosed:
+            return True
+        si = self.sentence_of(r.end - 1)
+        end = self.spans[si][1] if si >= 0 else r.end
+        return self.text[r.end:end].strip(" \t.,!?”\"’)") == ""
+
+    def _spoke(self, pos: int, person: _Person) -> None:
+        self.sentence_speaker[self.sentence_of(pos)] = person
+        if not person.group:
+            self.last_speaker[self.para_of(pos)] = person
 
     def attribute(self, idx: int, outlet: str, author: str) -> Attribution:
         s, e = self.spans[idx]
@@ -660,6 +925,7 @@ class _Article:
             mostly_quoted = quoted * 2 >= (e - s)
             if person is not None:
                 kind = "direct_quote" if starts_inside or mostly_quoted else "reported"
+                self._spoke(s, person)
                 return Attribution(person.name, person.title, kind)
             if starts_inside and mostly_quoted:
                 return Attribution("", "", "direct_quote")
@@ -667,6 +933,7 @@ class _Article:
         if person is not None:
             if not person.group:
                 self._add_history(s, person, True)
+            self._spoke(s, person)
             return Attribution(person.name, person.title, "reported")
         return Attribution(author or outlet, "", "article")
 

@@ -35,6 +35,13 @@ Conventions (documented because downstream code relies on them):
   ("Section 8", "COVID-19", "No. 1") are excluded, not returned with a special unit.
   A four-digit year-like number is kept only when it counts a plural noun and is not
   preceded by a temporal preposition or determiner ("2004 people" is kept).
+* Numbers inside names are not quantities either: after a capitalised word that is not an
+  ordinary sentence opener ("Channel 4", "Boeing 747", "Formula 1", "Radio 1's", "Service
+  Pack 2"), unless a lower-case plural noun follows ("in London 13 years ago"); a spelled
+  number written with a capital inside a sentence ("the Six Nations", "World War Two",
+  "Formula One") or opening a multi-word name ("Three Gorges Dam"); a three- or four-digit
+  number after "the"/a possessive that counts no plural ("the 717", "the 767 tanker");
+  sports scores ("won 1-0", "6-2 6-4", "7-6 (7-4)"); HTML entities ("&#233;").
 """
 
 from __future__ import annotations
@@ -112,7 +119,7 @@ _SPELLED = (
 # Digits not glued to letters or other digits: rules out "COVID-19", "5/12", "3:30",
 # "22nd", "1990s" and the "25" of a "2024-25" season.
 _DIGITS = (
-    r"(?<![\w.,/:])(?<![A-Za-z]-)(?<!\d{4}[-–])"
+    r"(?<![\w.,/:#])(?<![A-Za-z]-)(?<!\d{4}[-–])"
     r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d/:])(?!,\d)(?!\.\d)"
 )
 _SMALLWORD = _alt(_SMALL)
@@ -193,7 +200,7 @@ _MONTH_AFTER = re.compile(
 )
 _TIME_AFTER = re.compile(r"[ \t]*(?:a\.m\.|p\.m\.|am\b|pm\b|o['’]clock)", re.IGNORECASE)
 _LABEL_BEFORE = re.compile(
-    r"\b(?:No|Nos|Section|Sec|Title|Chapter|Article|Art|Route|Page|pp?|Room|Highway|Interstate"
+    r"(?<!['’])\b(?:No|Nos|Section|Sec|Title|Chapter|Article|Art|Route|Page|pp?|Room|Highway|Interstate"
     r"|Rule|Form|Part|Amendment|Phase|Level|Stage|Category|Class|Item|Question|Prop"
     r"|Proposition|Measure|Precinct|District|Ward|Unit|Flight|Version|Bill|H\.R|S|Apt"
     r"|Suite|Vol|Volume|Issue|Episode|Season|Act|Figure|Table|Exhibit|Docket)\.?[ \t]+$",
@@ -298,6 +305,48 @@ def _scan_unit(sentence: str, pos: int) -> tuple[str, int]:
     if weak:
         return weak, weak_end
     return first, first_end
+
+
+# A number in a name follows a capitalised word ("Channel 4", "Radio 5", "Boeing 747",
+# "Formula 1", "Windows 95", "FTSE 100", "World War Two") that is not an ordinary word
+# capitalised at the start of a sentence ("Some 1,500", "About 300", "The 31-year-old").
+_NAME_BEFORE = re.compile(r"(?<![\w'’])([A-Z][\w&'’.-]*)[ \t]+$")
+_NAME_AFTER = re.compile(r"[ \t]+([A-Z][a-z][\w'’-]*)([ \t]+[A-Z][a-z])?")
+_SENTENCE_OPENING = re.compile(r"(?:^|[:;“\"‘(—–]|[.!?][”\"’)]?)[ \t]*$")
+_DETERMINER_BEFORE = re.compile(r"(?:\b[Tt]he|\w['’]s)[ \t]+$")
+_MODEL_NUMBER = re.compile(r"\d{3,4}")
+_COMMON_CAPITALISED = frozenset(
+    w.capitalize() for w in (
+        "about around roughly approximately some nearly almost over under just only more less fewer than"
+        " at least up to no all the a an and but or in on of for by with from to as since after before"
+        " between among if when while although though because so yet then there here this that these those"
+        " what which who his her its their our my your every each another other another top bottom"
+        " monday tuesday wednesday thursday friday saturday sunday"
+    ).split()
+)
+
+
+def _names_a_thing(sentence: str, start: int, end: int, is_digit: bool) -> bool:
+    """Whether the number at ``sentence[start:end]`` is part of a name, not a quantity."""
+    if not is_digit and not sentence[start].isupper():
+        return False  # "lost to Rusedski six years ago"
+    before = _NAME_BEFORE.search(sentence, max(0, start - 30), start)
+    if before is not None:
+        word = before.group(1)
+        opening = _SENTENCE_OPENING.search(sentence, 0, before.start(1)) is not None
+        if (word not in _COMMON_CAPITALISED and not word.endswith(("'s", "’s", "s'", "s’"))
+                and not (opening and word.endswith("ly"))):
+            # Still a count when a lower-case plural noun follows: "in London 13 years ago".
+            unit, unit_end = _scan_unit(sentence, end)
+            return not (_is_plural(unit) and sentence[unit_end - len(unit):unit_end] == unit)
+    if is_digit:
+        return False
+    # A spelled number written with a capital: "the Six Nations", "the Group of Eight",
+    # "Formula One"; at a sentence's start only before a multi-word name ("Three Gorges Dam").
+    if not _SENTENCE_OPENING.search(sentence, 0, start):
+        return True
+    after = _NAME_AFTER.match(sentence, end)
+    return after is not None and after.group(2) is not None
 
 
 def _spelled_value(text: str) -> float:
@@ -411,9 +460,31 @@ def _matches(sentence: str) -> list[re.Match[str]]:
     return out
 
 
+# A sports score ("won 1-0", "beat Roddick 6-2 7-6 (7-1)") is not a range: the first
+# number is not below the second, or the pair stands in a run of such pairs.
+_PAIR = re.compile(r"(?<![\w.,/-])(\d{1,2})-(\d{1,2})(?![\w%/-]|[.,]\d)")
+_PAIR_RUN_AFTER = re.compile(r"[ \t]*(?:\(\d{1,2}[-/]\d{1,2}\)|\d{1,2}-\d{1,2}\b)")
+_PAIR_RUN_BEFORE = re.compile(r"(?:\d-\d{1,2}|\(\d{1,2}[-/]\d{1,2}\))[ \t]*$")
+
+
+def _score_spans(sentence: str) -> list[tuple[int, int]]:
+    if "-" not in sentence:
+        return []
+    spans = []
+    for m in _PAIR.finditer(sentence):
+        first, second = int(m.group(1)), int(m.group(2))
+        if (first >= second or _PAIR_RUN_AFTER.match(sentence, m.end())
+                or _PAIR_RUN_BEFORE.search(sentence, max(0, m.start() - 12), m.start())):
+            spans.append(m.span())
+    return spans
+
+
 def parse_quantities(sentence: str) -> list[Quantity]:
     raws: list[_Raw] = []
+    scores = _score_spans(sentence)
     for m in _matches(sentence):
+        if scores and any(a <= m.start("num") < b for a, b in scores if m.group("num") is not None):
+            continue
         num_start = m.start()
         end = m.end()
         hedge = "exact"
@@ -473,6 +544,8 @@ def parse_quantities(sentence: str) -> list[Quantity]:
                     _OF_AFTER.match(sentence, end)
                     or _ONE_PRONOUN_BEFORE.search(sentence, max(0, num_start - 10), num_start)):
                 continue  # pronoun use: "no one", "one of the", "a loved one"
+            if not scale_word and not explicit_unit and _names_a_thing(sentence, m.start("num"), m.end("num"), is_digit):
+                continue  # "Channel 4", "Boeing 747", "the Six Nations", "World War Two"
             if is_digit and not scale_word and not explicit_unit:
                 before = sentence[max(0, num_start - 24):num_start]
                 if _MONTH_BEFORE.search(before) or _LABEL_BEFORE.search(before):
@@ -490,6 +563,10 @@ def parse_quantities(sentence: str) -> list[Quantity]:
                 if yearish and (not _is_plural(unit) or _YEAR_PREV.search(
                         sentence[max(0, num_start - 16):num_start])):
                     continue
+                if (is_digit and not yearish and not scale_word and _MODEL_NUMBER.fullmatch(num) and not _is_plural(unit)
+                        and unit not in _DURATION_UNITS and _HEDGE_AFTER.match(sentence, end) is None
+                        and _DETERMINER_BEFORE.search(sentence, 0, num_start)):
+                    continue  # a model, not a count: "the 717", "the 767 tanker", "Boeing's 747"
         # Hedge words immediately before the number.
         start = num_start
         connector = ""

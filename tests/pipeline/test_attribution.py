@@ -229,3 +229,287 @@ def test_with_the_project_segmenter() -> None:
     assert _find(pairs, "And Boston will not back down") == Attribution("Michelle Wu", "Boston Mayor", "direct_quote")
     assert _is_lyons(_find(pairs, "Now you’re going to see more ICE agents"))
     assert _find(pairs, "We cannot yield to Donald Trump").speaker == "Josh Kraft"
+
+
+# --------------------------------------------------------------------------- BBC News copy
+# Short excerpts from the BBC News corpus (../shared/data/bbc_news), article id in each test.
+
+
+def _segmented(text: str, outlet: str = "BBC News") -> list[tuple[str, Attribution]]:
+    spans = [(s.start, s.end) for s in split_sentences(text)]
+    return [(text[a:b], attr) for (a, b), attr in zip(spans, attribute_sentences(text, spans, outlet=outlet), strict=True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "speaker", "title", "kind"),
+    [
+        (  # politics/107: "May." is a sentence's last word, not an abbreviated title.
+            "But the prime minister insisted he did not know what date the poll would take place despite"
+            " speculation about 5 May. Mr Blair said he was taking \"nothing for granted\" ahead of the vote.",
+            "Mr Blair said", "Blair", "Mr", "reported",
+        ),
+        (  # politics/166
+            "The allegations, which he has denied, are being investigated by Sir Alan Budd. Mr Blunkett talked about"
+            " how he fell in love. Mr Blunkett said he was a great believer in responsibility.",
+            "great believer", "Blunkett", "Mr", "reported",
+        ),
+        (  # entertainment/347
+            "It was also adapted for television in 1954 with actor Barry Nelson as an Americanised \"Jimmy\" Bond."
+            " MGM Vice Chairman Chris McGurk said: \"Martin (Campbell) is an incredibly exciting film-maker.\"",
+            "incredibly exciting", "Chris McGurk", "MGM Vice Chairman", "direct_quote",
+        ),
+        (  # politics/306: "Both" opens the sentence, it is no part of a title.
+            "Mr Campbell has consistently made public his keenness to play a part in the poll, expected in May."
+            " Both Culture Secretary Tessa Jowell and Deputy Prime Minister John Prescott have welcomed his return."
+            " But she said his return would not put anybody else's \"nose out of joint\".",
+            "nose out of joint", "Tessa Jowell", "Culture Secretary", "reported",
+        ),
+    ],
+)
+def test_titles_stop_at_the_sentence_boundary(text: str, fragment: str, speaker: str, title: str, kind: str) -> None:
+    attr = _find(_segmented(text), fragment)
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
+
+
+SPORT_197 = (  # sport/197: straight quotes, a quotation re-opened without closing the first.
+    "Chelsea assistant boss Steve Clarke said: \"I would rather talk about the football but we think it was"
+    " something thrown from the crowd. He did not require stitches.\" West Ham boss Alan Pardew said: \"It's a"
+    " shame because I thought there was good English banter in the crowd. \"There's big rivalry between the two"
+    " clubs and it is a shame if that's happened. From where I was standing I didn't see any trouble.\" Former"
+    " Hammers star Joe Cole also had a plastic bottle thrown at him. Fans are also thought to have clashed outside"
+    " the ground after the game. Scotland Yard said there had been 11 arrests for alleged public order, drugs and"
+    " offensive weapon offences."
+)
+
+
+def test_scotland_yard_said_is_scotland_yard_not_the_manager_quoted_before() -> None:
+    pairs = _segmented(SPORT_197)
+    assert _find(pairs, "11 arrests") == Attribution("Scotland Yard", "", "reported")
+    assert _find(pairs, "Fans are also thought") == Attribution("BBC News", "", "article")
+    assert _find(pairs, "There's big rivalry") == Attribution("Alan Pardew", "West Ham boss", "direct_quote")
+    assert _find(pairs, "didn't see any trouble") == Attribution("Alan Pardew", "West Ham boss", "direct_quote")
+    assert _find(pairs, "did not require stitches") == Attribution("Steve Clarke", "Chelsea assistant boss", "direct_quote")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "speaker"),
+    [
+        ("The Home Office said the number of asylum claims had fallen.", "Home Office"),
+        ("The Conservatives say Labour has raised taxes 66 times.", "Conservatives"),  # politics/301 wording
+        ("Labour said the figure was wrong.", "Labour"),
+        ("Police said three men had been arrested.", "Police"),
+        ("The Tories claim immigration is out of control.", "Tories"),
+        ("A spokeswoman for Chelsea said the club would await the referee's report.", "Chelsea spokeswoman"),  # sport/197
+        ("A spokesman for the Home Office said the figures would be published.", "Home Office spokesman"),
+        ("The Veritas leader said the only people to benefit were employers.", "Veritas leader"),  # politics/237
+    ],
+)
+def test_x_said_is_x(sentence: str, speaker: str) -> None:
+    (attr,) = [a for _, a in _segmented(sentence)]
+    assert (attr.speaker, attr.kind) == (speaker, "reported")
+
+
+def test_she_after_a_spokeswoman_is_the_spokeswoman() -> None:
+    text = (  # politics/061
+        "Royal Mail says it is investigating the situation. A spokeswoman for the Electoral Commission told BBC News"
+        " Online that letters were being sent out to those homes affected. She said the commission was satisfied that"
+        " measures had been put in place."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "She said the commission").speaker == "Electoral Commission spokeswoman"
+
+
+def test_asylum_cost_is_kilroy_silks_claim_not_the_outlets() -> None:
+    # politics/237: "And he argued ..." is reported speech of the MEP introduced before; the
+    # outlet only reports it. A plain assertion of the article stays the outlet's.
+    text = (
+        "Ex-chatshow host Robert Kilroy-Silk has attacked UK policy on immigration.\n\n"
+        "The Veritas leader said the only people to benefit from immigrants were employers. The MEP said his party"
+        " would only admit foreigners who were required because they had specific skills to offer. And he argued"
+        " asylum cost £2bn a year for 14,000 successful applicants.\n\n"
+        "The Home Office has not yet published this year's figures."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "asylum cost £2bn") == Attribution("Robert Kilroy-Silk", "Ex-chatshow host", "reported")
+    assert _find(pairs, "has not yet published") == Attribution("BBC News", "", "article")
+
+
+def test_appositive_before_a_lead_cue() -> None:
+    text = (  # sport/463: "he said" later must not jump to another player.
+        "Roger Federer plays Greg Rusedski in the second round on Wednesday. Monfils, who was given a wildcard into"
+        " the tournament, said: \"This is my first win over a top 10 player and I am delighted. \"I play my best"
+        " tennis when I am fired up,\" he said."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "first win over").speaker == "Monfils"
+    assert _find(pairs, "I play my best tennis").speaker == "Monfils"
+
+
+def test_a_byline_name_is_never_a_speaker() -> None:
+    # BBC News website style: the byline names the writer, the article's own voice. The
+    # corpus copy has its bylines stripped, so this one is written in that style.
+    text = (
+        "By Nick Assinder\nPolitical correspondent, BBC News website\n\n"
+        "The asylum system cost £2bn a year, the figures show. He said the numbers were wrong.\n\n"
+        "MassLive reporter Tréa Lavery contributed to this story."
+    )
+    pairs = _segmented(text)
+    assert all(attr.speaker != "Nick Assinder" and attr.speaker != "Tréa Lavery" for _, attr in pairs)
+    assert _find(pairs, "cost £2bn a year") == Attribution("BBC News", "", "article")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "speaker", "title"),
+    [
+        (  # politics/208
+            "Britain has offered to send a company of 120 Gurkhas to assist with the tsunami relief effort in Indonesia,"
+            " Downing Street said.", "120 Gurkhas", "Downing Street", "",
+        ),
+        (  # business/166
+            "Jeremy de Souza, a spokesman for Crossrail, said on Sunday he could not confirm whether the Treasury was"
+            " planning to invest £7.5bn.", "£7.5bn", "Jeremy de Souza", "",
+        ),
+        (  # entertainment/085
+            "The director of the film, Vinod Pande, says the movie is not offensive and has refused to withdraw it.",
+            "not offensive", "Vinod Pande", "",
+        ),
+        (  # tech/344
+            "UK broadcaster Virgin Radio says it will become the first station in the world to offer radio via 3G mobiles.",
+            "first station", "Virgin Radio", "UK broadcaster",
+        ),
+        (  # sport/189
+            "On Thursday Rangers said they would not be increasing their offer of £4m.", "£4m", "Rangers", "",
+        ),
+        (  # business/378
+            "The head of the Ukrainian state-owned Naftohaz company, Yury Boyko, said he was \"fully happy\" with the deal.",
+            "fully happy", "Yury Boyko", "",
+        ),
+        (  # tech/285
+            "In a joint statement the firms said they wanted to let consumers enjoy licensed video and music.",
+            "joint statement", "firms", "",
+        ),
+        (  # sport/100, sport/211: "the 21-year-old" is the player the paragraph is about.
+            "Egyptian striker Mido has apologised to his national coach. The 21-year-old told a news conference in"
+            " Cairo on Sunday that he is sorry.", "news conference", "Mido", "Egyptian striker",
+        ),
+        (  # entertainment/356: two people joined by "and" are not one title.
+            "Tributes came from former US president Bill Clinton and singer Harry Belafonte. Belafonte said he was a"
+            " great man.", "great man", "Harry Belafonte", "Singer",
+        ),
+    ],
+)
+def test_reported_speech_of_organisations_and_described_people(text: str, fragment: str, speaker: str, title: str) -> None:
+    attr = _find(_segmented(text), fragment)
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, "reported")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "speaker", "title", "kind"),
+    [
+        (  # politics/350: the Conservatives' "raised taxes 66 times" is the Tories' claim.
+            "The Tories accuse Labour of raising taxes 66 times since coming to power in 1997.",
+            "66 times", "Tories", "", "reported",
+        ),
+        (  # politics/260: a co-chairman, and "he said" after his quotation in the same sentence.
+            "Mr Milburn promised an upbeat campaign. Conservative co-chairman Liam Fox derided the photo call, saying:"
+            " \"The show of unity was the worst acting I have seen since Prisoner Cell Block H.\" Labour had broken"
+            " promises by raising taxes 66 times, he said.",
+            "derided the photo call", "Liam Fox", "Co-chairman", "reported",
+        ),
+        (  # politics/153
+            "Conservative shadow home secretary David Davis said the government had failed to remove 250,000 failed"
+            " asylum seekers from the UK.", "250,000 failed", "David Davis", "Shadow home secretary", "reported",
+        ),
+        (  # politics/153
+            "Tory proposals to cap the number of asylum seekers and process all claims abroad would not work, argued"
+            " Mr Blair.", "would not work", "Blair", "Mr", "reported",
+        ),
+        (  # politics/260: the office is the title, not "Minister Mr".
+            "On Tuesday, deputy prime minister Mr Prescott told BBC News: \"They told us very clearly, it was the troops"
+            " telling the leaders: get in line.\"", "get in line", "Prescott", "Deputy prime minister", "direct_quote",
+        ),
+    ],
+)
+def test_politicians_claims_on_bbc_politics_copy(text: str, fragment: str, speaker: str, title: str, kind: str) -> None:
+    attr = _find(_segmented(text), fragment)
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
+
+
+def test_a_quotation_paragraph_goes_on_with_the_last_speaker() -> None:
+    text = (  # sport/227
+        "Wenger said: \"You don't think I would take out one goalkeeper for just one game, do you? I don't do that.\""
+        " Wenger insists he has complete faith in the 27-year-old Spaniard.\n\n"
+        "\"If you look at my career, you will see that I have left many big players out for a long time. "
+        "\"It's because it's a goalkeeper, that's all.\"\n\n"
+        "Meanwhile, Thierry Henry believes he will be blamed. Henry will captain the side in place of the suspended"
+        " Patrick Vieira. And the striker said: \"If we don't win, it's going to be my fault.\"\n\n"
+        "A spokesman said: \"The club has no comment.\""
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "If you look at my career").speaker == "Wenger"
+    assert _find(pairs, "because it's a goalkeeper").speaker == "Wenger"
+    assert _find(pairs, "my fault").speaker == "Thierry Henry"
+    assert _find(pairs, "no comment").speaker == "Spokesman"
+
+
+def test_name_then_role_keeps_the_name_and_makes_the_role_her_title() -> None:
+    text = (  # tech/027, politics/406
+        "Patricia Sanders, spokeswoman for the Disaster Emergency Committee said it was aware of the site. She said the"
+        " spam e-mails started circulating two days ago.\n\n"
+        "Mr Brown and Mr Blair met on Monday. Mr Blair said it went well."
+    )
+    pairs = _segmented(text)
+    sanders = ("Patricia Sanders", "Spokeswoman for the Disaster Emergency Committee", "reported")
+    for fragment in ("aware of the site", "spam e-mails"):
+        attr = _find(pairs, fragment)
+        assert (attr.speaker, attr.title, attr.kind) == sanders
+    assert _find(pairs, "it went well") == Attribution("Blair", "Mr", "reported")
+
+
+def test_it_said_is_the_organisation_that_spoke_just_before() -> None:
+    text = (  # business/311, politics/370
+        "\"2004 reinforces the trend towards higher losses,\" said Swiss Re. Tightly packed populations in the areas"
+        " involved in natural and man-made disasters were partly to blame for the rise in claims, it said.\n\n"
+        "The Home Office said it had not meant to discriminate against anyone. It said it would look at the"
+        " implications of the ruling.\n\n"
+        "Analysts said the market was weak. It said the shares would fall."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "partly to blame") == Attribution("Swiss Re", "", "reported")
+    assert _find(pairs, "look at the implications") == Attribution("Home Office", "", "reported")
+    assert _find(pairs, "shares would fall") == Attribution("BBC News", "", "article")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "speaker", "title", "kind"),
+    [
+        # business/275: a time before the comma is no name.
+        ("On Wednesday, the German Federal Labour Agency said the jobless total had reached 5.037 million.",
+         "German Federal Labour Agency", "", "reported"),
+        # business/133: accused, not accusing.
+        ("About 500 officials are accused of either awarding themselves extra money or claiming salaries.", "BBC News", "", "article"),
+        # politics/242: "said they were ..." names nobody after the verb.
+        ("Departments for defence, environment and trade said they were following rules governing public records.",
+         "BBC News", "", "article"),
+        ("Defence Secretary Geoff Hoon and Prime Minister Tony Blair met. Mr Blair said it went well.",
+         "Tony Blair", "Prime Minister", "reported"),
+        ("Trade and Industry Secretary Patricia Hewitt said exports rose.", "Patricia Hewitt", "Trade and Industry Secretary", "reported"),
+    ],
+)
+def test_times_passives_and_two_titled_people(sentence: str, speaker: str, title: str, kind: str) -> None:
+    attr = [a for _, a in _segmented(sentence)][-1]
+    assert (attr.speaker, attr.title, attr.kind) == (speaker, title, kind)
+
+
+def test_speech_tag_with_an_appositive_after_the_quotation() -> None:
+    text = (  # business/031, tech/178: the news agency told is the listener, not the speaker.
+        "\"Investors are concerned,\" Roy Asher, chief investment officer of Hibernian Investment Managers, told"
+        " Reuters.\n\n"
+        "\"It is obviously very, very encouraging for Sony,\" John Houlihan, editor of Computerandvideogames.com told"
+        " BBC News. \"And with Halo 2 out next week, it really is a head-to-head contest.\""
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "Investors are concerned") == Attribution(
+        "Roy Asher", "Chief investment officer of Hibernian Investment Managers", "direct_quote"
+    )
+    assert _find(pairs, "head-to-head").speaker == "John Houlihan"

@@ -210,3 +210,61 @@ def test_compatible_ranges_still_link(sentence: str, expected: list[tuple[float,
     low, high = parse_quantities(sentence)
     assert (low.value, low.unit, low.hedge) == pytest.approx((expected[0][0], expected[0][1], "at-least"))
     assert (high.value, high.unit, high.hedge) == pytest.approx((expected[1][0], expected[1][1], "at-most"))
+
+
+# --------------------------------------------------------------------------- BBC News copy
+# Numbers inside names, model numbers and scores are not quantities; the sentences are short
+# excerpts from the BBC News corpus (../shared/data/bbc_news), article id in each case.
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # business/174, business/282: the Three Gorges dam is no count of gorges.
+        ("Yangtze Electric Power, the operator of China's Three Gorges Dam, has said its profits more than doubled in 2004.", []),
+        ("The Three Gorges Dam project has led to more than half a million people being relocated.",
+         [("a million people", 1e6, "people")]),
+        ("The China Three Gorges Project Corp could now face a fine up to 200,000 yuan ($24,000; £12,700).",
+         [("up to 200,000 yuan", 2e5, "yuan"), ("$24,000", 24000, "USD"), ("£12,700", 12700, "GBP")]),
+        # business/069: Boeing's 717 and 767 are aircraft, not 717 and 767 tankers.
+        ("Boeing said earnings during the last three months of 2004 dropped by 84% because of costs relating to stopping"
+         " production of its smallest airliner, the 717, and the cancellation of the 767 tanker.",
+         [("three months", 3, "months"), ("84%", 84, "percent")]),
+        # business/308, business/424
+        ("Due to enter service in 2006, the A380 will replace the Boeing 747 jumbo as the world's biggest passenger aircraft.", []),
+        # entertainment/179
+        ("The debut of US television hit Desperate Housewives has helped lift Channel 4's January audience share by 12%"
+         " compared to last year.", [("12%", 12, "percent")]),
+        # tech/182 (Windows XP SP2 in tech copy), politics/017 (G8), business/051 (Formula One)
+        ("Microsoft's security update for Windows, Service Pack 2, fixes flaws in Windows XP SP2.", []),
+        ("The agreement by the G8 group of wealthy nations would save affected countries £3bn pounds a year, he said.",
+         [("£3bn", 3e9, "GBP")]),
+        ("Fiat owns a 56% stake in Ferrari -best known for its dominant Formula One motor racing team.", [("56%", 56, "percent")]),
+        ("He won the Formula 1 title twice.", []),
+        # sport copy: the Six Nations, BBC Radio Five Live, tennis and rugby scores.
+        ("Ireland face Scotland in Saturday's Six Nations clash.", []),
+        ("Interviewed on BBC Radio 2's Jeremy Vine show, he told BBC Radio Five Live he was not going.", []),
+        ("Fourth seed Vincent Spadea lost 6-2 6-4 and Tommy Haas won 7-6 (7-4) 6-3.", []),
+        ("New Zealand rallied to a 53-37 win over Wales.", []),
+        ("Arsenal drew 1-1 with Fulham and Chelsea won 2-0, before 40,000 fans.", [("40,000 fans", 40000, "fans")]),
+        # politics/024: World War Two; business/241: the Group of Eight.
+        ("It likened the package to the Marshall Plan used to rebuild Europe after World War Two.", []),
+        ("The UK holds the presidency of the Group of Eight (G8), which comprises the G7 and Russia.", []),
+        # Counts next to names stay counts.
+        ("Henman last lost to Rusedski six years ago.", [("six years", 6, "years")]),
+        ("But after arriving in London 13 years ago, he feels this promise has not been kept.", [("13 years", 13, "years")]),
+        ("Unison's 800,000 workers and Labour's 35 seats.", [("800,000 workers", 8e5, "workers"), ("35 seats", 35, "seats")]),
+        ("The group was linked to most of the 220 or so fire-bombing incidents.", [("220 or so fire-bombing incidents", 220, "incidents")]),
+        ("Two Britons died in the attack.", [("Two Britons", 2, "britons")]),
+    ],
+)
+def test_numbers_in_names_are_not_quantities(sentence: str, expected: list[tuple[str, float, str]]) -> None:
+    found = [(q.text, q.value, q.unit) for q in parse_quantities(sentence)]
+    assert [row[0] for row in found] == [row[0] for row in expected]
+    for (_, value, unit), (_, want_value, want_unit) in zip(found, expected, strict=True):
+        assert (value, unit) == (pytest.approx(want_value), want_unit)
+
+
+def test_html_entity_is_not_a_number() -> None:
+    # business/210: "communiqu&#233;" in the corpus text.
+    assert parse_quantities("the first mention of gold in a G7 communiqu&#233; for debt relief") == []

@@ -61,7 +61,7 @@ def test_rows_carry_claim_article_and_verdict_columns(reviewer, editor) -> None:
         "published_revision", "published_rating", "approved_by", "cluster_size",
     )} == {
         "claim": "ICE detained nearly 1,500 people in May.", "claim_type": "Numeric / statistical", "all_types": "numeric, official_action",
-        "quantities": "1500 people (approximately-below)", "speaker": "Todd Lyons", "speaker_title": "Acting ICE Director",
+        "quantities": "under 1,500 people", "speaker": "Todd Lyons", "speaker_title": "Acting ICE Director",
         "article": "ICE in Boston", "article_url": "https://herald.example/ice", "outlet": "Boston Herald", "status": "Approved",
         "tags": "ice, boston", "assignee": reviewer.username, "verdict_revision": "1", "verdict_status": "Approved",
         "verdict_rating": "Mostly false", "verdict_headline": "Arrests were lower", "verdict_explanation": "ICE data shows 1,100.",

@@ -86,7 +86,7 @@ def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_nu
     assert shown_ids(html) == [high.pk, low.pk]
     row = html[html.index(f'id="claim-{high.pk}"') : html.index(f'id="claim-{low.pk}"')]
     for expected in (
-        "cw 45 · type 15 · spread 10 · new 12", "Numeric / statistical", "1500 people (approximately-below)",
+        "cw 45 · type 15 · spread 10 · new 12", "Numeric / statistical", "under 1,500 people",
         "Todd Lyons, Acting ICE Director", "Boston Globe", "×6 · 4 outlets", "New", "@eddie-editor", "#ice",
     ):
         assert expected in row, expected

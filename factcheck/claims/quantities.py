@@ -1,0 +1,87 @@
+"""How a parsed quantity reads to a person: "£1.3bn", "$600m", "under 1,500 people", "3.5%".
+
+The pipeline stores quantities as numbers with a normalised unit and hedge
+(``{"value": 1.3e9, "unit": "GBP", "hedge": "exact"}``, see pipeline/nlp/quantities.py).
+Every place that shows one (the claim page through the ``quantity`` template filter, the
+queue rows, the claims CSV) formats it here, so they all read the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["format_quantities", "format_quantity"]
+
+_CURRENCY_SYMBOLS = {"GBP": "£", "USD": "$", "EUR": "€", "JPY": "¥", "CAD": "C$", "AUD": "A$"}
+_CURRENCY_CODES = frozenset(("CHF", "CNY", "INR", "MXN")) | frozenset(_CURRENCY_SYMBOLS)
+# Newsroom style for money: "£1.3bn", "$600m", "$2tn".
+_MONEY_SCALES = ((1e12, "tn"), (1e9, "bn"), (1e6, "m"))
+_COUNT_SCALES = ((1e12, " trillion"), (1e9, " billion"), (1e6, " million"))
+# What each hedge of the parser means, in words that stay true for every phrasing it covers
+# ("nearly", "almost", "less than" are all "under").
+_HEDGE_WORDS = {
+    "approximately-below": "under",
+    "approximately-above": "over",
+    "at-most": "up to",
+    "at-least": "at least",
+    "approximately": "about",
+}
+
+
+def _trimmed(value: float, places: int = 2) -> str:
+    """Up to ``places`` decimals, no trailing zeros, thousands separated: 1.30 -> "1.3", 1500 -> "1,500"."""
+    text = f"{value:,.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _scaled(value: float, scales: tuple[tuple[float, str], ...]) -> str:
+    for scale, suffix in scales:
+        if abs(value) >= scale:
+            return _trimmed(value / scale) + suffix
+    return ""
+
+
+def _money(value: float, code: str) -> str:
+    amount = _scaled(value, _MONEY_SCALES)
+    if not amount:
+        # Pence and cents are kept when there are any: "£104.99", "£12,700".
+        amount = _trimmed(value, 0) if value == int(value) else f"{value:,.2f}"
+    symbol = _CURRENCY_SYMBOLS.get(code)
+    return f"{symbol}{amount}" if symbol else f"{code} {amount}"
+
+
+def _fraction(value: float) -> str:
+    for denominator in range(2, 11):
+        numerator = round(value * denominator)
+        if 0 < numerator < denominator and abs(value - numerator / denominator) < 5e-3:
+            return f"{numerator}/{denominator}"
+    return f"{_trimmed(value * 100, 1)}%"
+
+
+def _number(value: float, unit: str) -> str:
+    if unit in _CURRENCY_CODES:
+        return _money(value, unit)
+    if unit == "percent":
+        return f"{_trimmed(value)}%"
+    if unit == "fraction":
+        return _fraction(value)
+    number = _scaled(value, _COUNT_SCALES) or _trimmed(value)
+    return f"{number} {unit}" if unit else number
+
+
+def format_quantity(quantity: dict[str, Any]) -> str:
+    """One stored quantity as a reviewer reads it; its own text when the value is not a number."""
+    value = quantity.get("value")
+    unit = str(quantity.get("unit") or "")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return str(quantity.get("text") or value or "")
+    text = _number(float(value), unit)
+    hedge = _HEDGE_WORDS.get(str(quantity.get("hedge") or ""))
+    return f"{hedge} {text}" if hedge else text
+
+
+def format_quantities(quantities: Iterable[Any] | None) -> list[str]:
+    """The readable form of each well-formed stored quantity, in order."""
+    return [format_quantity(quantity) for quantity in quantities or [] if isinstance(quantity, dict)]
