@@ -1,3 +1,7 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
@@ -6,6 +10,9 @@ from django.db import models
 
 from factcheck.articles.models import Article
 from factcheck.runs.models import PipelineRun
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
 
 
 class ClaimCluster(models.Model):
@@ -213,6 +220,10 @@ class Verdict(models.Model):
     evidence = models.ManyToManyField(Evidence, blank=True, related_name="verdicts")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # Everyone whose saves make up this revision's text: each draft and edit of it, and the
+    # writers of the revision it started from (a new revision opens with the published
+    # wording). The two-person rule reads this, not `author`, who is only the last to save.
+    contributor_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     approved_at = models.DateTimeField(null=True, blank=True)
     review_comment = models.TextField(blank=True, help_text="The editor's comment when returning it.")
@@ -228,6 +239,10 @@ class Verdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_rating_display()}: {self.headline}"
+
+    def written_by(self, user: AbstractBaseUser) -> bool:
+        """Whether `user` wrote any of this revision's text (then they may not approve or return it)."""
+        return user.pk in self.contributor_ids or self.author_id == user.pk
 
 
 class SavedView(models.Model):

@@ -331,7 +331,9 @@ def verdict_draft(
     before = {**_state(claim), **(_verdict_state(current) if current else {})}
     if current is None or current.status == Verdict.Status.APPROVED:
         revision = (claim.verdicts.aggregate(m=Max("revision"))["m"] or 0) + 1
-        verdict = Verdict(claim=claim, revision=revision, author=actor, **submitted)
+        # The new revision opens with the published wording: its writers are writers of this one.
+        inherited = current.contributor_ids if current is not None else []
+        verdict = Verdict(claim=claim, revision=revision, author=actor, contributor_ids=list(inherited), **submitted)
         verb = "verdict.draft" if revision == 1 else "verdict.revise"
     else:
         verdict = current
@@ -341,6 +343,10 @@ def verdict_draft(
         verdict.author = actor
         verdict.version += 1
         verb = "verdict.edit"
+    # Saving the text, changed or not, makes the actor one of its writers: re-saving someone
+    # else's draft must not turn it into text its first writer may approve.
+    if actor.pk not in verdict.contributor_ids:
+        verdict.contributor_ids = [*verdict.contributor_ids, actor.pk]
     verdict.full_clean(exclude=["evidence"], validate_constraints=False)
     verdict.save()
     verdict.evidence.set(evidence)
@@ -387,8 +393,8 @@ def _check_reviewable(claim: Claim, verdict: Verdict, actor: AbstractBaseUser, e
     latest = claim.verdicts.aggregate(m=Max("revision"))["m"]
     if verdict.revision != latest:
         raise TransitionNotAllowed("This is not the claim's latest verdict revision.")
-    if verdict.author_id == actor.pk:
-        raise PermissionDenied("A second person must approve or return a verdict; you wrote this one.")
+    if verdict.written_by(actor):
+        raise PermissionDenied("A second person must approve or return a verdict; you wrote some of this one.")
 
 
 @transaction.atomic

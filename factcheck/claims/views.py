@@ -376,7 +376,7 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, **fo
             current is not None
             and current.status == Verdict.Status.DRAFT
             and has_role(user, Role.EDITOR)
-            and current.author_id != user.pk
+            and not current.written_by(user)
         ),
         "triage_form": TriageForm(initial={"version": claim.version}),
         "assign_form": AssignForm(initial={"version": claim.version}),

@@ -186,10 +186,34 @@ def test_editor_cannot_approve_own_verdict_through_the_view(editor) -> None:  # 
     claim = make_claim(status=S.IN_RESEARCH, assignee=editor)
     verdict = services.verdict_draft(claim=claim, actor=editor, rating="true", headline="Right", explanation="Yes.")
     page = logged_in(editor).get(reverse("claims:detail", args=[claim.pk])).content.decode()
-    assert "Approve and publish" not in page and "another editor must approve it" in page
+    assert "Approve and publish" not in page and "You wrote some of this revision; another editor must approve it" in page
     assert logged_in(editor).post(reverse("claims:verdict-review", args=[verdict.pk]), {"decision": "approve"}).status_code == 403
     verdict.refresh_from_db()
     assert verdict.status == "draft"
+
+
+def test_resaving_an_editors_draft_does_not_let_the_editor_approve_it(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    """The sidestep: the editor drafts, a reviewer takes the claim and re-saves the draft
+    unchanged (now its author), and the editor tries to approve their own words."""
+    claim = make_claim(status=S.IN_RESEARCH, assignee=editor)
+    verdict = services.verdict_draft(claim=claim, actor=editor, rating="true", headline="Right", explanation="Yes.")
+    resaved = logged_in(reviewer).post(
+        reverse("claims:verdict", args=[claim.pk]),
+        {"rating": "true", "headline": "Right", "explanation": "Yes.", "version": verdict.version, "force": "on"},
+    )
+    assert resaved.status_code == 302
+    verdict.refresh_from_db()
+    assert verdict.author == reviewer and verdict.status == "draft"
+    editor_client = logged_in(editor)
+    page = editor_client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    assert "Approve and publish" not in page and "You wrote some of this revision" in page
+    for decision in ({"decision": "approve"}, {"decision": "return", "comment": "fine by me"}):
+        response = editor_client.post(reverse("claims:verdict-review", args=[verdict.pk]), {**decision, "version": verdict.version})
+        assert response.status_code == 403
+    verdict.refresh_from_db()
+    claim.refresh_from_db()
+    assert (verdict.status, verdict.approved_by, claim.status) == ("draft", None, S.DRAFTED)
+    assert verbs(claim) == ["verdict.draft", "verdict.edit"]
 
 
 def test_simultaneous_verdict_edits_second_is_refused_with_both_versions(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
