@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
-from factcheck.articles.htmltext import declared_charset, html_to_document
+from factcheck.articles.htmltext import HtmlRefused, declared_charset, html_to_document
 
 DOCUMENT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})
 BOM = b"\xef\xbb\xbf"
@@ -226,7 +226,10 @@ def document_row(data: bytes, *, name: str, number: int = 1) -> SourceRow:
         return SourceRow(number, None, f"Not valid {encoding.removesuffix('-sig')} text.", name)
     fields: dict[str, object] = {"file": name}
     if is_html:
-        document = html_to_document(text)
+        try:
+            document = html_to_document(text)
+        except HtmlRefused as refused:
+            return SourceRow(number, None, str(refused), name)
         fields.update(text=document.text, title=document.title, url=document.url, author=document.author, published_at=document.published_at)
     elif suffix in {".md", ".markdown"}:
         first_line = text.lstrip().split("\n", 1)[0]

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from factcheck.articles import services
-from factcheck.articles.htmltext import html_to_document
+from factcheck.articles.htmltext import MAX_DEPTH, HtmlRefused, html_to_document
 from factcheck.articles.models import Article, ImportBatch
 from factcheck.articles.readers import ImportFileError
 from factcheck.articles.rows import RowError, parse_published_at
@@ -328,6 +328,31 @@ def test_unsupported_file_type_is_refused(tmp_path: Path) -> None:
 def test_html_without_article_element_keeps_body_text_minus_chrome() -> None:
     document = html_to_document("<nav>Menu</nav><div>Lead <i>text</i>.<br>Next line.</div><form>Sign up</form><p hidden>x</p>")
     assert document.text == "Lead text.\n\nNext line."
+
+
+def test_html_end_tags_implied_and_comments_dropped() -> None:
+    document = html_to_document("<title>T</title><p>One<p>Two <!-- hidden --><b>bold</i> end<ul><li>a<li>b</ul>")
+    assert (document.text, document.title) == ("One\n\nTwo bold end\n\na\n\nb", "T")
+
+
+def test_deeply_nested_html_member_is_refused_quickly_and_the_rest_imported(tmp_path: Path) -> None:
+    n = 40_000
+    hostile = ("<html><body>" + "<div>x" * n + "</div>" * n + "</body></html>").encode()
+    path = tmp_path / "hostile.zip"
+    path.write_bytes(zip_bytes({"nested.html": hostile, "fine.html": PAGE.encode()}))
+    batch = articles_import_file(path=path)
+    assert (batch.rows_read, batch.rows_stored, batch.rows_rejected) == (2, 1, 1)
+    assert batch.errors[0]["where"] == "nested.html"
+    assert batch.errors[0]["reason"] == f"The HTML nests elements more than {MAX_DEPTH} deep."
+    # Nesting up to the limit is read as usual.
+    assert html_to_document("<div>" * (MAX_DEPTH - 3) + "deep text").text == "deep text"
+
+
+def test_html_past_the_time_limit_is_refused() -> None:
+    page = "<p>Short paragraph.</p>" * 50_000
+    assert html_to_document(page).text.count("Short paragraph.") == 50_000
+    with pytest.raises(HtmlRefused, match="took longer than"):
+        html_to_document(page, time_limit=0.0)
 
 
 # --- Pasted text and dates ---------------------------------------------------------------------
