@@ -360,3 +360,10 @@ LOGGING = {
 CHECKWORTHINESS_DATA_DIR = env_str(
     "CHECKWORTHINESS_DATA_DIR", str(BASE_DIR.parent / "shared" / "data" / "checkthat2024_task1_en")
 )
+
+# --- Hardening: hostile input, request bodies, logins, deployment (issue 13) ----------------
+# Kept in one block; each setting names what it protects.
+
+# An import chunk also ends once its prepared articles hold this many characters of text and
+# metadata, so a chunk of long articles stays small in memory (and in its one INSERT).
+FACTCHECK_IMPORT_CHUNK_MAX_CHARS = env_int("FACTCHECK_IMPORT_CHUNK_MAX_CHARS", 16_000_000, minimum=1)
