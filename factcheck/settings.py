@@ -367,3 +367,12 @@ CHECKWORTHINESS_DATA_DIR = env_str(
 # An import chunk also ends once its prepared articles hold this many characters of text and
 # metadata, so a chunk of long articles stays small in memory (and in its one INSERT).
 FACTCHECK_IMPORT_CHUNK_MAX_CHARS = env_int("FACTCHECK_IMPORT_CHUNK_MAX_CHARS", 16_000_000, minimum=1)
+
+# Request bodies are refused by their Content-Length before anything reads them
+# (factcheck/middleware.py): anonymous requests (the login forms) may send this much;
+# signed-in ones DATA_UPLOAD_MAX_MEMORY_SIZE, admins' uploads FACTCHECK_UPLOAD_MAX_BYTES.
+FACTCHECK_ANONYMOUS_MAX_BODY_BYTES = env_int("FACTCHECK_ANONYMOUS_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "factcheck.middleware.RequestBodyLimitMiddleware",
+)
