@@ -29,7 +29,7 @@ from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
 from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
-from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
+from factcheck.claims.models import DISMISS_REASON_MAX_CHARS, Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
 
 S = Claim.Status
 
@@ -177,12 +177,14 @@ def claim_dismiss(*, claim: Claim, actor: AbstractBaseUser, reason: str, expecte
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError("Say why the claim is dismissed.")
+    if len(reason) > DISMISS_REASON_MAX_CHARS:
+        raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
     claim = _locked(claim)
     _check_version(claim, expected_version)
     _check_hold(claim, actor, force)
     before = _state(claim)
     _transition(claim, to=S.DISMISSED, allowed_from=DISMISS_FROM, action="dismiss it")
-    claim.dismiss_reason = reason[:300]
+    claim.dismiss_reason = reason
     _save(claim, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.dismiss", before=before, comment=reason)
     return claim
@@ -426,6 +428,7 @@ def verdict_return(*, verdict: Verdict, actor: AbstractBaseUser, comment: str, e
     before = {**_state(claim), **_verdict_state(verdict)}
     verdict.status = Verdict.Status.RETURNED
     verdict.review_comment = comment
+    verdict.full_clean(exclude=["evidence"], validate_unique=False, validate_constraints=False)
     verdict.version += 1
     verdict.save(update_fields=["status", "review_comment", "version", "updated_at"])
     # A returned revision of a published verdict leaves the published one in force; the

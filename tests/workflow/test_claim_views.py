@@ -154,6 +154,34 @@ def test_tags_notes_and_evidence(claim: Claim, reviewer) -> None:  # type: ignor
     assert verbs(claim) == ["claim.tag", "claim.tag", "annotation.add", "evidence.add"]
 
 
+def test_free_text_over_its_limit_is_a_400_and_nothing_is_stored(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    from factcheck.claims import models as limits
+
+    claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
+    client = logged_in(reviewer)
+    huge = "x" * 4_900_000  # what once made a claim page time out
+    posts = {
+        "annotate": {"body": "n" * (limits.NOTE_MAX_CHARS + 1)},
+        "evidence": {"kind": "other", "url": "https://a.example", "title": "t", "note": "e" * (limits.EVIDENCE_NOTE_MAX_CHARS + 1)},
+        "verdict": {"rating": "false", "headline": "No", "explanation": huge},
+        "triage": {"action": "dismiss", "reason": "r" * (limits.DISMISS_REASON_MAX_CHARS + 1)},
+    }
+    # The body limit for signed-in requests (DATA_UPLOAD_MAX_MEMORY_SIZE) lets these through to the forms.
+    for name, data in posts.items():
+        assert client.post(reverse(f"claims:{name}", args=[claim.pk]), data).status_code == 400, name
+    verdict = services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="No", explanation="Short.")
+    review = logged_in(editor).post(
+        reverse("claims:verdict-review", args=[verdict.pk]),
+        {"decision": "return", "comment": "c" * (limits.REVIEW_COMMENT_MAX_CHARS + 1), "version": verdict.version},
+    )
+    assert review.status_code == 400
+    verdict.refresh_from_db()
+    claim.refresh_from_db()
+    assert (verdict.status, verdict.explanation, claim.status) == ("draft", "Short.", S.DRAFTED)
+    assert not claim.annotations.exists() and not claim.evidence.exists()
+    assert verbs(claim) == ["verdict.draft"]
+
+
 def test_verdict_draft_approve_through_views(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
     evidence = services.evidence_add(claim=claim, actor=reviewer, kind="official_statistic", url="https://stats.example/t3", title="Table 3")

@@ -298,6 +298,31 @@ def test_migration_backfills_writers_from_the_audit_trail(reviewer, editor) -> N
     assert sorted(second.contributor_ids) == sorted([editor.pk, reviewer.pk, other_editor.pk])
 
 
+def test_free_text_over_its_limit_is_refused_by_every_service(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    from factcheck.claims import models as limits
+
+    claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
+    with pytest.raises(ValidationError):
+        services.annotation_add(claim=claim, actor=reviewer, body="n" * (limits.NOTE_MAX_CHARS + 1))
+    with pytest.raises(ValidationError):
+        services.evidence_add(
+            claim=claim, actor=reviewer, kind="other", url="https://a.example", title="t", note="e" * (limits.EVIDENCE_NOTE_MAX_CHARS + 1)
+        )
+    with pytest.raises(ValidationError):
+        draft(claim, reviewer, explanation="x" * 4_900_000)
+    verdict = draft(claim, reviewer, explanation="x" * limits.EXPLANATION_MAX_CHARS)
+    with pytest.raises(ValidationError):
+        services.verdict_return(verdict=verdict, actor=editor, comment="c" * (limits.REVIEW_COMMENT_MAX_CHARS + 1))
+    fresh = make_claim()
+    with pytest.raises(ValidationError):
+        services.claim_dismiss(claim=fresh, actor=reviewer, reason="r" * (limits.DISMISS_REASON_MAX_CHARS + 1))
+    verdict.refresh_from_db()
+    fresh.refresh_from_db()
+    assert (verdict.status, verdict.review_comment, fresh.status) == ("draft", "", S.NEW)
+    assert not claim.annotations.exists() and not claim.evidence.exists()
+    assert [e.verb for e in events(claim)] == ["verdict.draft"] and events(fresh) == []
+
+
 def test_return_needs_a_comment(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
     verdict = draft(claim, reviewer)
