@@ -6,6 +6,7 @@ Bad values fail loudly at start-up with ImproperlyConfigured rather than at firs
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -376,3 +377,14 @@ MIDDLEWARE.insert(
     MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
     "factcheck.middleware.RequestBodyLimitMiddleware",
 )
+
+# The client address for login throttling behind a proxy: entries counted from the right of
+# DJANGO_TRUSTED_PROXY_HEADER (each proxy appends one to X-Forwarded-For; see ratelimit.py).
+FACTCHECK_TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 1, minimum=1)
+# API rate limits (factcheck/api/throttling.py), DRF's "N/second|minute|hour|day".
+FACTCHECK_API_RATE_USER = env_str("FACTCHECK_API_RATE_USER", "1200/minute")
+FACTCHECK_API_RATE_ANON = env_str("FACTCHECK_API_RATE_ANON", "60/minute")
+for _name, _rate in (("FACTCHECK_API_RATE_USER", FACTCHECK_API_RATE_USER), ("FACTCHECK_API_RATE_ANON", FACTCHECK_API_RATE_ANON)):
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"{_name} must look like 600/minute (per second, minute, hour or day), got {_rate!r}")
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["factcheck.api.throttling.ApiUserThrottle", "factcheck.api.throttling.ApiAnonThrottle"]

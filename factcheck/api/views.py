@@ -37,10 +37,12 @@ LIST_ERRORS: dict[int, Any] = {
     400: OpenApiResponse(FIELD_ERRORS_SCHEMA, description="Invalid parameters, each with its messages."),
     401: OpenApiResponse(ErrorSerializer, description="No credentials, or invalid ones."),
     403: OpenApiResponse(ErrorSerializer, description="Logged in without the reviewer role."),
+    429: OpenApiResponse(ErrorSerializer, description="Too many requests: wait for the seconds in Retry-After."),
 }
 OBJECT_ERRORS: dict[int, Any] = {
     401: LIST_ERRORS[401],
     404: OpenApiResponse(ErrorSerializer, description="No such object, or no role to see it."),
+    429: LIST_ERRORS[429],
 }
 
 
@@ -206,6 +208,7 @@ class VerdictDetail(ApiView):
         200: {"type": "object", "additionalProperties": {"type": "string"}, "description": "Endpoint name to URL."},
         401: LIST_ERRORS[401],
         403: LIST_ERRORS[403],
+        429: LIST_ERRORS[429],
     },
 )
 class ApiRoot(ApiView):
