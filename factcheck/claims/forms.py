@@ -48,11 +48,20 @@ class TagForm(forms.Form):
         return [t for t in (self.cleaned_data.get("add") or "").split(",") if t.strip()]
 
 
+class SubmissionKeyField(forms.UUIDField):
+    """A key made when the form is shown; sending the same form twice stores its entry once."""
+
+    def __init__(self) -> None:
+        super().__init__(required=False, widget=forms.HiddenInput)
+
+
 class AnnotationForm(forms.Form):
+    submission = SubmissionKeyField()
     body = forms.CharField(max_length=NOTE_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note (Markdown)"}), label="Note")
 
 
 class EvidenceForm(forms.ModelForm):
+    submission = SubmissionKeyField()
     url = forms.URLField(max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://"}))
 
     kind = forms.ChoiceField(choices=[("", "Kind of evidence…"), *Evidence.Kind.choices])

@@ -167,10 +167,14 @@ class Annotation(models.Model):
         max_length=NOTE_MAX_CHARS, validators=[MaxLengthValidator(NOTE_MAX_CHARS)], help_text="Markdown; sanitised when rendered."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The key of the form submission that added it: the same form sent twice (a double click,
+    # a resent request) adds one note.
+    submission_key = models.UUIDField(null=True, blank=True, editable=False)
 
     class Meta:
         db_table = "annotations"
         ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["claim", "submission_key"], name="annotation_submission_unique")]
 
 
 class Evidence(models.Model):
@@ -192,10 +196,13 @@ class Evidence(models.Model):
     note = models.TextField(blank=True, max_length=EVIDENCE_NOTE_MAX_CHARS, validators=[MaxLengthValidator(EVIDENCE_NOTE_MAX_CHARS)])
     added_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # As for notes: one evidence entry per form submission.
+    submission_key = models.UUIDField(null=True, blank=True, editable=False)
 
     class Meta:
         db_table = "evidence"
         ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["claim", "submission_key"], name="evidence_submission_unique")]
         verbose_name_plural = "evidence"
 
     def __str__(self) -> str:

@@ -13,6 +13,7 @@ The workflow:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -256,13 +257,17 @@ def claim_tag(*, claim: Claim, actor: AbstractBaseUser, add: Sequence[str] = (),
 
 
 @transaction.atomic
-def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str) -> Annotation:
+def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str, submission_key: uuid.UUID | None = None) -> Annotation:
+    """Add a note. A submission_key already used on this claim returns that note instead:
+    the claim's lock makes a second copy of the same form wait, then find the first."""
     _require(actor, Role.REVIEWER, "Annotating a claim")
     body = (body or "").strip()
     if not body:
         raise ValidationError("The note is empty.")
     claim = _locked(claim)
-    annotation = Annotation(claim=claim, author=actor, body=body)
+    if submission_key is not None and (done := Annotation.objects.filter(claim=claim, submission_key=submission_key).first()):
+        return done
+    annotation = Annotation(claim=claim, author=actor, body=body, submission_key=submission_key)
     annotation.full_clean()
     annotation.save()
     audit_record(
@@ -273,10 +278,17 @@ def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str) -> Annot
 
 
 @transaction.atomic
-def evidence_add(*, claim: Claim, actor: AbstractBaseUser, kind: str, url: str, title: str, note: str = "") -> Evidence:
+def evidence_add(
+    *, claim: Claim, actor: AbstractBaseUser, kind: str, url: str, title: str, note: str = "", submission_key: uuid.UUID | None = None
+) -> Evidence:
+    """Add a source; a submission_key already used on this claim returns that entry (as for notes)."""
     _require(actor, Role.REVIEWER, "Adding evidence")
     claim = _locked(claim)
-    evidence = Evidence(claim=claim, kind=kind, url=url.strip(), title=title.strip(), note=note.strip(), added_by=actor)
+    if submission_key is not None and (done := Evidence.objects.filter(claim=claim, submission_key=submission_key).first()):
+        return done
+    evidence = Evidence(
+        claim=claim, kind=kind, url=url.strip(), title=title.strip(), note=note.strip(), added_by=actor, submission_key=submission_key
+    )
     evidence.full_clean()
     evidence.save()
     audit_record(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import uuid
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -180,6 +183,23 @@ def test_free_text_over_its_limit_is_a_400_and_nothing_is_stored(reviewer, edito
     assert (verdict.status, verdict.explanation, claim.status) == ("draft", "Short.", S.DRAFTED)
     assert not claim.annotations.exists() and not claim.evidence.exists()
     assert verbs(claim) == ["verdict.draft"]
+
+
+def test_a_note_or_evidence_form_sent_twice_is_stored_once(claim: Claim, reviewer) -> None:  # type: ignore[no-untyped-def]
+    client = logged_in(reviewer)
+    page = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    keys = re.findall(r'name="submission" value="([0-9a-f-]{36})"', page)
+    assert len(set(keys)) == 2  # one per form, fresh on every page
+    note = {"body": "Asked ICE for the May table.", "submission": keys[-1]}
+    source = {"kind": "press_release", "url": "https://www.ice.gov/news/1", "title": "ICE release", "submission": keys[0]}
+    for _ in range(2):  # a double click
+        assert client.post(reverse("claims:annotate", args=[claim.pk]), note).status_code == 302
+        assert client.post(reverse("claims:evidence", args=[claim.pk]), source).status_code == 302
+    assert claim.annotations.count() == 1 and claim.evidence.count() == 1
+    assert verbs(claim) == ["annotation.add", "evidence.add"]
+    # The same words sent from a new form are a new note.
+    client.post(reverse("claims:annotate", args=[claim.pk]), {**note, "submission": str(uuid.uuid4())})
+    assert claim.annotations.count() == 2
 
 
 def test_verdict_draft_approve_through_views(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
