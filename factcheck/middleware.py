@@ -1,5 +1,7 @@
 """Middleware that guards the whole site rather than one app.
 
+ContentSecurityPolicyMiddleware sends the site's Content-Security-Policy.
+
 RequestBodyLimitMiddleware refuses a request by its Content-Length before anything reads the
 body. Django's own DATA_UPLOAD_MAX_MEMORY_SIZE counts only the non-file fields of a
 multipart body, so without this an anonymous POST of a gigabyte to /login/ is spooled to
@@ -54,3 +56,18 @@ class RequestBodyLimitMiddleware:
                     content_type="text/plain",
                 )
         return self.get_response(request)
+
+
+class ContentSecurityPolicyMiddleware:
+    """The Content-Security-Policy header on every response that has none of its own
+    (FACTCHECK_CONTENT_SECURITY_POLICY; empty turns it off)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        policy = settings.FACTCHECK_CONTENT_SECURITY_POLICY
+        if policy and "Content-Security-Policy" not in response:
+            response["Content-Security-Policy"] = policy
+        return response

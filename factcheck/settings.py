@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -57,6 +58,21 @@ def env_http_url(name: str, default: str, *, required: bool = True) -> str:
     return value
 
 
+def local_secret_key(path: Path) -> str:
+    """The key in `path` (what `make up` writes to .var/secret_key), made there if missing."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_urlsafe(50) + "\n")
+    key = path.read_text().strip()
+    if len(key) < 50:
+        raise ImproperlyConfigured(f"{path} holds no usable secret key; delete it and start again.")
+    return key
+
+
 def database_from_url(url: str) -> dict[str, object]:
     """Turn postgres://user:pass@host:port/name?sslmode=... into a DATABASES entry."""
     parts = urlsplit(url)
@@ -93,7 +109,9 @@ if not SECRET_KEY:
             "DJANGO_SECRET_KEY is not set. `make up` generates one in .var/env; "
             "in production set it in the environment."
         )
-    SECRET_KEY = "insecure-local-development-key-never-use-in-production"
+    # Local runs (debug, tests, FACTCHECK_LOCAL=1) use this checkout's own random key, made
+    # once beside the other local state; no key is ever written in the source.
+    SECRET_KEY = local_secret_key(Path(env_str("FACTCHECK_SECRET_KEY_FILE", str(BASE_DIR / ".var" / "secret_key"))))
 
 ALLOWED_HOSTS = [h.strip() for h in env_str("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
@@ -388,3 +406,34 @@ for _name, _rate in (("FACTCHECK_API_RATE_USER", FACTCHECK_API_RATE_USER), ("FAC
     if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
         raise ImproperlyConfigured(f"{_name} must look like 600/minute (per second, minute, hour or day), got {_rate!r}")
 REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["factcheck.api.throttling.ApiUserThrottle", "factcheck.api.throttling.ApiAnonThrottle"]
+
+# TLS and browser protections, all off by default for `make up` on http://127.0.0.1 and set in
+# production (docs/deployment.md lists the environment; a test runs `check --deploy` on it).
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
+# "HTTP_X_FORWARDED_PROTO,https": the header the TLS-terminating proxy sets (and strips from
+# clients) to say the request came over https. Only set it behind such a proxy.
+_proxy_ssl_header = env_str("DJANGO_SECURE_PROXY_SSL_HEADER", "").strip()
+SECURE_PROXY_SSL_HEADER: tuple[str, str] | None = None
+if _proxy_ssl_header:
+    _header, _, _value = _proxy_ssl_header.partition(",")
+    if not re.fullmatch(r"HTTP_[A-Z0-9_]+", _header.strip()) or not _value.strip():
+        raise ImproperlyConfigured(
+            f"DJANGO_SECURE_PROXY_SSL_HEADER must look like HTTP_X_FORWARDED_PROTO,https, got {_proxy_ssl_header!r}"
+        )
+    SECURE_PROXY_SSL_HEADER = (_header.strip(), _value.strip())
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# No inline script or style anywhere (templates/ has none; a test keeps it so): scripts and
+# styles come from this origin only. JSON-LD blocks are data, which CSP does not run.
+FACTCHECK_CONTENT_SECURITY_POLICY = env_str(
+    "FACTCHECK_CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+    "factcheck.middleware.ContentSecurityPolicyMiddleware",
+)
