@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from django import forms
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularAPIView
-from rest_framework.exceptions import MethodNotAllowed, NotFound, ValidationError
+from rest_framework.exceptions import AuthenticationFailed, MethodNotAllowed, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -58,11 +58,36 @@ class ReadOnly:
         super().perform_authentication(request)  # type: ignore[misc]
 
 
-class ApiView(ReadOnly, GenericAPIView):
+class ThrottledBeforeRefused:
+    """Anonymous requests and bad tokens meet the rate limits before their 401: DRF checks
+    throttles after permissions, so an anonymous flood would otherwise get a 401 (and a bad
+    token a database lookup) on every request, never a 429."""
+
+    def perform_authentication(self, request: Request) -> None:
+        try:
+            super().perform_authentication(request)  # type: ignore[misc]
+        except AuthenticationFailed:
+            self.check_throttles(request)
+            raise
+
+    def check_permissions(self, request: Request) -> None:
+        if not request.user.is_authenticated:
+            self.check_throttles(request)
+        super().check_permissions(request)  # type: ignore[misc]
+
+    def check_throttles(self, request: Request) -> None:
+        # Once per request, however many of the steps above ask.
+        if getattr(request, "_factcheck_throttles_checked", False):
+            return
+        request._factcheck_throttles_checked = True  # type: ignore[attr-defined]
+        super().check_throttles(request)  # type: ignore[misc]
+
+
+class ApiView(ReadOnly, ThrottledBeforeRefused, GenericAPIView):
     pass
 
 
-class SchemaView(ReadOnly, SpectacularAPIView):
+class SchemaView(ReadOnly, ThrottledBeforeRefused, SpectacularAPIView):
     permission_classes = [HasReviewerRole]
 
 

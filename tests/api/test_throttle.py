@@ -35,6 +35,17 @@ def test_a_user_past_the_rate_gets_429_and_others_do_not(reviewer, editor, fresh
     assert token_client(editor).get("/api/v1/claims/").status_code == 200
 
 
+@override_settings(FACTCHECK_API_RATE_ANON="2/minute")
+def test_anonymous_requests_and_bad_tokens_meet_the_limit_before_their_401(reviewer, fresh_counts) -> None:  # type: ignore[no-untyped-def]
+    assert Client().get("/api/v1/claims/").status_code == 401
+    assert Client(HTTP_AUTHORIZATION="Token fct_not-a-token").get("/api/v1/claims/").status_code == 401
+    for client in (Client(), Client(HTTP_AUTHORIZATION="Token fct_not-a-token")):
+        refused = client.get("/api/v1/claims/")
+        assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    # A valid token from the same address is counted per user, not per address.
+    assert token_client(reviewer).get("/api/v1/claims/").status_code == 200
+
+
 def test_the_schema_documents_429_on_every_endpoint(reviewer, fresh_counts) -> None:  # type: ignore[no-untyped-def]
     schema = token_client(reviewer).get("/api/v1/schema/?format=json").json()
     operations = [operation for path in schema["paths"].values() for operation in path.values()]
