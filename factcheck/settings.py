@@ -6,6 +6,8 @@ Bad values fail loudly at start-up with ImproperlyConfigured rather than at firs
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -56,6 +58,21 @@ def env_http_url(name: str, default: str, *, required: bool = True) -> str:
     return value
 
 
+def local_secret_key(path: Path) -> str:
+    """The key in `path` (what `make up` writes to .var/secret_key), made there if missing."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_urlsafe(50) + "\n")
+    key = path.read_text().strip()
+    if len(key) < 50:
+        raise ImproperlyConfigured(f"{path} holds no usable secret key; delete it and start again.")
+    return key
+
+
 def database_from_url(url: str) -> dict[str, object]:
     """Turn postgres://user:pass@host:port/name?sslmode=... into a DATABASES entry."""
     parts = urlsplit(url)
@@ -92,7 +109,9 @@ if not SECRET_KEY:
             "DJANGO_SECRET_KEY is not set. `make up` generates one in .var/env; "
             "in production set it in the environment."
         )
-    SECRET_KEY = "insecure-local-development-key-never-use-in-production"
+    # Local runs (debug, tests, FACTCHECK_LOCAL=1) use this checkout's own random key, made
+    # once beside the other local state; no key is ever written in the source.
+    SECRET_KEY = local_secret_key(Path(env_str("FACTCHECK_SECRET_KEY_FILE", str(BASE_DIR / ".var" / "secret_key"))))
 
 ALLOWED_HOSTS = [h.strip() for h in env_str("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
@@ -359,4 +378,62 @@ LOGGING = {
 # --- Check-worthiness model --------------------------------------------------------------
 CHECKWORTHINESS_DATA_DIR = env_str(
     "CHECKWORTHINESS_DATA_DIR", str(BASE_DIR.parent / "shared" / "data" / "checkthat2024_task1_en")
+)
+
+# --- Hardening: hostile input, request bodies, logins, deployment (issue 13) ----------------
+# Kept in one block; each setting names what it protects.
+
+# An import chunk also ends once its prepared articles hold this many characters of text and
+# metadata, so a chunk of long articles stays small in memory (and in its one INSERT).
+FACTCHECK_IMPORT_CHUNK_MAX_CHARS = env_int("FACTCHECK_IMPORT_CHUNK_MAX_CHARS", 16_000_000, minimum=1)
+
+# Request bodies are refused by their Content-Length before anything reads them
+# (factcheck/middleware.py): anonymous requests (the login forms) may send this much;
+# signed-in ones DATA_UPLOAD_MAX_MEMORY_SIZE, admins' uploads FACTCHECK_UPLOAD_MAX_BYTES.
+FACTCHECK_ANONYMOUS_MAX_BODY_BYTES = env_int("FACTCHECK_ANONYMOUS_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "factcheck.middleware.RequestBodyLimitMiddleware",
+)
+
+# The client address for login throttling behind a proxy: entries counted from the right of
+# DJANGO_TRUSTED_PROXY_HEADER (each proxy appends one to X-Forwarded-For; see ratelimit.py).
+FACTCHECK_TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 1, minimum=1)
+# API rate limits (factcheck/api/throttling.py), DRF's "N/second|minute|hour|day".
+FACTCHECK_API_RATE_USER = env_str("FACTCHECK_API_RATE_USER", "1200/minute")
+FACTCHECK_API_RATE_ANON = env_str("FACTCHECK_API_RATE_ANON", "60/minute")
+for _name, _rate in (("FACTCHECK_API_RATE_USER", FACTCHECK_API_RATE_USER), ("FACTCHECK_API_RATE_ANON", FACTCHECK_API_RATE_ANON)):
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"{_name} must look like 600/minute (per second, minute, hour or day), got {_rate!r}")
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["factcheck.api.throttling.ApiUserThrottle", "factcheck.api.throttling.ApiAnonThrottle"]
+
+# TLS and browser protections, all off by default for `make up` on http://127.0.0.1 and set in
+# production (docs/deployment.md lists the environment; a test runs `check --deploy` on it).
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
+# "HTTP_X_FORWARDED_PROTO,https": the header the TLS-terminating proxy sets (and strips from
+# clients) to say the request came over https. Only set it behind such a proxy.
+_proxy_ssl_header = env_str("DJANGO_SECURE_PROXY_SSL_HEADER", "").strip()
+SECURE_PROXY_SSL_HEADER: tuple[str, str] | None = None
+if _proxy_ssl_header:
+    _header, _, _value = _proxy_ssl_header.partition(",")
+    if not re.fullmatch(r"HTTP_[A-Z0-9_]+", _header.strip()) or not _value.strip():
+        raise ImproperlyConfigured(
+            f"DJANGO_SECURE_PROXY_SSL_HEADER must look like HTTP_X_FORWARDED_PROTO,https, got {_proxy_ssl_header!r}"
+        )
+    SECURE_PROXY_SSL_HEADER = (_header.strip(), _value.strip())
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# No inline script or style anywhere (templates/ has none; a test keeps it so): scripts and
+# styles come from this origin only. JSON-LD blocks are data, which CSP does not run.
+FACTCHECK_CONTENT_SECURITY_POLICY = env_str(
+    "FACTCHECK_CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+    "factcheck.middleware.ContentSecurityPolicyMiddleware",
 )

@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from factcheck.accounts.views import LoginView
+from factcheck.accounts.views import LoginView, admin_login
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="claims:list", permanent=False)),
@@ -15,5 +15,6 @@ urlpatterns = [
     path("exports/", include("factcheck.reports.urls")),
     path("factchecks/", include("factcheck.reports.factcheck_urls")),
     path("api/v1/", include("factcheck.api.urls")),
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
 ]

@@ -12,6 +12,8 @@ say "Check-worthiness scorer (one core)"
 "$PY" bench/scorer_bench.py
 say "Bulk import (BBC corpus repeated to 100,000 articles)"
 "$PY" bench/import_bench.py
+say "HTML extraction (hostile nesting, long pages)"
+"$PY" bench/html_bench.py
 say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Python"
 "$PY" bench/pipeline_bench.py
 say "Triage queue latency (200,000 claims, 10 concurrent users)"

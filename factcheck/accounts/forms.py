@@ -3,32 +3,38 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
-from factcheck.accounts import ratelimit
+
+def login_throttled(request: Any) -> bool:
+    """Whether the authentication backend refused this request's login as throttled."""
+    return bool(getattr(request, "login_throttled", False))
 
 
-class ThrottledAuthenticationForm(AuthenticationForm):
-    """The stock login form, refusing without checking the password once too many attempts failed."""
+class ThrottleMessageMixin:
+    """Says why a throttled login failed; the throttling itself is the backend's
+    (factcheck/accounts/backends.py), so it holds for every form."""
 
-    blocked = False
+    request: Any
 
     def clean(self) -> dict[str, Any]:
-        username = self.cleaned_data.get("username") or ""
-        if self.request is not None and ratelimit.login_blocked(self.request, username):
-            self.blocked = True
-            minutes = max(1, settings.FACTCHECK_LOGIN_WINDOW_SECONDS // 60)
-            raise ValidationError(
-                f"Too many failed logins. Try again in {minutes} minutes, or ask an admin to reset your password.",
-                code="throttled",
-            )
         try:
-            data = super().clean()
+            return super().clean()  # type: ignore[misc]
         except ValidationError:
-            if self.request is not None:
-                ratelimit.login_failed(self.request, username)
+            if login_throttled(self.request):
+                minutes = max(1, settings.FACTCHECK_LOGIN_WINDOW_SECONDS // 60)
+                raise ValidationError(
+                    f"Too many failed logins. Try again in {minutes} minutes, or ask an admin to reset your password.",
+                    code="throttled",
+                ) from None
             raise
-        if self.request is not None:
-            ratelimit.login_succeeded(self.request, username)
-        return data
+
+
+class ThrottledAuthenticationForm(ThrottleMessageMixin, AuthenticationForm):
+    pass
+
+
+class ThrottledAdminAuthenticationForm(ThrottleMessageMixin, AdminAuthenticationForm):
+    pass

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from django.contrib.auth import views as auth_views
-from django.http import HttpResponse
+from typing import Any
 
-from factcheck.accounts.forms import ThrottledAuthenticationForm
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse
+
+from factcheck.accounts.forms import ThrottledAdminAuthenticationForm, ThrottledAuthenticationForm, login_throttled
 
 
 class LoginView(auth_views.LoginView):
@@ -12,6 +16,18 @@ class LoginView(auth_views.LoginView):
 
     def form_invalid(self, form: ThrottledAuthenticationForm) -> HttpResponse:  # type: ignore[override]
         response = super().form_invalid(form)
-        if form.blocked:
+        if login_throttled(self.request):
             response.status_code = 429
         return response
+
+
+admin.site.login_form = ThrottledAdminAuthenticationForm
+
+
+@login_not_required
+def admin_login(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    """The admin's own login page (throttled by the backend like every login), answering 429 when refused."""
+    response = admin.site.login(request, extra_context)
+    if login_throttled(request):
+        response.status_code = 429
+    return response

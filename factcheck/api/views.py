@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from django import forms
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularAPIView
-from rest_framework.exceptions import MethodNotAllowed, NotFound, ValidationError
+from rest_framework.exceptions import AuthenticationFailed, MethodNotAllowed, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -37,10 +37,12 @@ LIST_ERRORS: dict[int, Any] = {
     400: OpenApiResponse(FIELD_ERRORS_SCHEMA, description="Invalid parameters, each with its messages."),
     401: OpenApiResponse(ErrorSerializer, description="No credentials, or invalid ones."),
     403: OpenApiResponse(ErrorSerializer, description="Logged in without the reviewer role."),
+    429: OpenApiResponse(ErrorSerializer, description="Too many requests: wait for the seconds in Retry-After."),
 }
 OBJECT_ERRORS: dict[int, Any] = {
     401: LIST_ERRORS[401],
     404: OpenApiResponse(ErrorSerializer, description="No such object, or no role to see it."),
+    429: LIST_ERRORS[429],
 }
 
 
@@ -56,11 +58,36 @@ class ReadOnly:
         super().perform_authentication(request)  # type: ignore[misc]
 
 
-class ApiView(ReadOnly, GenericAPIView):
+class ThrottledBeforeRefused:
+    """Anonymous requests and bad tokens meet the rate limits before their 401: DRF checks
+    throttles after permissions, so an anonymous flood would otherwise get a 401 (and a bad
+    token a database lookup) on every request, never a 429."""
+
+    def perform_authentication(self, request: Request) -> None:
+        try:
+            super().perform_authentication(request)  # type: ignore[misc]
+        except AuthenticationFailed:
+            self.check_throttles(request)
+            raise
+
+    def check_permissions(self, request: Request) -> None:
+        if not request.user.is_authenticated:
+            self.check_throttles(request)
+        super().check_permissions(request)  # type: ignore[misc]
+
+    def check_throttles(self, request: Request) -> None:
+        # Once per request, however many of the steps above ask.
+        if getattr(request, "_factcheck_throttles_checked", False):
+            return
+        request._factcheck_throttles_checked = True  # type: ignore[attr-defined]
+        super().check_throttles(request)  # type: ignore[misc]
+
+
+class ApiView(ReadOnly, ThrottledBeforeRefused, GenericAPIView):
     pass
 
 
-class SchemaView(ReadOnly, SpectacularAPIView):
+class SchemaView(ReadOnly, ThrottledBeforeRefused, SpectacularAPIView):
     permission_classes = [HasReviewerRole]
 
 
@@ -206,6 +233,7 @@ class VerdictDetail(ApiView):
         200: {"type": "object", "additionalProperties": {"type": "string"}, "description": "Endpoint name to URL."},
         401: LIST_ERRORS[401],
         403: LIST_ERRORS[403],
+        429: LIST_ERRORS[429],
     },
 )
 class ApiRoot(ApiView):

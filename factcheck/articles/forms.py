@@ -31,7 +31,7 @@ class PasteForm(forms.Form):
     url = forms.CharField(max_length=2000, required=False)
     outlet = forms.CharField(max_length=200, required=False)
     author = forms.CharField(max_length=300, required=False)
-    published_at = forms.CharField(required=False, help_text="e.g. 2024-05-31 or 2024-05-31T14:00:00+02:00")
+    published_at = forms.CharField(max_length=60, required=False, help_text="e.g. 2024-05-31 or 2024-05-31T14:00:00+02:00")
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

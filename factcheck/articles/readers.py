@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
-from factcheck.articles.htmltext import declared_charset, html_to_document
+from factcheck.articles.htmltext import HtmlRefused, declared_charset, html_to_document
 
 DOCUMENT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})
 BOM = b"\xef\xbb\xbf"
@@ -57,6 +57,20 @@ def detect_format(name: str) -> str:
     raise ImportFileError(f"Unsupported file type {suffix or '(none)'!r}: use .csv, .jsonl, .zip, .txt, .md or .html.")
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+SAVE_AS_UTF8 = "The file is UTF-16 text; save it as UTF-8 (in Excel: \u201cCSV UTF-8\u201d) and import it again."
+
+
+def is_utf16(start: bytes) -> bool:
+    """A UTF-16 byte order mark, or the NUL bytes UTF-16 puts beside every ASCII character."""
+    return start.startswith(UTF16_BOMS) or b"\x00" in start[:200]
+
+
+def refuse_utf16(first_line: bytes) -> None:
+    if is_utf16(first_line):
+        raise ImportFileError(SAVE_AS_UTF8)
+
+
 def max_line_bytes(max_text_chars: int) -> int:
     # Up to 4 UTF-8 bytes a character for the text, plus room for the other columns.
     return 4 * max_text_chars + 256 * 1024
@@ -84,6 +98,8 @@ def read_csv(stream: BinaryIO, position: ReadPosition, *, line_limit: int) -> It
     def text_lines() -> Iterator[str]:
         first = True
         for line in _physical_lines(stream, position, line_limit):
+            if first and line is not None:
+                refuse_utf16(line)
             if line is None:
                 flags["too_long"] = True
                 # A blank line ends the record if it was one line; inside a quoted field it
@@ -100,7 +116,10 @@ def read_csv(stream: BinaryIO, position: ReadPosition, *, line_limit: int) -> It
                 yield line.decode("utf-8", errors="replace")
 
     csv.field_size_limit(max(csv.field_size_limit(), line_limit))
-    reader = csv.reader(text_lines())
+    # strict: a quoted field must close right before a comma or the end of a line. Otherwise a
+    # stray opening quote silently swallows the rows after it into one field, up to the next
+    # quote anywhere; strict makes that an error the import reports, with the lines it took.
+    reader = csv.reader(text_lines(), strict=True)
     header = _csv_header(reader, flags)
     number = 0
     while True:
@@ -111,7 +130,16 @@ def read_csv(stream: BinaryIO, position: ReadPosition, *, line_limit: int) -> It
             return
         except csv.Error as exc:
             number += 1
-            yield SourceRow(number, None, f"Malformed CSV: {exc}", f"line {start_line}")
+            end_line = max(reader.line_num, start_line)
+            if end_line > start_line:
+                yield SourceRow(
+                    number, None,
+                    f"Malformed CSV: {exc}. A quote opened on line {start_line} does not close where a field ends, so lines "
+                    f"{start_line}-{end_line} were read as one row and none of them was imported; fix the quote and import them again.",
+                    f"lines {start_line}-{end_line}",
+                )
+            else:
+                yield SourceRow(number, None, f"Malformed CSV: {exc}", f"line {start_line}")
             flags["bad_encoding"] = flags["too_long"] = False
             continue
         too_long, bad_encoding = flags["too_long"], flags["bad_encoding"]
@@ -158,8 +186,10 @@ def read_jsonl(stream: BinaryIO, position: ReadPosition, *, line_limit: int) -> 
             number += 1
             yield SourceRow(number, None, f"Line longer than {line_limit} bytes.", where)
             continue
-        if line_number == 1 and line.startswith(BOM):
-            line = line[len(BOM):]
+        if line_number == 1:
+            refuse_utf16(line)
+            if line.startswith(BOM):
+                line = line[len(BOM):]
         if not line.strip():
             continue
         number += 1
@@ -183,12 +213,25 @@ def read_zip(stream: BinaryIO, position: ReadPosition, *, max_text_chars: int) -
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise ImportFileError(f"Not a readable ZIP file (truncated or damaged?): {exc}") from None
     with archive:
-        members = [info for info in archive.infolist() if not info.is_dir() and not _is_hidden(info.filename)]
+        # Hidden files (.DS_Store, __MACOSX/) are the archiver's, not articles: left out. A
+        # name that climbs out of the archive (..) or starts at the root is not left out in
+        # silence: it is a rejected row, so the count of files adds up.
+        members = [
+            info for info in archive.infolist() if not info.is_dir() and (_is_unsafe(info.filename) or not _is_hidden(info.filename))
+        ]
         if not members:
             raise ImportFileError("The ZIP file holds no files.")
         for number, info in enumerate(members, start=1):
             position.bytes += info.compress_size
+            if _is_unsafe(info.filename):
+                yield SourceRow(number, None, "Unsafe file name (.. or an absolute path): not read.", info.filename)
+                continue
             yield _zip_member(archive, info, number, max_text_chars)
+
+
+def _is_unsafe(name: str) -> bool:
+    path = PurePosixPath(name.replace("\\", "/"))
+    return path.is_absolute() or ".." in path.parts or (len(name) > 1 and name[1] == ":")
 
 
 def _is_hidden(name: str) -> bool:
@@ -220,13 +263,18 @@ def document_row(data: bytes, *, name: str, number: int = 1) -> SourceRow:
     encoding = (declared_charset(data) if is_html else None) or "utf-8"
     if encoding in {"utf-8", "utf8"}:
         encoding = "utf-8-sig"
+    if encoding == "utf-8-sig" and is_utf16(data[:200]):
+        return SourceRow(number, None, SAVE_AS_UTF8, name)
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError):
         return SourceRow(number, None, f"Not valid {encoding.removesuffix('-sig')} text.", name)
     fields: dict[str, object] = {"file": name}
     if is_html:
-        document = html_to_document(text)
+        try:
+            document = html_to_document(text)
+        except HtmlRefused as refused:
+            return SourceRow(number, None, str(refused), name)
         fields.update(text=document.text, title=document.title, url=document.url, author=document.author, published_at=document.published_at)
     elif suffix in {".md", ".markdown"}:
         first_line = text.lstrip().split("\n", 1)[0]

@@ -142,20 +142,32 @@ def _insert_articles_sql() -> str:
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _ChunkRow:
-    source: SourceRow
+    """What a chunk keeps of a row until it is stored: the prepared article, or where the
+    row was and why it was rejected. Never the raw row: a rejected row's text (up to a
+    physical line's cap, megabytes) would otherwise stay in memory for the whole chunk."""
+
+    number: int
+    where: str
     article: PreparedArticle | None
     error: str
+
+    @property
+    def held_bytes(self) -> int:
+        # What the prepared row holds, about: its text and metadata (characters, not bytes,
+        # which is close enough for a cap and costs nothing to count).
+        return 0 if self.article is None else len(self.article.text) + len(self.article.metadata_json)
 
 
 def _row_prepare(row: SourceRow, *, default_outlet: str, max_text_chars: int) -> _ChunkRow:
     if row.fields is None:
-        return _ChunkRow(row, None, row.error)
+        return _ChunkRow(row.number, row.where, None, row.error)
     try:
-        return _ChunkRow(row, prepare_article(row.fields, default_outlet=default_outlet, max_text_chars=max_text_chars), "")
+        article = prepare_article(row.fields, default_outlet=default_outlet, max_text_chars=max_text_chars)
     except RowError as exc:
-        return _ChunkRow(row, None, str(exc))
+        return _ChunkRow(row.number, row.where, None, str(exc))
+    return _ChunkRow(row.number, row.where, article, "")
 
 
 def _outlet_ids(names: set[str], cache: dict[str, int]) -> None:
@@ -169,7 +181,7 @@ def _outlet_ids(names: set[str], cache: dict[str, int]) -> None:
 @transaction.atomic
 def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, outlet_cache: dict[str, int]) -> None:
     errors = [
-        {"row": item.source.number, "where": item.source.where, "reason": item.error} for item in rows if item.article is None
+        {"row": item.number, "where": item.where, "reason": item.error} for item in rows if item.article is None
     ]
     candidates: list[PreparedArticle] = []
     seen_hashes: set[str] = set()
@@ -229,17 +241,25 @@ def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, 
 
 def _rows_import(*, batch: ImportBatch, rows: Iterator[SourceRow], position: ReadPosition, on_progress: ProgressCallback | None) -> None:
     chunk_size = settings.FACTCHECK_IMPORT_CHUNK_ROWS
+    chunk_max_chars = settings.FACTCHECK_IMPORT_CHUNK_MAX_CHARS
     max_text_chars = settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS
     resume_after = batch.rows_read
     outlet_cache: dict[str, int] = {}
     chunk: list[_ChunkRow] = []
+    held = 0
     for row in rows:
         if row.number <= resume_after:
             continue  # stored or reported by an earlier attempt at this batch
-        chunk.append(_row_prepare(row, default_outlet=batch.default_outlet, max_text_chars=max_text_chars))
-        if len(chunk) >= chunk_size:
+        item = _row_prepare(row, default_outlet=batch.default_outlet, max_text_chars=max_text_chars)
+        del row  # the raw row (its text) goes now, not when the next one replaces it
+        chunk.append(item)
+        held += item.held_bytes
+        # A chunk ends at its row count or at its text budget, whichever comes first: a chunk
+        # of long articles would otherwise hold (and send in one INSERT) gigabytes.
+        if len(chunk) >= chunk_size or held >= chunk_max_chars:
             _chunk_store(batch=batch, rows=chunk, bytes_read=position.bytes, outlet_cache=outlet_cache)
             chunk = []
+            held = 0
             if on_progress is not None:
                 on_progress(batch)
     if chunk:

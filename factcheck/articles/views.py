@@ -15,6 +15,7 @@ from factcheck.accounts.roles import Role, role_required
 from factcheck.articles import selectors, services
 from factcheck.articles.forms import PasteForm, UploadForm
 from factcheck.articles.models import ImportBatch
+from factcheck.reports.csv_export import neutralise
 
 
 def _new_page(request: HttpRequest, *, upload_form: UploadForm | None = None, paste_form: PasteForm | None = None, status: int = 200) -> HttpResponse:
@@ -73,7 +74,8 @@ def import_errors_csv(request: HttpRequest, pk: int) -> HttpResponse:
     writer.writerow(["row", "where", "reason"])
     errors = selectors.batch_errors(batch=batch)
     for error in errors:
-        writer.writerow([error.get("row", ""), error.get("where", ""), error.get("reason", "")])
+        # Member names and reasons quote the uploaded file: escaped as the claims CSV escapes formulas.
+        writer.writerow([error.get("row", ""), neutralise(str(error.get("where", ""))), neutralise(str(error.get("reason", "")))])
     if batch.rows_rejected > len(errors):
         writer.writerow(["", "", f"{batch.rows_rejected - len(errors)} more rejected rows are counted but not listed."])
     return response

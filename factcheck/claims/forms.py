@@ -6,7 +6,15 @@ from typing import Any
 
 from django import forms
 
-from factcheck.claims.models import Claim, Evidence, Verdict
+from factcheck.claims.models import (
+    DISMISS_REASON_MAX_CHARS,
+    EXPLANATION_MAX_CHARS,
+    NOTE_MAX_CHARS,
+    REVIEW_COMMENT_MAX_CHARS,
+    Claim,
+    Evidence,
+    Verdict,
+)
 from factcheck.claims.services import BulkKind
 
 
@@ -18,7 +26,7 @@ class VersionedForm(forms.Form):
 class TriageForm(VersionedForm):
     ACTIONS = [("check", "Check it"), ("dismiss", "Dismiss"), ("research", "Start research")]
     action = forms.ChoiceField(choices=ACTIONS)
-    reason = forms.CharField(required=False, max_length=300, widget=forms.TextInput(attrs={"placeholder": "Why dismiss? (required)"}))
+    reason = forms.CharField(required=False, max_length=DISMISS_REASON_MAX_CHARS, widget=forms.TextInput(attrs={"placeholder": "Why dismiss? (required)"}))
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -40,11 +48,20 @@ class TagForm(forms.Form):
         return [t for t in (self.cleaned_data.get("add") or "").split(",") if t.strip()]
 
 
+class SubmissionKeyField(forms.UUIDField):
+    """A key made when the form is shown; sending the same form twice stores its entry once."""
+
+    def __init__(self) -> None:
+        super().__init__(required=False, widget=forms.HiddenInput)
+
+
 class AnnotationForm(forms.Form):
-    body = forms.CharField(max_length=20_000, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note (Markdown)"}), label="Note")
+    submission = SubmissionKeyField()
+    body = forms.CharField(max_length=NOTE_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note (Markdown)"}), label="Note")
 
 
 class EvidenceForm(forms.ModelForm):
+    submission = SubmissionKeyField()
     url = forms.URLField(max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://"}))
 
     kind = forms.ChoiceField(choices=[("", "Kind of evidence…"), *Evidence.Kind.choices])
@@ -58,7 +75,7 @@ class EvidenceForm(forms.ModelForm):
 class VerdictForm(VersionedForm):
     rating = forms.ChoiceField(choices=Verdict.Rating.choices, widget=forms.RadioSelect)
     headline = forms.CharField(max_length=74, help_text="Under 75 characters.", widget=forms.TextInput(attrs={"maxlength": 74, "size": 60}))
-    explanation = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}))
+    explanation = forms.CharField(max_length=EXPLANATION_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 5}))
     evidence = forms.ModelMultipleChoiceField(queryset=Evidence.objects.none(), required=False, widget=forms.CheckboxSelectMultiple)
 
     def __init__(self, *args: Any, claim: Claim, evidence: list[Evidence] | None = None, **kwargs: Any) -> None:
@@ -72,7 +89,11 @@ class VerdictForm(VersionedForm):
 
 class ReviewForm(VersionedForm):
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("return", "Return")])
-    comment = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2, "placeholder": "What must change (required to return)"}))
+    comment = forms.CharField(
+        required=False,
+        max_length=REVIEW_COMMENT_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "What must change (required to return)"}),
+    )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -90,7 +111,7 @@ class RowActionForm(VersionedForm):
     ACTIONS = [("assign_me", "Assign to me"), ("release", "Release"), ("check", "Check it"), ("dismiss", "Dismiss")]
 
     action = forms.ChoiceField(choices=ACTIONS)
-    reason = forms.CharField(required=False, max_length=300)
+    reason = forms.CharField(required=False, max_length=DISMISS_REASON_MAX_CHARS)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -121,7 +142,7 @@ class BulkForm(forms.Form):
     ids = forms.TypedMultipleChoiceField(coerce=int, required=False, choices=())
     filters = forms.CharField(required=False, max_length=4000)
     assignee = forms.RegexField(required=False, regex=r"^(me|[0-9]+)$", error_messages={"invalid": "Choose someone to assign them to."})
-    reason = forms.CharField(required=False, max_length=300)
+    reason = forms.CharField(required=False, max_length=DISMISS_REASON_MAX_CHARS)
     status = forms.ChoiceField(required=False, choices=[("", "—"), *STATUSES])
     tag_add = forms.CharField(required=False, max_length=200, label="Add tags")
     tag_remove = forms.CharField(required=False, max_length=200, label="Remove tags")

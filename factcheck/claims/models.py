@@ -1,11 +1,29 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.core.validators import MaxLengthValidator
 from django.db import models
 
 from factcheck.articles.models import Article
 from factcheck.runs.models import PipelineRun
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+# The longest free text a person may write into each field (characters). Forms show and
+# check them; the models' validators enforce them in every service (full_clean), so a
+# request that skips the form is refused too. A 4.9 MB explanation once made its claim page
+# time out for everyone who opened it.
+NOTE_MAX_CHARS = 20_000
+EXPLANATION_MAX_CHARS = 20_000
+EVIDENCE_NOTE_MAX_CHARS = 2_000
+REVIEW_COMMENT_MAX_CHARS = 5_000
+DISMISS_REASON_MAX_CHARS = 300
 
 
 class ClaimCluster(models.Model):
@@ -96,7 +114,7 @@ class Claim(models.Model):
     # Bumped by every reviewer-side write; a save carrying an older version is refused.
     version = models.PositiveIntegerField(default=1)
     # Reviewer-owned. db_default because the pipeline's merge inserts rows without them.
-    dismiss_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
+    dismiss_reason = models.CharField(max_length=DISMISS_REASON_MAX_CHARS, blank=True, default="", db_default="")
     tags = ArrayField(
         models.CharField(max_length=40),
         default=list,
@@ -145,12 +163,18 @@ class Annotation(models.Model):
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="annotations")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    body = models.TextField(help_text="Markdown; sanitised when rendered.")
+    body = models.TextField(
+        max_length=NOTE_MAX_CHARS, validators=[MaxLengthValidator(NOTE_MAX_CHARS)], help_text="Markdown; sanitised when rendered."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The key of the form submission that added it: the same form sent twice (a double click,
+    # a resent request) adds one note.
+    submission_key = models.UUIDField(null=True, blank=True, editable=False)
 
     class Meta:
         db_table = "annotations"
         ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["claim", "submission_key"], name="annotation_submission_unique")]
 
 
 class Evidence(models.Model):
@@ -169,13 +193,16 @@ class Evidence(models.Model):
     kind = models.CharField(max_length=24, choices=Kind.choices)
     url = models.URLField(max_length=2000)
     title = models.CharField(max_length=300)
-    note = models.TextField(blank=True)
+    note = models.TextField(blank=True, max_length=EVIDENCE_NOTE_MAX_CHARS, validators=[MaxLengthValidator(EVIDENCE_NOTE_MAX_CHARS)])
     added_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # As for notes: one evidence entry per form submission.
+    submission_key = models.UUIDField(null=True, blank=True, editable=False)
 
     class Meta:
         db_table = "evidence"
         ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["claim", "submission_key"], name="evidence_submission_unique")]
         verbose_name_plural = "evidence"
 
     def __str__(self) -> str:
@@ -209,13 +236,22 @@ class Verdict(models.Model):
     revision = models.PositiveIntegerField(default=1)
     rating = models.CharField(max_length=16, choices=Rating.choices)
     headline = models.CharField(max_length=74, help_text="Under 75 characters.")
-    explanation = models.TextField()
+    explanation = models.TextField(max_length=EXPLANATION_MAX_CHARS, validators=[MaxLengthValidator(EXPLANATION_MAX_CHARS)])
     evidence = models.ManyToManyField(Evidence, blank=True, related_name="verdicts")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # Everyone whose saves make up this revision's text: each draft and edit of it, and the
+    # writers of the revision it started from (a new revision opens with the published
+    # wording). The two-person rule reads this, not `author`, who is only the last to save.
+    contributor_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     approved_at = models.DateTimeField(null=True, blank=True)
-    review_comment = models.TextField(blank=True, help_text="The editor's comment when returning it.")
+    review_comment = models.TextField(
+        blank=True,
+        max_length=REVIEW_COMMENT_MAX_CHARS,
+        validators=[MaxLengthValidator(REVIEW_COMMENT_MAX_CHARS)],
+        help_text="The editor's comment when returning it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     version = models.PositiveIntegerField(default=1)
@@ -228,6 +264,10 @@ class Verdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_rating_display()}: {self.headline}"
+
+    def written_by(self, user: AbstractBaseUser) -> bool:
+        """Whether `user` wrote any of this revision's text (then they may not approve or return it)."""
+        return user.pk in self.contributor_ids or self.author_id == user.pk
 
 
 class SavedView(models.Model):

@@ -13,6 +13,7 @@ The workflow:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
 from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
-from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
+from factcheck.claims.models import DISMISS_REASON_MAX_CHARS, Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
 
 S = Claim.Status
 
@@ -177,12 +178,14 @@ def claim_dismiss(*, claim: Claim, actor: AbstractBaseUser, reason: str, expecte
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError("Say why the claim is dismissed.")
+    if len(reason) > DISMISS_REASON_MAX_CHARS:
+        raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
     claim = _locked(claim)
     _check_version(claim, expected_version)
     _check_hold(claim, actor, force)
     before = _state(claim)
     _transition(claim, to=S.DISMISSED, allowed_from=DISMISS_FROM, action="dismiss it")
-    claim.dismiss_reason = reason[:300]
+    claim.dismiss_reason = reason
     _save(claim, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.dismiss", before=before, comment=reason)
     return claim
@@ -254,13 +257,17 @@ def claim_tag(*, claim: Claim, actor: AbstractBaseUser, add: Sequence[str] = (),
 
 
 @transaction.atomic
-def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str) -> Annotation:
+def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str, submission_key: uuid.UUID | None = None) -> Annotation:
+    """Add a note. A submission_key already used on this claim returns that note instead:
+    the claim's lock makes a second copy of the same form wait, then find the first."""
     _require(actor, Role.REVIEWER, "Annotating a claim")
     body = (body or "").strip()
     if not body:
         raise ValidationError("The note is empty.")
     claim = _locked(claim)
-    annotation = Annotation(claim=claim, author=actor, body=body)
+    if submission_key is not None and (done := Annotation.objects.filter(claim=claim, submission_key=submission_key).first()):
+        return done
+    annotation = Annotation(claim=claim, author=actor, body=body, submission_key=submission_key)
     annotation.full_clean()
     annotation.save()
     audit_record(
@@ -271,10 +278,17 @@ def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str) -> Annot
 
 
 @transaction.atomic
-def evidence_add(*, claim: Claim, actor: AbstractBaseUser, kind: str, url: str, title: str, note: str = "") -> Evidence:
+def evidence_add(
+    *, claim: Claim, actor: AbstractBaseUser, kind: str, url: str, title: str, note: str = "", submission_key: uuid.UUID | None = None
+) -> Evidence:
+    """Add a source; a submission_key already used on this claim returns that entry (as for notes)."""
     _require(actor, Role.REVIEWER, "Adding evidence")
     claim = _locked(claim)
-    evidence = Evidence(claim=claim, kind=kind, url=url.strip(), title=title.strip(), note=note.strip(), added_by=actor)
+    if submission_key is not None and (done := Evidence.objects.filter(claim=claim, submission_key=submission_key).first()):
+        return done
+    evidence = Evidence(
+        claim=claim, kind=kind, url=url.strip(), title=title.strip(), note=note.strip(), added_by=actor, submission_key=submission_key
+    )
     evidence.full_clean()
     evidence.save()
     audit_record(
@@ -331,7 +345,9 @@ def verdict_draft(
     before = {**_state(claim), **(_verdict_state(current) if current else {})}
     if current is None or current.status == Verdict.Status.APPROVED:
         revision = (claim.verdicts.aggregate(m=Max("revision"))["m"] or 0) + 1
-        verdict = Verdict(claim=claim, revision=revision, author=actor, **submitted)
+        # The new revision opens with the published wording: its writers are writers of this one.
+        inherited = current.contributor_ids if current is not None else []
+        verdict = Verdict(claim=claim, revision=revision, author=actor, contributor_ids=list(inherited), **submitted)
         verb = "verdict.draft" if revision == 1 else "verdict.revise"
     else:
         verdict = current
@@ -341,6 +357,10 @@ def verdict_draft(
         verdict.author = actor
         verdict.version += 1
         verb = "verdict.edit"
+    # Saving the text, changed or not, makes the actor one of its writers: re-saving someone
+    # else's draft must not turn it into text its first writer may approve.
+    if actor.pk not in verdict.contributor_ids:
+        verdict.contributor_ids = [*verdict.contributor_ids, actor.pk]
     verdict.full_clean(exclude=["evidence"], validate_constraints=False)
     verdict.save()
     verdict.evidence.set(evidence)
@@ -387,8 +407,8 @@ def _check_reviewable(claim: Claim, verdict: Verdict, actor: AbstractBaseUser, e
     latest = claim.verdicts.aggregate(m=Max("revision"))["m"]
     if verdict.revision != latest:
         raise TransitionNotAllowed("This is not the claim's latest verdict revision.")
-    if verdict.author_id == actor.pk:
-        raise PermissionDenied("A second person must approve or return a verdict; you wrote this one.")
+    if verdict.written_by(actor):
+        raise PermissionDenied("A second person must approve or return a verdict; you wrote some of this one.")
 
 
 @transaction.atomic
@@ -420,6 +440,7 @@ def verdict_return(*, verdict: Verdict, actor: AbstractBaseUser, comment: str, e
     before = {**_state(claim), **_verdict_state(verdict)}
     verdict.status = Verdict.Status.RETURNED
     verdict.review_comment = comment
+    verdict.full_clean(exclude=["evidence"], validate_unique=False, validate_constraints=False)
     verdict.version += 1
     verdict.save(update_fields=["status", "review_comment", "version", "updated_at"])
     # A returned revision of a published verdict leaves the published one in force; the

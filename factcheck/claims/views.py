@@ -12,6 +12,7 @@ claim, stale version), 400 for invalid input or a transition the workflow does n
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -367,13 +368,13 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, **fo
             current is not None
             and current.status == Verdict.Status.DRAFT
             and has_role(user, Role.EDITOR)
-            and current.author_id != user.pk
+            and not current.written_by(user)
         ),
         "triage_form": TriageForm(initial={"version": claim.version}),
         "assign_form": AssignForm(initial={"version": claim.version}),
         "tag_form": TagForm(),
-        "annotation_form": AnnotationForm(),
-        "evidence_form": EvidenceForm(),
+        "annotation_form": AnnotationForm(initial={"submission": uuid.uuid4()}),
+        "evidence_form": EvidenceForm(initial={"submission": uuid.uuid4()}),
         "verdict_form": VerdictForm(initial=_verdict_initial(claim, workspace), claim=claim, evidence=workspace.evidence),
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
         "assignable": selectors.assignable_users() if has_role(user, Role.EDITOR) else [],
@@ -490,7 +491,10 @@ def claim_annotate(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _render_claim(request, claim, status=400, annotation_form=form)
     return _act(
-        request, claim, lambda: services.annotation_add(claim=claim, actor=request.user, body=form.cleaned_data["body"]),
+        request, claim,
+        lambda: services.annotation_add(
+            claim=claim, actor=request.user, body=form.cleaned_data["body"], submission_key=form.cleaned_data["submission"]
+        ),
         form_name="annotation_form", form=form, done="Note added.",
     )
 
@@ -505,7 +509,10 @@ def claim_add_evidence(request: HttpRequest, pk: int) -> HttpResponse:
     data = form.cleaned_data
     return _act(
         request, claim,
-        lambda: services.evidence_add(claim=claim, actor=request.user, kind=data["kind"], url=data["url"], title=data["title"], note=data["note"]),
+        lambda: services.evidence_add(
+            claim=claim, actor=request.user, kind=data["kind"], url=data["url"], title=data["title"], note=data["note"],
+            submission_key=data["submission"],
+        ),
         form_name="evidence_form", form=form, done="Evidence added.",
     )
 

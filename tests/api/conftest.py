@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 
 from factcheck.api.services import api_token_create
@@ -14,6 +15,13 @@ from factcheck.articles.models import Article
 from factcheck.claims import services
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 from tests.workflow.factories import make_claim
+
+
+@pytest.fixture(autouse=True)
+def fresh_address_throttles() -> None:
+    """The test client's address starts each API test with no anonymous requests counted
+    (DRF keeps its counts in the shared cache, which outlives a test)."""
+    cache.delete_many([f"throttle_{scope}_127.0.0.1" for scope in ("api-anon", "api-user")])
 
 
 def token_client(user) -> Client:  # type: ignore[no-untyped-def]

@@ -32,13 +32,19 @@ def page() -> Iterator[object]:
     # Playwright's sync API runs an event loop in this thread; the ORM calls in the test
     # body are still synchronous and safe.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    # Anything the Content-Security-Policy refuses (an inline script or style that crept in)
+    # fails the test that met it: the browser reports each refusal on the console.
+    refused: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
-        yield context.new_page()
+        new_page = context.new_page()
+        new_page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
+        yield new_page
         context.close()
         browser.close()
     os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    assert refused == [], f"the Content-Security-Policy refused: {refused}"
 
 
 def test_reviewer_logs_in_opens_claim_list_and_sees_highlight(page, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]

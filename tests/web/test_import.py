@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from factcheck.articles import services
-from factcheck.articles.htmltext import html_to_document
+from factcheck.articles.htmltext import MAX_DEPTH, HtmlRefused, html_to_document
 from factcheck.articles.models import Article, ImportBatch
 from factcheck.articles.readers import ImportFileError
 from factcheck.articles.rows import RowError, parse_published_at
@@ -328,6 +328,73 @@ def test_unsupported_file_type_is_refused(tmp_path: Path) -> None:
 def test_html_without_article_element_keeps_body_text_minus_chrome() -> None:
     document = html_to_document("<nav>Menu</nav><div>Lead <i>text</i>.<br>Next line.</div><form>Sign up</form><p hidden>x</p>")
     assert document.text == "Lead text.\n\nNext line."
+
+
+def test_html_end_tags_implied_and_comments_dropped() -> None:
+    document = html_to_document("<title>T</title><p>One<p>Two <!-- hidden --><b>bold</i> end<ul><li>a<li>b</ul>")
+    assert (document.text, document.title) == ("One\n\nTwo bold end\n\na\n\nb", "T")
+
+
+def test_deeply_nested_html_member_is_refused_quickly_and_the_rest_imported(tmp_path: Path) -> None:
+    n = 40_000
+    hostile = ("<html><body>" + "<div>x" * n + "</div>" * n + "</body></html>").encode()
+    path = tmp_path / "hostile.zip"
+    path.write_bytes(zip_bytes({"nested.html": hostile, "fine.html": PAGE.encode()}))
+    batch = articles_import_file(path=path)
+    assert (batch.rows_read, batch.rows_stored, batch.rows_rejected) == (2, 1, 1)
+    assert batch.errors[0]["where"] == "nested.html"
+    assert batch.errors[0]["reason"] == f"The HTML nests elements more than {MAX_DEPTH} deep."
+    # Nesting up to the limit is read as usual.
+    assert html_to_document("<div>" * (MAX_DEPTH - 3) + "deep text").text == "deep text"
+
+
+def test_html_past_the_time_limit_is_refused() -> None:
+    page = "<p>Short paragraph.</p>" * 50_000
+    assert html_to_document(page).text.count("Short paragraph.") == 50_000
+    with pytest.raises(HtmlRefused, match="took longer than"):
+        html_to_document(page, time_limit=0.0)
+
+
+def test_unmatched_quote_is_reported_with_the_rows_it_swallowed(tmp_path: Path) -> None:
+    rows = [f"Story {n},Spending rose {n}% last year.,https://ex.com/{n}" for n in range(10)]
+    rows[3] = 'Story 3,"Spending rose 3% last year.,https://ex.com/3'  # the quote never closes
+    rows[4] = 'Story 4,"Spending rose 4% last year.",https://ex.com/4'
+    path = tmp_path / "stray-quote.csv"
+    path.write_text("title,text,url\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    batch = articles_import_file(path=path)
+    # Ten rows in: eight stored, and the two read as one are one reported error, not a silence.
+    assert (batch.rows_stored, batch.rows_rejected) == (8, 1)
+    [error] = batch.errors
+    assert error["where"] == "lines 5-6"
+    assert "A quote opened on line 5 does not close where a field ends" in error["reason"]
+    assert not Article.objects.filter(url__in=["https://ex.com/3", "https://ex.com/4"]).exists()
+
+
+def test_multi_line_quoted_text_is_still_one_row(tmp_path: Path) -> None:
+    path = tmp_path / "paragraphs.csv"
+    path.write_text('title,text\nA,"First paragraph.\n\nSecond, with ""quotes""."\nB,Plain.\n', encoding="utf-8")
+    batch = articles_import_file(path=path)
+    assert (batch.rows_stored, batch.rows_rejected) == (2, 0)
+    assert Article.objects.get(title="A").text == 'First paragraph.\n\nSecond, with "quotes".'
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_utf16_file_is_refused_with_save_as_utf8(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"excel{suffix}"
+    content = "title,text\nA,Crime fell.\n" if suffix == ".csv" else '{"text": "Crime fell."}\n'
+    path.write_bytes(content.encode("utf-16"))
+    batch = articles_import_file(path=path)
+    assert batch.status == ImportBatch.Status.FAILED
+    assert "save it as UTF-8" in batch.error and Article.objects.count() == 0
+
+
+def test_zip_members_outside_the_archive_are_counted_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / "climbing.zip"
+    path.write_bytes(zip_bytes({"ok.txt": b"Fine article.", "../../etc/evil.txt": b"Evil article.", "/abs.txt": b"Absolute.", "a/../b.txt": b"Sneaky."}))
+    batch = articles_import_file(path=path)
+    assert (batch.rows_read, batch.rows_stored, batch.rows_rejected) == (4, 1, 3)
+    assert {e["where"] for e in batch.errors} == {"../../etc/evil.txt", "/abs.txt", "a/../b.txt"}
+    assert {e["reason"] for e in batch.errors} == {"Unsafe file name (.. or an absolute path): not read."}
 
 
 # --- Pasted text and dates ---------------------------------------------------------------------

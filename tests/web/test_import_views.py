@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -191,6 +192,18 @@ def test_batch_page_query_count_and_error_report(admin_user, django_assert_max_n
     assert lines[1] == ["1", "line 2", "The article has no text."]
     assert lines[2][:2] == ["2", "line 3"] and lines[2][2].startswith("Bad date '2024-99-01'")
     assert len(lines) == 3
+
+
+def test_error_report_escapes_formula_cells(admin_user) -> None:  # type: ignore[no-untyped-def]
+    client = logged_in(admin_user)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as members:
+        members.writestr("ok.txt", "Crime fell.")
+        members.writestr('=HYPERLINK("http://evil.example").pdf', "x")
+    upload(client, archive.getvalue(), name="pages.zip")
+    batch = ImportBatch.objects.get()
+    lines = list(csv.reader(io.StringIO(client.get(reverse("imports:errors", args=[batch.pk])).content.decode())))
+    assert lines[1] == ["2", "'=HYPERLINK(\"http://evil.example\").pdf", "Unsupported file type '.pdf': use .txt, .md or .html."]
 
 
 def test_resume_a_failed_import(admin_user, upload_dir: Path, queued_tasks) -> None:  # type: ignore[no-untyped-def]

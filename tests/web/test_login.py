@@ -1,4 +1,5 @@
-"""Login is throttled against guessing: per username+address and per address, in the shared cache."""
+"""Every login is throttled against guessing: per account+address and per address, counted
+and checked in one PostgreSQL upsert, on the app's login form and the admin's."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def address() -> str:
-    # A fresh client address per test: counts live in Redis and outlast a test run.
     return f"test-{uuid.uuid4().hex}"
 
 
@@ -58,6 +58,47 @@ def test_one_address_guessing_many_usernames_is_blocked(reviewer, address: str) 
     for n in range(4):
         attempt(client, f"someone-{n}", "guess")
     assert attempt(client, reviewer.username, PERSONA_PASSWORD).status_code == 429
+
+
+@override_settings(FACTCHECK_LOGIN_MAX_FAILURES=3)
+def test_admin_login_is_throttled_too(admin_user, address: str) -> None:  # type: ignore[no-untyped-def]
+    client = Client(REMOTE_ADDR=address)
+    for _ in range(3):
+        response = client.post("/admin/login/", {"username": admin_user.username, "password": "wrong-password"})
+        assert response.status_code == 200 and "Please enter the correct username and password" in response.content.decode()
+    response = client.post("/admin/login/?next=/admin/", {"username": admin_user.username, "password": PERSONA_PASSWORD})
+    assert response.status_code == 429 and "Too many failed logins" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    # The app's form counts against the same throttle: it is one throttle, in the backend.
+    assert attempt(client, admin_user.username, PERSONA_PASSWORD).status_code == 429
+
+
+@override_settings(FACTCHECK_LOGIN_MAX_FAILURES=100, FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS=4)
+def test_people_logging_in_behind_one_address_do_not_lock_each_other_out(reviewer, editor, address: str) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(6):
+        for user in (reviewer, editor):
+            client = Client(REMOTE_ADDR=address)
+            assert attempt(client, user.username, PERSONA_PASSWORD).status_code == 302
+    for n in range(4):
+        attempt(Client(REMOTE_ADDR=address), f"someone-{n}", "guess")
+    assert attempt(Client(REMOTE_ADDR=address), reviewer.username, PERSONA_PASSWORD).status_code == 429
+
+
+@override_settings(
+    FACTCHECK_LOGIN_MAX_FAILURES=100, FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS=3,
+    FACTCHECK_TRUSTED_PROXY_HEADER="HTTP_X_FORWARDED_FOR", FACTCHECK_TRUSTED_PROXY_COUNT=1,
+)
+def test_behind_a_proxy_the_address_is_the_one_the_proxy_added(reviewer, address: str) -> None:  # type: ignore[no-untyped-def]
+    # Everyone arrives from the proxy's address; the client sends whatever X-Forwarded-For it
+    # likes and the proxy appends the address it saw: only that last entry counts.
+    for n in range(3):
+        client = Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=f"198.51.100.{n}, {address}")
+        attempt(client, f"someone-{n}", "guess")
+    spoofing = Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=f"203.0.113.9, {address}")
+    assert attempt(spoofing, reviewer.username, PERSONA_PASSWORD).status_code == 429
+    # Another client behind the same proxy is not blocked.
+    elsewhere = Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=f"{address}-other")
+    assert attempt(elsewhere, reviewer.username, PERSONA_PASSWORD).status_code == 302
 
 
 def test_the_cache_is_shared_redis_not_process_memory() -> None:

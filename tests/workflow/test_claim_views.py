@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import uuid
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -154,6 +157,51 @@ def test_tags_notes_and_evidence(claim: Claim, reviewer) -> None:  # type: ignor
     assert verbs(claim) == ["claim.tag", "claim.tag", "annotation.add", "evidence.add"]
 
 
+def test_free_text_over_its_limit_is_a_400_and_nothing_is_stored(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    from factcheck.claims import models as limits
+
+    claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
+    client = logged_in(reviewer)
+    huge = "x" * 4_900_000  # what once made a claim page time out
+    posts = {
+        "annotate": {"body": "n" * (limits.NOTE_MAX_CHARS + 1)},
+        "evidence": {"kind": "other", "url": "https://a.example", "title": "t", "note": "e" * (limits.EVIDENCE_NOTE_MAX_CHARS + 1)},
+        "verdict": {"rating": "false", "headline": "No", "explanation": huge},
+        "triage": {"action": "dismiss", "reason": "r" * (limits.DISMISS_REASON_MAX_CHARS + 1)},
+    }
+    # The body limit for signed-in requests (DATA_UPLOAD_MAX_MEMORY_SIZE) lets these through to the forms.
+    for name, data in posts.items():
+        assert client.post(reverse(f"claims:{name}", args=[claim.pk]), data).status_code == 400, name
+    verdict = services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="No", explanation="Short.")
+    review = logged_in(editor).post(
+        reverse("claims:verdict-review", args=[verdict.pk]),
+        {"decision": "return", "comment": "c" * (limits.REVIEW_COMMENT_MAX_CHARS + 1), "version": verdict.version},
+    )
+    assert review.status_code == 400
+    verdict.refresh_from_db()
+    claim.refresh_from_db()
+    assert (verdict.status, verdict.explanation, claim.status) == ("draft", "Short.", S.DRAFTED)
+    assert not claim.annotations.exists() and not claim.evidence.exists()
+    assert verbs(claim) == ["verdict.draft"]
+
+
+def test_a_note_or_evidence_form_sent_twice_is_stored_once(claim: Claim, reviewer) -> None:  # type: ignore[no-untyped-def]
+    client = logged_in(reviewer)
+    page = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    keys = re.findall(r'name="submission" value="([0-9a-f-]{36})"', page)
+    assert len(set(keys)) == 2  # one per form, fresh on every page
+    note = {"body": "Asked ICE for the May table.", "submission": keys[-1]}
+    source = {"kind": "press_release", "url": "https://www.ice.gov/news/1", "title": "ICE release", "submission": keys[0]}
+    for _ in range(2):  # a double click
+        assert client.post(reverse("claims:annotate", args=[claim.pk]), note).status_code == 302
+        assert client.post(reverse("claims:evidence", args=[claim.pk]), source).status_code == 302
+    assert claim.annotations.count() == 1 and claim.evidence.count() == 1
+    assert verbs(claim) == ["annotation.add", "evidence.add"]
+    # The same words sent from a new form are a new note.
+    client.post(reverse("claims:annotate", args=[claim.pk]), {**note, "submission": str(uuid.uuid4())})
+    assert claim.annotations.count() == 2
+
+
 def test_verdict_draft_approve_through_views(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
     evidence = services.evidence_add(claim=claim, actor=reviewer, kind="official_statistic", url="https://stats.example/t3", title="Table 3")
@@ -186,10 +234,34 @@ def test_editor_cannot_approve_own_verdict_through_the_view(editor) -> None:  # 
     claim = make_claim(status=S.IN_RESEARCH, assignee=editor)
     verdict = services.verdict_draft(claim=claim, actor=editor, rating="true", headline="Right", explanation="Yes.")
     page = logged_in(editor).get(reverse("claims:detail", args=[claim.pk])).content.decode()
-    assert "Approve and publish" not in page and "another editor must approve it" in page
+    assert "Approve and publish" not in page and "You wrote some of this revision; another editor must approve it" in page
     assert logged_in(editor).post(reverse("claims:verdict-review", args=[verdict.pk]), {"decision": "approve"}).status_code == 403
     verdict.refresh_from_db()
     assert verdict.status == "draft"
+
+
+def test_resaving_an_editors_draft_does_not_let_the_editor_approve_it(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    """The sidestep: the editor drafts, a reviewer takes the claim and re-saves the draft
+    unchanged (now its author), and the editor tries to approve their own words."""
+    claim = make_claim(status=S.IN_RESEARCH, assignee=editor)
+    verdict = services.verdict_draft(claim=claim, actor=editor, rating="true", headline="Right", explanation="Yes.")
+    resaved = logged_in(reviewer).post(
+        reverse("claims:verdict", args=[claim.pk]),
+        {"rating": "true", "headline": "Right", "explanation": "Yes.", "version": verdict.version, "force": "on"},
+    )
+    assert resaved.status_code == 302
+    verdict.refresh_from_db()
+    assert verdict.author == reviewer and verdict.status == "draft"
+    editor_client = logged_in(editor)
+    page = editor_client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    assert "Approve and publish" not in page and "You wrote some of this revision" in page
+    for decision in ({"decision": "approve"}, {"decision": "return", "comment": "fine by me"}):
+        response = editor_client.post(reverse("claims:verdict-review", args=[verdict.pk]), {**decision, "version": verdict.version})
+        assert response.status_code == 403
+    verdict.refresh_from_db()
+    claim.refresh_from_db()
+    assert (verdict.status, verdict.approved_by, claim.status) == ("draft", None, S.DRAFTED)
+    assert verbs(claim) == ["verdict.draft", "verdict.edit"]
 
 
 def test_simultaneous_verdict_edits_second_is_refused_with_both_versions(reviewer, editor) -> None:  # type: ignore[no-untyped-def]

@@ -243,6 +243,86 @@ def test_author_cannot_approve_own_verdict(reviewer, editor) -> None:  # type: i
     assert [e.verb for e in events(claim)] == ["verdict.draft"]
 
 
+def test_resaving_a_draft_unchanged_keeps_its_first_writer_from_approving(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    other_editor = user_create_with_role(username="erin-editor", role=Role.EDITOR, password=PERSONA_PASSWORD)[0]
+    claim = make_claim(status=S.IN_RESEARCH, assignee=editor)
+    verdict = draft(claim, editor)
+    # A reviewer takes it over and saves the same words: the last to save is now the author.
+    verdict = draft(claim, reviewer, expected_version=verdict.version, force=True)
+    assert verdict.author == reviewer
+    assert sorted(verdict.contributor_ids) == sorted([editor.pk, reviewer.pk])
+    for review in (services.verdict_approve, lambda **kw: services.verdict_return(comment="ok", **kw)):
+        with pytest.raises(PermissionDenied):
+            review(verdict=verdict, actor=editor)
+    verdict.refresh_from_db()
+    assert (verdict.status, verdict.approved_by) == ("draft", None)
+    assert [e.verb for e in events(claim)] == ["verdict.draft", "verdict.edit"]
+    services.verdict_approve(verdict=verdict, actor=other_editor)
+    verdict.refresh_from_db()
+    assert (verdict.status, verdict.approved_by) == ("approved", other_editor)
+
+
+def test_a_new_revision_counts_the_writers_of_the_text_it_starts_from(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    other_editor = user_create_with_role(username="erin-editor", role=Role.EDITOR, password=PERSONA_PASSWORD)[0]
+    claim = make_claim(status=S.IN_RESEARCH, assignee=editor)
+    first = draft(claim, editor)
+    services.verdict_approve(verdict=first, actor=other_editor)
+    services.claim_assign(claim=claim, actor=other_editor, assignee=reviewer)
+    second = draft(claim, reviewer, rating="false")
+    assert second.revision == 2 and sorted(second.contributor_ids) == sorted([editor.pk, reviewer.pk])
+    with pytest.raises(PermissionDenied):
+        services.verdict_approve(verdict=second, actor=editor)
+    services.verdict_approve(verdict=second, actor=other_editor)
+    second.refresh_from_db()
+    assert second.status == "approved"
+
+
+def test_migration_backfills_writers_from_the_audit_trail(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    from importlib import import_module
+
+    from django.db import connection
+
+    backfill = import_module("factcheck.claims.migrations.0011_verdict_contributors").BACKFILL
+    other_editor = user_create_with_role(username="erin-editor", role=Role.EDITOR, password=PERSONA_PASSWORD)[0]
+    claim = make_claim(status=S.IN_RESEARCH, assignee=editor)
+    first = draft(claim, editor)
+    first = draft(claim, reviewer, expected_version=first.version, force=True)
+    services.verdict_approve(verdict=first, actor=other_editor)
+    second = draft(claim, other_editor, rating="false", force=True)
+    Verdict.objects.update(contributor_ids=[])
+    with connection.cursor() as cursor:
+        cursor.execute(backfill)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert sorted(first.contributor_ids) == sorted([editor.pk, reviewer.pk])
+    assert sorted(second.contributor_ids) == sorted([editor.pk, reviewer.pk, other_editor.pk])
+
+
+def test_free_text_over_its_limit_is_refused_by_every_service(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    from factcheck.claims import models as limits
+
+    claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
+    with pytest.raises(ValidationError):
+        services.annotation_add(claim=claim, actor=reviewer, body="n" * (limits.NOTE_MAX_CHARS + 1))
+    with pytest.raises(ValidationError):
+        services.evidence_add(
+            claim=claim, actor=reviewer, kind="other", url="https://a.example", title="t", note="e" * (limits.EVIDENCE_NOTE_MAX_CHARS + 1)
+        )
+    with pytest.raises(ValidationError):
+        draft(claim, reviewer, explanation="x" * 4_900_000)
+    verdict = draft(claim, reviewer, explanation="x" * limits.EXPLANATION_MAX_CHARS)
+    with pytest.raises(ValidationError):
+        services.verdict_return(verdict=verdict, actor=editor, comment="c" * (limits.REVIEW_COMMENT_MAX_CHARS + 1))
+    fresh = make_claim()
+    with pytest.raises(ValidationError):
+        services.claim_dismiss(claim=fresh, actor=reviewer, reason="r" * (limits.DISMISS_REASON_MAX_CHARS + 1))
+    verdict.refresh_from_db()
+    fresh.refresh_from_db()
+    assert (verdict.status, verdict.review_comment, fresh.status) == ("draft", "", S.NEW)
+    assert not claim.annotations.exists() and not claim.evidence.exists()
+    assert [e.verb for e in events(claim)] == ["verdict.draft"] and events(fresh) == []
+
+
 def test_return_needs_a_comment(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim(status=S.IN_RESEARCH, assignee=reviewer)
     verdict = draft(claim, reviewer)
