@@ -63,3 +63,45 @@ WEIGHT_FIELDS: tuple[WeightField, ...] = (
     WeightField("recency_half_life_days", "Recency half-life (days)", 0.5, 365, "Days after which the recency points halve."),
 )
 assert [field.key for field in WEIGHT_FIELDS] == list(DEFAULT_RANKING_WEIGHTS), "every weight has its field"
+
+
+@dataclass(frozen=True)
+class PriorityPart:
+    key: str
+    label: str
+    short: str
+    value: float
+    note: str
+
+
+# The parts of claims.priority_parts, in the order pages show them: (key, label, short label).
+PRIORITY_PARTS: tuple[tuple[str, str, str], ...] = (
+    ("checkworthiness", "check-worthiness", "cw"),
+    ("public_interest", "public interest", "interest"),
+    ("source", "source", "source"),
+    ("specificity", "specificity", "specific"),
+    ("type", "type", "type"),
+    ("routine", "routine", "routine"),
+    ("spread", "spread", "spread"),
+    ("recency", "recency", "new"),
+)
+
+
+def priority_breakdown(parts: dict[str, object] | None) -> list[PriorityPart]:
+    """A claim's priority parts to show, each with its note (the topic, the outlet count);
+    parts a claim's stored priority_parts lack (ranked by an older formula) are left out."""
+    if not parts:
+        return []
+    shown = []
+    for key, label, short in PRIORITY_PARTS:
+        value = parts.get(key)
+        if not isinstance(value, int | float):
+            continue
+        note = ""
+        if key == "public_interest" and parts.get("topic"):
+            note = str(parts["topic"]).replace("_", " ")
+        elif key == "spread" and parts.get("outlets") is not None:
+            outlets = parts["outlets"]
+            note = f"{outlets} outlet{'' if outlets == 1 else 's'}"
+        shown.append(PriorityPart(key, label, short, float(value), note))
+    return shown

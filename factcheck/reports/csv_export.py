@@ -61,7 +61,7 @@ COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("all_types", lambda r: ", ".join(r["claim_types"] or [])),
     ("quantities", lambda r: _quantities(r["quantities"])),
     ("checkworthiness", lambda r: round(r["score"], 4)),
-    ("priority", lambda r: round(r["priority"], 2)),
+    ("priority", lambda r: round(r["priority"], 4)),
     ("speaker", lambda r: r["speaker"]),
     ("speaker_title", lambda r: r["speaker_title"]),
     ("attribution", lambda r: r["attribution"]),
