@@ -84,6 +84,8 @@ SIGNATURE_COLUMNS = ("tokens", "bands")
 # re-rank both call it, so the formula and its weights have one definition each. Recency is
 # counted back from the newest article stored, so a re-run with no new articles changes nothing.
 NEWEST_ARTICLE = "SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles"
+# The version of the weights claim_priority_parts reads (0: none stored, the defaults).
+WEIGHTS_VERSION = "SELECT COALESCE((SELECT version FROM ranking_weights WHERE id = 1), 0)"
 # The stored priorities' parts: the function's, less the sum (the priority column holds it).
 PRIORITY = "(p.parts ->> 'priority')::double precision"
 PRIORITY_PARTS = "(p.parts - 'priority')"
@@ -535,12 +537,16 @@ class StagedMerge:
 
     def refresh_priorities(self) -> None:
         """Priorities against the merge's newest-article time: all of them when that time
-        moved since the last merge (every claim's recency moved with it) and earlier claims
-        exist; otherwise only where the run's clustering can have changed them. Then the
-        time is recorded as the basis."""
+        moved since the last merge (every claim's recency moved with it), or the ranking
+        weights changed since the stored priorities were computed, and earlier claims exist;
+        otherwise only where the run's clustering can have changed them. Then the time and
+        the weights' version are recorded as the basis. (The version is read before the
+        refresh: weights saved in between make the next merge refresh everything again.)"""
         conn = self.conn
-        basis = conn.execute("SELECT newest_at FROM claim_priority_basis ORDER BY id LIMIT 1").fetchone()
-        moved = basis is None or basis[0] != self.params["newest"]
+        basis = conn.execute("SELECT newest_at, weights_version FROM claim_priority_basis ORDER BY id LIMIT 1").fetchone()
+        version_row = conn.execute(WEIGHTS_VERSION).fetchone()
+        self.params["weights_version"] = version_row[0] if version_row else 0
+        moved = basis is None or basis[0] != self.params["newest"] or basis[1] != self.params["weights_version"]
         earlier = conn.execute(EARLIER_CLAIMS_EXIST, self.params).fetchone()
         if moved and earlier and earlier[0]:
             conn.execute(REFRESH_PRIORITIES.format(scope=""), self.params)
@@ -548,7 +554,7 @@ class StagedMerge:
             conn.execute(RUN_PRIORITY_SCOPE)
             conn.execute(REFRESH_PRIORITIES.format(scope="WHERE c.cluster_key IN (SELECT cluster_key FROM run_priority_scope)"), self.params)
         conn.execute("DELETE FROM claim_priority_basis")
-        conn.execute("INSERT INTO claim_priority_basis (newest_at) VALUES (%(newest)s)", self.params)
+        conn.execute("INSERT INTO claim_priority_basis (newest_at, weights_version) VALUES (%(newest)s, %(weights_version)s)", self.params)
 
 
 def merge_staging(

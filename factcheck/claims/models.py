@@ -30,12 +30,15 @@ class ClaimCluster(models.Model):
 
 
 class PriorityBasis(models.Model):
-    """The newest article time the stored claims' recency points were computed against (one
-    row, written by the pipeline's merge). While it holds, a run refreshes the priorities of
-    the claims whose clusters it changed only; when newer articles arrive, every claim's
-    recency moves and the merge refreshes them all."""
+    """The newest article time the stored claims' recency points were computed against, and
+    the version of the ranking weights they were all computed with (one row, written by the
+    pipeline's merge; the web app's re-rank records its weights version). While both hold, a
+    run refreshes the priorities of the claims whose clusters it changed only; when newer
+    articles arrive, or the weights changed and no re-rank has caught up (its task failed, or
+    a merge read the old weights), the merge refreshes them all."""
 
     newest_at = models.DateTimeField()
+    weights_version = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "claim_priority_basis"

@@ -33,7 +33,7 @@ from factcheck.audit.services import audit_record
 from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
 from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, RankingWeights, SavedView, Verdict
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
-from pipeline.db import MERGE_LOCK_ID, NEWEST_ARTICLE, REFRESH_PRIORITIES
+from pipeline.db import MERGE_LOCK_ID, NEWEST_ARTICLE, REFRESH_PRIORITIES, WEIGHTS_VERSION
 
 S = Claim.Status
 
@@ -607,5 +607,11 @@ def claims_rerank() -> int:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
         cursor.execute(RERANK_NEWEST)
         (newest,) = cursor.fetchone()
+        # Read before the refresh: weights saved in between leave the basis behind, and the
+        # next merge then refreshes every priority itself (pipeline.db.StagedMerge).
+        cursor.execute(WEIGHTS_VERSION)
+        (version,) = cursor.fetchone()
         cursor.execute(REFRESH_PRIORITIES.format(scope=""), {"newest": newest})
-        return cursor.rowcount
+        changed = cursor.rowcount
+        cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])
+        return changed

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from factcheck.articles.services import ArticleInput, article_ingest
-from factcheck.claims.models import Claim, ClaimCluster, RankingWeights
+from factcheck.claims.models import Claim, ClaimCluster, PriorityBasis, RankingWeights
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
@@ -268,3 +268,25 @@ def test_priorities_follow_newer_articles_and_growing_clusters() -> None:
     db.merge_staging(dsn, run_id=run3.pk)
     assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
     assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 5.0
+
+
+def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:
+    dsn = database_url_for_job()
+    first, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
+    run = run_create(article_ids=[first.pk])
+    a = "a" * 40
+    db.copy_to_staging(dsn, [claim_row(run.pk, first.pk, a, 0, 40)])
+    db.merge_staging(dsn, run_id=run.pk)
+    assert Claim.objects.get(claim_key=a).priority_parts["checkworthiness"] == 15.0  # 30 x 0.5
+    assert PriorityBasis.objects.get().weights_version == 1
+
+    # The admin's new weights are saved but their re-rank never ran (its task failed): the
+    # next merge, with no newer article, still brings every stored claim up to them.
+    RankingWeights.objects.filter(pk=1).update(weights={**DEFAULT_RANKING_WEIGHTS, "checkworthiness": 60.0}, version=2)
+    older, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} B", outlet="B", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)
+    run2 = run_create(article_ids=[older.pk])
+    db.copy_to_staging(dsn, [claim_row(run2.pk, older.pk, "b" * 40, 0, 40)])
+    db.merge_staging(dsn, run_id=run2.pk)
+    parts = Claim.objects.get(claim_key=a).priority_parts
+    assert (parts["checkworthiness"], parts["weights_version"]) == (30.0, 2)
+    assert PriorityBasis.objects.get().weights_version == 2

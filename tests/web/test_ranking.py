@@ -21,7 +21,7 @@ from django.urls import reverse
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
-from factcheck.claims.models import Claim, RankingWeights
+from factcheck.claims.models import Claim, PriorityBasis, RankingWeights
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.claims.selectors import queue_page
 from factcheck.claims.tasks import ranking_rerank
@@ -103,7 +103,9 @@ def queue_order(user) -> list[int]:  # type: ignore[no-untyped-def]
 def test_rerank_writes_the_functions_parts_and_a_second_run_writes_nothing(reviewer) -> None:  # type: ignore[no-untyped-def]
     public = make_claim(1, score=0.5, signals=ECONOMY)
     company = make_claim(2, score=0.99, signals=ROUTINE)
+    PriorityBasis.objects.create(newest_at=NEWEST, weights_version=0)  # as a merge under older weights left it
     assert services.claims_rerank() == 2
+    assert PriorityBasis.objects.get().weights_version == 1  # the next merge need not refresh them all
     public.refresh_from_db()
     assert public.priority_parts == {
         "checkworthiness": 15.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0, "routine": 0.0,

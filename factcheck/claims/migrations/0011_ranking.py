@@ -93,7 +93,7 @@ def drop_function(apps, schema_editor):  # type: ignore[no-untyped-def]
 def rank_stored_claims(apps, schema_editor):  # type: ignore[no-untyped-def]
     """The stored claims' signals, then every priority with the new formula, against the
     newest-article time the stored priorities were computed with."""
-    from pipeline.db import NEWEST_ARTICLE, REFRESH_PRIORITIES
+    from pipeline.db import NEWEST_ARTICLE, REFRESH_PRIORITIES, WEIGHTS_VERSION
     from pipeline.nlp.ranking import rank_signals
 
     with schema_editor.connection.cursor() as cursor:
@@ -122,6 +122,7 @@ def rank_stored_claims(apps, schema_editor):  # type: ignore[no-untyped-def]
         cursor.execute(f"SELECT COALESCE((SELECT newest_at FROM claim_priority_basis ORDER BY id LIMIT 1), ({NEWEST_ARTICLE}))")
         (newest,) = cursor.fetchone()
         cursor.execute(REFRESH_PRIORITIES.format(scope=""), {"newest": newest})
+        cursor.execute(f"UPDATE claim_priority_basis SET weights_version = ({WEIGHTS_VERSION})")
 
 
 class Migration(migrations.Migration):
@@ -159,6 +160,11 @@ class Migration(migrations.Migration):
                 'db_table': 'ranking_weights',
                 'constraints': [models.CheckConstraint(condition=models.Q(('id', 1)), name='ranking_weights_one_row')],
             },
+        ),
+        migrations.AddField(
+            model_name='prioritybasis',
+            name='weights_version',
+            field=models.PositiveIntegerField(db_default=0, default=0),
         ),
         migrations.RunSQL(STAGING_FORWARD, STAGING_BACKWARD),
         migrations.RunPython(seed_weights, migrations.RunPython.noop),
