@@ -80,9 +80,9 @@ SIGNATURE_COLUMNS = ("tokens", "bands")
 # outlets, seen_at, newest) -> one row (parts jsonb), called in FROM so that PostgreSQL inlines
 # it (claims migration 0011 creates it, and the one-row table ranking_weights whose weights it
 # reads): every part in points, the outlet count, the topic, the weights' version and
-# `priority`, their sum. The merge and the web app's
-# re-rank both call it, so the formula and its weights have one definition each. Recency is
-# counted back from the newest article stored, so a re-run with no new articles changes nothing.
+# `priority`, their sum. The merge and the web app's re-rank both call it, so the formula and
+# its weights have one definition each. Recency is counted back from the newest article
+# stored, so a re-run with no new articles changes nothing.
 NEWEST_ARTICLE = "SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles"
 # The version of the weights claim_priority_parts reads (0: none stored, the defaults).
 WEIGHTS_VERSION = "SELECT COALESCE((SELECT version FROM ranking_weights WHERE id = 1), 0)"
