@@ -115,7 +115,9 @@ OFFICIAL_SOURCES: tuple[str, ...] = (
     r"Scotland Yard", r"Met Police", r"Metropolitan Police", r"courts?", r"ICE", r"DHS", r"EU", r"UN", r"NHS", r"FBI", r"HMRC", r"DWP", r"ONS", r"IMF",
     r"OECD", r"NATO", r"WHO", r"Pentagon", r"Kremlin", r"Congress", r"Senate", r"Parliament", r"Whitehall",
     r"department", r"ministry", r"council", r"Bank of England", r"Federal Reserve", r"Office for National Statistics",
-    r"European Commission", r"Electoral Commission", r"Border Force", r"State Department", r"Labour", r"Conservatives?",
+    r"European Commission", r"Electoral Commission", r"Border Force", r"State Department",
+    r"Immigration and Customs Enforcement", r"Homeland Security", r"Customs and Border Protection", r"CBP",
+    r"candidates?", r"Labour", r"Conservatives?",
     r"Tor(?:y|ies)", r"Liberal Democrats?", r"Lib Dems?", r"Democrats?", r"Republicans?", r"SNP", r"Plaid Cymru",
     r"UKIP", r"Green Party", r"GOP",
 )

@@ -95,6 +95,8 @@ def test_more_terms_of_a_topic_make_it_stronger_and_the_strongest_topic_wins() -
         ("David Blunkett", "Home Secretary", "reported", 1.0),
         ("Todd Lyons", "Acting ICE Director", "direct_quote", 1.0),
         ("Michelle Wu", "Mayor", "direct_quote", 1.0),
+        ("Todd Lyons", "Acting Immigration and Customs Enforcement Director", "reported", 1.0),
+        ("Josh Kraft", "Mayoral candidate", "direct_quote", 1.0),
         ("Conservatives", "", "reported", 1.0),
         ("the Lib Dems", "", "reported", 1.0),
         ("Scotland Yard", "", "reported", 1.0),
