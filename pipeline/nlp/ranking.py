@@ -18,9 +18,12 @@ The weights that turn these into a priority live in the database (``ranking_weig
 formula in the PostgreSQL function ``claim_priority_parts`` (factcheck/claims migrations), so
 the web app can re-rank without a pipeline run. The lexicons are module constants to tune.
 
-Lexicon entries are regular-expression fragments matched on word boundaries. An entry written
-in capitals only ("ICE", "NHS", "MPs" is not) is matched case-sensitively, so "ICE" the agency
-is not "ice"; every other entry is matched case-insensitively.
+Lexicon entries are words and phrases, matched as whole words (hyphens and apostrophes split
+words as spaces do: "pre-tax" is "pre tax", "Labour's" is "Labour"); a trailing "(s)" or
+"(es)" also matches the last word with that ending. An entry written in capitals only
+("ICE", "NHS"; "MPs" is not) is matched case-sensitively, so "ICE" the agency is not "ice";
+every other entry case-insensitively. Where entries overlap, the longest wins and counts once:
+"asylum seekers" is one term, not "asylum" and "asylum seekers".
 """
 
 from __future__ import annotations
@@ -43,58 +46,62 @@ __all__ = [
 # --- Topics of public concern --------------------------------------------------------------
 TOPICS: dict[str, tuple[str, ...]] = {
     "crime": (
-        r"crimes?", r"criminals?", r"criminality", r"police", r"policing", r"police officers?", r"arrests?", r"arrested",
-        r"murders?", r"murdered", r"homicides?", r"killings?", r"violence", r"violent", r"assaults?", r"robbery", r"robberies",
-        r"burglary", r"burglaries", r"theft", r"thefts", r"fraud", r"prisons?", r"prisoners?", r"jail(?:ed|s)?", r"sentenced",
-        r"convicted", r"convictions?", r"offenders?", r"offences?", r"gangs?", r"knife crime", r"guns?", r"shootings?",
-        r"stabbings?", r"courts?", r"trial", r"prosecut(?:ed|ion|ions|or|ors)", r"justice", r"anti-social behaviour",
+        "crime(s)", "criminal(s)", "criminality", "police", "policing", "police officer(s)", "arrest(s)", "arrested",
+        "murder(s)", "murdered", "homicide(s)", "killing(s)", "violence", "violent", "assault(s)", "robbery", "robberies",
+        "burglary", "burglaries", "theft(s)", "fraud", "prison(s)", "prisoner(s)", "jail", "jailed", "jails", "sentenced",
+        "convicted", "conviction(s)", "offender(s)", "offence(s)", "gang(s)", "knife crime", "gun(s)", "shooting(s)",
+        "stabbing(s)", "court(s)", "trial", "prosecuted", "prosecution(s)", "prosecutor(s)", "justice",
+        "anti-social behaviour",
     ),
     "immigration": (
-        r"immigration", r"immigrants?", r"migrants?", r"migration", r"asylum", r"asylum seekers?", r"refugees?",
-        r"deport(?:ed|ing|ation|ations|s)?", r"borders?", r"visas?", r"undocumented", r"sanctuary", r"aliens?",
-        r"citizenship", r"ICE", r"illegal(?:ly)? (?:immigrants|entered|crossing)", r"detention centres?",
+        "immigration", "immigrant(s)", "migrant(s)", "migration", "asylum", "asylum seeker(s)", "refugee(s)",
+        "deport", "deports", "deported", "deporting", "deportation(s)", "border(s)", "visa(s)", "undocumented",
+        "sanctuary", "alien(s)", "citizenship", "ICE", "illegal immigrant(s)", "illegal immigration", "illegally entered",
+        "illegal crossing(s)", "detention centre(s)",
     ),
     "economy": (
-        r"(?<!pre-)tax(?:es|ed|ation|ing)?", r"taxpayers?", r"income tax", r"jobs", r"unemployment", r"unemployed",
-        r"jobless", r"inflation", r"interest rates?", r"deficit", r"economic growth", r"GDP", r"recession",
-        r"economy", r"economic", r"pensions?", r"pensioners?", r"wages?", r"minimum wage", r"earnings gap", r"prices",
-        r"cost of living", r"poverty", r"welfare", r"benefits", r"national debt", r"public debt", r"borrowing",
-        r"mortgages?", r"house prices", r"living standards",
+        "tax", "taxes", "taxed", "taxation", "taxing", "taxpayer(s)", "income tax", "jobs", "unemployment", "unemployed",
+        "jobless", "inflation", "interest rate(s)", "deficit", "economic growth", "GDP", "recession", "economy",
+        "economic", "pension(s)", "pensioner(s)", "wage(s)", "minimum wage", "earnings gap", "prices", "cost of living",
+        "poverty", "welfare", "benefits", "national debt", "public debt", "borrowing", "mortgage(s)", "house prices",
+        "living standards",
     ),
     "health": (
-        r"NHS", r"hospitals?", r"health", r"healthcare", r"patients?", r"doctors?", r"nurses?", r"GPs?", r"diseases?",
-        r"cancer", r"virus(?:es)?", r"vaccin(?:e|es|ation|ations)", r"pandemic", r"epidemic", r"flu", r"obesity",
-        r"smoking", r"drugs", r"alcohol", r"mental health", r"waiting lists?", r"waiting times?", r"surgery", r"MRSA",
-        r"HIV", r"AIDS", r"deaths from",
+        "NHS", "hospital(s)", "health", "healthcare", "patient(s)", "doctor(s)", "nurse(s)", "GP", "GPs", "disease(s)",
+        "cancer", "virus(es)", "vaccine(s)", "vaccination(s)", "pandemic", "epidemic", "flu", "obesity", "smoking",
+        "drugs", "alcohol", "mental health", "waiting list(s)", "waiting time(s)", "surgery", "MRSA", "HIV", "AIDS",
+        "deaths from",
     ),
     "public_money": (
-        r"spending", r"spend", r"spent", r"budgets?", r"cost to the taxpayer", r"taxpayers' money", r"public funds",
-        r"public money", r"public purse", r"public spending", r"funding", r"funded", r"government contracts?",
-        r"subsid(?:y|ies|ised|ized)", r"bail-?outs?", r"procurement", r"overspend", r"value for money",
-        r"National Audit Office", r"grants to", r"wasted",
+        "spending", "spend", "spent", "budget(s)", "cost to the taxpayer", "taxpayers' money", "public funds",
+        "public money", "public purse", "public spending", "funding", "funded", "government contract(s)", "subsidy",
+        "subsidies", "subsidised", "subsidized", "bailout(s)", "bail-out(s)", "procurement", "overspend",
+        "value for money", "National Audit Office", "grants to", "wasted",
     ),
     "elections": (
-        r"vot(?:e|es|ed|ers?|ing)", r"polls?", r"polling", r"elections?", r"electoral", r"party", r"parties",
-        r"manifestos?", r"MPs?", r"MEPs?", r"parliament(?:ary)?", r"referendum", r"ballots?", r"constituenc(?:y|ies)",
-        r"general election", r"government", r"legislation", r"Congress", r"Senate", r"Commons", r"cabinet",
-        r"prime minister", r"opposition",
+        "vote(s)", "voted", "voter(s)", "voting", "poll(s)", "polling", "election(s)", "electoral", "party", "parties",
+        "manifesto(s)", "MP", "MPs", "MEP", "MEPs", "parliament", "parliamentary", "referendum", "ballot(s)",
+        "constituency", "constituencies", "general election", "government", "legislation", "Congress", "Senate",
+        "Commons", "cabinet", "prime minister", "opposition",
     ),
     "education": (
-        r"schools?", r"pupils?", r"students?", r"teachers?", r"universit(?:y|ies)", r"tuition fees", r"education",
-        r"exams?", r"GCSEs?", r"A-levels?", r"Ofsted", r"literacy", r"classrooms?", r"colleges?",
+        "school(s)", "pupil(s)", "student(s)", "teacher(s)", "university", "universities", "tuition fees", "education",
+        "exam(s)", "GCSE", "GCSEs", "A-level(s)", "Ofsted", "literacy", "classroom(s)", "college(s)",
     ),
     "environment": (
-        r"climate", r"climate change", r"global warming", r"emissions", r"carbon", r"CO2", r"pollution", r"greenhouse",
-        r"renewables?", r"fossil fuels?", r"environment(?:al)?", r"floods?", r"flooding", r"droughts?", r"wildfires?",
-        r"recycling", r"deforestation", r"wind farms?", r"biodiversity",
+        "climate", "climate change", "global warming", "emissions", "carbon", "CO2", "pollution", "greenhouse",
+        "renewable(s)", "fossil fuel(s)", "environment", "environmental", "flood(s)", "flooding", "drought(s)",
+        "wildfire(s)", "recycling", "deforestation", "wind farm(s)", "biodiversity",
     ),
     "security": (
-        r"wars?", r"terror(?:ism|ist|ists)?", r"military", r"troops", r"soldiers?", r"army", r"armed forces",
-        r"bomb(?:s|ing|ings|ed)?", r"missiles?", r"nuclear weapons", r"weapons", r"defen[cs]e", r"NATO", r"Iraq",
-        r"Afghanistan", r"national security", r"invasion", r"ceasefire", r"insurgents?", r"hostages?", r"al-Qaeda",
-        r"extremists?",
+        "war(s)", "terror", "terrorism", "terrorist(s)", "military", "troops", "soldier(s)", "army", "armed forces",
+        "bomb(s)", "bombing(s)", "bombed", "missile(s)", "nuclear weapons", "weapons", "defence", "defense", "NATO", "Iraq",
+        "Afghanistan", "national security", "invasion", "ceasefire", "insurgent(s)", "hostage(s)", "al-Qaeda",
+        "extremist(s)",
     ),
 }
+# Phrases that look like a topic's term and are not: they take their words out of the count.
+NOT_TOPICS: tuple[str, ...] = ("pre-tax",)
 # How much each topic counts as public interest: the issue's six core topics fully.
 TOPIC_WEIGHTS: dict[str, float] = {
     "crime": 1.0, "immigration": 1.0, "economy": 1.0, "health": 1.0, "public_money": 1.0, "elections": 1.0,
@@ -106,28 +113,29 @@ INTEREST_BY_HITS: tuple[float, ...] = (0.0, 0.7, 0.85, 1.0)
 # --- Who speaks -----------------------------------------------------------------------------
 # Officials, politicians, parties and public bodies, matched in the speaker and the title.
 OFFICIAL_SOURCES: tuple[str, ...] = (
-    r"ministers?", r"secretary", r"chancellor", r"prime minister", r"premier", r"president", r"MPs?", r"MEPs?", r"MSPs?",
-    r"senators?", r"congress(?:man|woman)", r"governor", r"mayor", r"leader", r"spokes(?:man|woman)", r"police chief",
-    r"chief constable", r"commissioner", r"(?:police|immigration|border|prison|probation|customs) officers?",
-    r"judges?", r"magistrates?", r"attorney general", r"prosecutors?", r"district attorney", r"sheriff", r"councillors?",
-    r"ambassador", r"envoy", r"lawmakers?", r"legislators?", r"officials?", r"the government", r"government",
-    r"Home Office", r"Foreign Office", r"Treasury", r"Downing Street", r"No 10", r"White House", r"police",
-    r"Scotland Yard", r"Met Police", r"Metropolitan Police", r"courts?", r"ICE", r"DHS", r"EU", r"UN", r"NHS", r"FBI", r"HMRC", r"DWP", r"ONS", r"IMF",
-    r"OECD", r"NATO", r"WHO", r"Pentagon", r"Kremlin", r"Congress", r"Senate", r"Parliament", r"Whitehall",
-    r"department", r"ministry", r"council", r"Bank of England", r"Federal Reserve", r"Office for National Statistics",
-    r"European Commission", r"Electoral Commission", r"Border Force", r"State Department",
-    r"Immigration and Customs Enforcement", r"Homeland Security", r"Customs and Border Protection", r"CBP",
-    r"candidates?", r"Labour", r"Conservatives?",
-    r"Tor(?:y|ies)", r"Liberal Democrats?", r"Lib Dems?", r"Democrats?", r"Republicans?", r"SNP", r"Plaid Cymru",
-    r"UKIP", r"Green Party", r"GOP",
+    "minister(s)", "secretary", "chancellor", "prime minister", "premier", "president", "MP", "MPs", "MEP", "MEPs", "MSP",
+    "MSPs", "senator(s)", "congressman", "congresswoman", "governor", "mayor", "leader", "spokesman", "spokeswoman",
+    "police chief", "chief constable", "commissioner", "police officer(s)", "immigration officer(s)",
+    "border officer(s)", "prison officer(s)", "probation officer(s)", "customs officer(s)", "judge(s)", "magistrate(s)",
+    "attorney general", "prosecutor(s)", "district attorney", "sheriff", "councillor(s)", "ambassador", "envoy",
+    "lawmaker(s)", "legislator(s)", "official(s)", "government", "Home Office", "Foreign Office", "Treasury",
+    "Downing Street", "No 10", "White House", "police", "Scotland Yard", "Met Police", "Metropolitan Police", "court(s)",
+    "ICE", "DHS", "EU", "UN", "NHS", "FBI", "HMRC", "DWP", "ONS", "IMF", "OECD", "NATO", "WHO", "Pentagon", "Kremlin",
+    "Congress", "Senate", "Parliament", "Whitehall", "department", "ministry", "council", "Bank of England",
+    "Federal Reserve", "Office for National Statistics", "European Commission", "Electoral Commission", "Border Force",
+    "State Department", "Immigration and Customs Enforcement", "Homeland Security", "Customs and Border Protection",
+    "CBP", "candidate(s)", "Labour", "Conservative(s)", "Tory", "Tories", "Liberal Democrat(s)", "Lib Dem(s)",
+    "Democrat(s)", "Republican(s)", "SNP", "Plaid Cymru", "UKIP", "Green Party", "GOP",
 )
 # A speaker naming an organisation rather than a person (when no official term matched).
 ORGANISATION_WORDS: tuple[str, ...] = (
-    r"Inc", r"Corp(?:oration)?", r"Ltd", r"plc", r"group", r"bank", r"institute", r"university", r"college",
-    r"association", r"federation", r"union", r"society", r"trust", r"foundation", r"agency", r"commission",
-    r"company", r"firm", r"partners", r"research", r"centre", r"center", r"fund", r"charity", r"campaign",
-    r"network", r"board", r"authority", r"office", r"organi[sz]ation", r"confederation", r"chamber", r"club",
+    "Inc", "Corp", "Corporation", "Ltd", "plc", "group", "bank", "institute", "university", "college", "association",
+    "federation", "union", "society", "trust", "foundation", "agency", "commission", "company", "firm", "partners",
+    "research", "centre", "center", "fund", "charity", "campaign", "network", "board", "authority", "office",
+    "organisation", "organization", "confederation", "chamber", "club",
 )
+# Forms of address, not titles: "Mr" says nothing of who speaks ("Dr" and "Professor" do).
+HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mx"})
 SOURCE_OFFICIAL, SOURCE_ORGANISATION, SOURCE_PERSON, SOURCE_ARTICLE = 1.0, 0.6, 0.4, 0.2
 
 # --- Specificity ----------------------------------------------------------------------------
@@ -152,25 +160,26 @@ _WORD = re.compile(r"[A-Za-z][\w'’&.-]*")
 
 # --- Routine news ---------------------------------------------------------------------------
 ROUTINE_BUSINESS: tuple[str, ...] = (
-    r"profits?", r"pre-tax profits?", r"revenues?", r"sales", r"turnover", r"earnings", r"quarterly",
-    r"(?:first|second|third|fourth|final) quarter", r"three months to", r"shares", r"share price", r"shareholders?",
-    r"dividends?", r"investors?", r"analysts?", r"the firm", r"the company", r"the group", r"stocks?",
-    r"stock market", r"market share", r"chief executive", r"mergers?", r"takeover", r"acquisitions?", r"full-year",
-    r"annual results", r"operating income", r"net income", r"giant", r"retailers?", r"Wall Street",
+    "profit(s)", "pre-tax profit(s)", "revenue(s)", "sales", "turnover", "earnings", "quarterly", "first quarter",
+    "second quarter", "third quarter", "fourth quarter", "final quarter", "three months to", "shares", "share price",
+    "shareholder(s)", "dividend(s)", "investor(s)", "analyst(s)", "the firm", "the company", "the group", "stock(s)",
+    "stock market", "market share", "chief executive", "merger(s)", "takeover", "acquisition(s)", "full-year",
+    "annual results", "operating income", "net income", "giant", "retailer(s)", "Wall Street",
 )
 SPORT: tuple[str, ...] = (
-    r"football", r"rugby", r"cricket", r"tennis", r"golf", r"athletics", r"match(?:es)?", r"goals?", r"scored",
-    r"striker", r"midfielder", r"goalkeeper", r"coach", r"league", r"cup", r"Premiership", r"Premier League",
-    r"championships?", r"champions?", r"tournament", r"(?:semi|quarter)-finals?", r"fixtures?", r"squad",
-    r"Six Nations", r"Wimbledon", r"Olympics?", r"Olympian", r"medals?", r"World Cup", r"grand slam", r"grand prix",
-    r"Formula One", r"innings", r"wickets?", r"test match",
-    r"(?:beat|beaten|won|lost|drew|defeated)\b[^.]{0,40}?\b\d{1,2}-\d{1,2}",  # a scoreline
+    "football", "rugby", "cricket", "tennis", "golf", "athletics", "match", "matches", "goal(s)", "scored", "striker",
+    "midfielder", "goalkeeper", "coach", "league", "cup", "Premiership", "Premier League", "championship(s)",
+    "champion(s)", "tournament", "semi-final(s)", "quarter-final(s)", "fixture(s)", "squad", "Six Nations",
+    "Wimbledon", "Olympic(s)", "Olympian", "medal(s)", "World Cup", "grand slam", "grand prix", "Formula One",
+    "innings", "wicket(s)", "test match",
 )
+# A result: "beat Arsenal 2-1", "won 3-0".
+SCORELINE = re.compile(r"\b(?:beat|beaten|won|lost|drew|defeated)\b[^.]{0,40}?\b\d{1,2}-\d{1,2}\b", re.IGNORECASE)
 ENTERTAINMENT: tuple[str, ...] = (
-    r"films?", r"movies?", r"albums?", r"box office", r"stars?", r"starred", r"starring", r"charts?", r"awards?",
-    r"Oscars?", r"Grammys?", r"Baftas?", r"Brit Awards", r"actor", r"actress", r"singers?", r"rapper", r"band",
-    r"celebrit(?:y|ies)", r"Hollywood", r"TV show", r"sitcom", r"soap", r"premiere", r"concerts?", r"number one",
-    r"bestsellers?", r"reality show", r"festival",
+    "film(s)", "movie(s)", "album(s)", "box office", "star(s)", "starred", "starring", "chart(s)", "award(s)",
+    "Oscar(s)", "Grammy", "Grammys", "Bafta(s)", "Brit Awards", "actor", "actress", "singer(s)", "rapper", "band",
+    "celebrity", "celebrities", "Hollywood", "TV show", "sitcom", "soap", "premiere", "concert(s)", "number one",
+    "bestseller(s)", "reality show", "festival",
 )
 # Strength of a routine category by distinct terms used (one, two, three+).
 ROUTINE_BY_HITS: tuple[float, ...] = (0.0, 0.5, 0.75, 1.0)
@@ -179,53 +188,85 @@ ROUTINE_BY_HITS: tuple[float, ...] = (0.0, 0.5, 0.75, 1.0)
 ROUTINE_WITH_TOPIC: dict[str, float] = {"business": 0.0, "sport": 0.5, "entertainment": 0.5}
 
 
+# Words as the lexicons count them: letters, digits and "&" ("A&E"); a possessive's
+# apostrophe and "s" are dropped.
+_TOKEN = re.compile(r"[A-Za-z0-9&]+(?:['’][A-Za-z]+)?")
+_OPTIONAL_ENDING = re.compile(r"^(.*)\((\w+)\)$")
+
+
+def _words(text: str) -> list[str]:
+    return [word[:-2] if word.endswith(("'s", "’s")) else word for word in _TOKEN.findall(text)]
+
+
 def _is_acronym(term: str) -> bool:
-    letters = re.sub(r"\\.|[^A-Za-z]", "", term)
-    return bool(letters) and letters.isupper()
+    letters = [char for char in term if char.isalpha()]
+    return bool(letters) and all(char.isupper() for char in letters)
 
 
-def _alternation(terms: Iterable[str]) -> str:
-    """One group matching any of the terms on word boundaries: acronyms case-sensitively."""
-    terms = list(terms)
-    exact = [term for term in terms if _is_acronym(term)]
-    folded = [term for term in terms if not _is_acronym(term)]
-    # Longest first, so "asylum seekers" counts as itself rather than as "asylum".
-    branches = []
-    if folded:
-        branches.append(r"(?i:\b(?:" + "|".join(sorted(folded, key=len, reverse=True)) + r")\b)")
-    if exact:
-        branches.append(r"\b(?:" + "|".join(sorted(exact, key=len, reverse=True)) + r")\b")
-    return "|".join(branches)
+def _spellings(term: str) -> list[str]:
+    """A lexicon entry's spellings: "asylum seeker(s)" -> "asylum seeker", "asylum seekers"."""
+    optional = _OPTIONAL_ENDING.match(term)
+    return [optional.group(1), optional.group(1) + optional.group(2)] if optional else [term]
 
 
-def _grouped(lexicons: Mapping[str, Sequence[str]]) -> re.Pattern[str]:
-    """One pattern with a named group per lexicon: one scan of the sentence finds them all."""
-    return re.compile("|".join(f"(?P<{name}>{_alternation(terms)})" for name, terms in lexicons.items()))
+class Lexicons:
+    """Named lexicons matched in one pass over a text's words: at each word the longest entry
+    of any lexicon that starts there, then on after it."""
+
+    def __init__(self, lexicons: Mapping[str, Iterable[str]]) -> None:
+        self.folded: dict[tuple[str, ...], set[str]] = {}
+        self.exact: dict[tuple[str, ...], set[str]] = {}
+        for name, terms in lexicons.items():
+            for term in terms:
+                for spelling in _spellings(term):
+                    words = tuple(_words(spelling))
+                    if _is_acronym(spelling):
+                        self.exact.setdefault(words, set()).add(name)
+                    else:
+                        self.folded.setdefault(tuple(word.lower() for word in words), set()).add(name)
+        keys = [*self.folded, *self.exact]
+        self.longest = max((len(key) for key in keys), default=1)
+        # The first words of the entries longer than one word: only there is a longer match tried.
+        self.starts = {key[0].lower() for key in keys if len(key) > 1}
+
+    def hits(self, text: str) -> dict[str, set[tuple[str, ...]]]:
+        """Lexicon name -> the distinct entries of it (as lower-cased words) found in the text."""
+        words = _words(text)
+        lower = [word.lower() for word in words]
+        found: dict[str, set[tuple[str, ...]]] = {}
+        index, count = 0, len(words)
+        while index < count:
+            longest = min(self.longest, count - index) if lower[index] in self.starts else 1
+            for length in range(longest, 0, -1):
+                key = tuple(lower[index : index + length])
+                names = self.folded.get(key)
+                if names is None and words[index].isupper():
+                    names = self.exact.get(tuple(words[index : index + length]))
+                if names is not None:
+                    for name in names:
+                        found.setdefault(name, set()).add(key)
+                    index += length
+                    break
+            else:
+                index += 1
+        return found
 
 
-_TOPIC_PATTERN = _grouped(TOPICS)
-_ROUTINE_PATTERN = _grouped({"business": ROUTINE_BUSINESS, "sport": SPORT, "entertainment": ENTERTAINMENT})
-_OFFICIAL_PATTERN = re.compile(_alternation(OFFICIAL_SOURCES))
-_ORGANISATION_PATTERN = re.compile(_alternation(ORGANISATION_WORDS))
-
-
-def _hits(pattern: re.Pattern[str], text: str) -> dict[str, set[str]]:
-    """Lexicon name -> the distinct terms of it (lower-cased) found in the text."""
-    found: dict[str, set[str]] = {}
-    for match in pattern.finditer(text):
-        name = match.lastgroup
-        if name is not None:
-            found.setdefault(name, set()).add(match.group().lower())
-    return found
+# One pass over a sentence finds its topics and its routine categories; where their entries
+# overlap the longest wins ("pre-tax profits" is business, not tax).
+ROUTINE_CATEGORIES: dict[str, tuple[str, ...]] = {"business": ROUTINE_BUSINESS, "sport": SPORT, "entertainment": ENTERTAINMENT}
+_NOT_A_TOPIC = ""
+_SENTENCE_LEXICONS = Lexicons({**TOPICS, _NOT_A_TOPIC: NOT_TOPICS, **ROUTINE_CATEGORIES})
+_SOURCE_LEXICONS = Lexicons({"official": OFFICIAL_SOURCES, "organisation": ORGANISATION_WORDS})
 
 
 def _by_hits(table: Sequence[float], hits: int) -> float:
     return table[min(hits, len(table) - 1)]
 
 
-def public_interest(sentence: str) -> tuple[float, str]:
-    """(strength, topic) of the strongest topic; ties go to the topic listed first in TOPICS."""
-    found = _hits(_TOPIC_PATTERN, sentence)
+def public_interest(found: Mapping[str, set[tuple[str, ...]]]) -> tuple[float, str]:
+    """(strength, topic) of the strongest topic among a sentence's lexicon hits; ties go to
+    the topic listed first in TOPICS."""
     best, best_topic = 0.0, ""
     for topic in TOPICS:
         if topic in found:
@@ -238,10 +279,10 @@ def public_interest(sentence: str) -> tuple[float, str]:
 def source_prominence(*, speaker: str, speaker_title: str, attribution: str) -> float:
     if attribution == "article" or not (speaker or speaker_title):
         return SOURCE_ARTICLE
-    who = f"{speaker} {speaker_title}"
-    if _OFFICIAL_PATTERN.search(who):
+    if "official" in _SOURCE_LEXICONS.hits(f"{speaker} {speaker_title}"):
         return SOURCE_OFFICIAL
-    if speaker_title or _ORGANISATION_PATTERN.search(speaker) or _looks_like_acronym(speaker):
+    titled = speaker_title.strip(" .").lower() not in {"", *HONORIFICS}
+    if titled or "organisation" in _SOURCE_LEXICONS.hits(speaker) or _looks_like_acronym(speaker):
         return SOURCE_ORGANISATION
     return SOURCE_PERSON
 
@@ -285,11 +326,13 @@ def specificity(
     return min(1.0, total)
 
 
-def routine(sentence: str, *, topic: str) -> float:
-    found = _hits(_ROUTINE_PATTERN, sentence)
+def routine(found: Mapping[str, set[tuple[str, ...]]], *, sentence: str, topic: str) -> float:
+    """The strongest routine category among a sentence's lexicon hits (and its scoreline)."""
+    hits = {category: len(found.get(category, ())) for category in ROUTINE_CATEGORIES}
+    if SCORELINE.search(sentence):
+        hits["sport"] += 1
     strengths = [
-        _by_hits(ROUTINE_BY_HITS, len(terms)) * (ROUTINE_WITH_TOPIC[category] if topic else 1.0)
-        for category, terms in found.items()
+        _by_hits(ROUTINE_BY_HITS, count) * (ROUTINE_WITH_TOPIC[category] if topic else 1.0) for category, count in hits.items()
     ]
     return max(strengths, default=0.0)
 
@@ -305,7 +348,8 @@ def rank_signals(
     attribution: str,
 ) -> dict[str, float | str]:
     """The claim's ranking signals (floats in [0, 1], rounded to 4 places) and its topic."""
-    interest, topic = public_interest(sentence)
+    found = _SENTENCE_LEXICONS.hits(sentence)
+    interest, topic = public_interest(found)
     types = list(claim_types) or [claim_type]
     return {
         "public_interest": round(interest, 4),
@@ -314,5 +358,5 @@ def rank_signals(
         "specificity": round(
             specificity(sentence=sentence, claim_types=types, quantities=quantities, speaker=speaker, attribution=attribution), 4
         ),
-        "routine": round(routine(sentence, topic=topic), 4),
+        "routine": round(routine(found, sentence=sentence, topic=topic), 4),
     }

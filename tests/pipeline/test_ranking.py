@@ -108,6 +108,8 @@ def test_more_terms_of_a_topic_make_it_stronger_and_the_strongest_topic_wins() -
         ("Institute for Fiscal Studies", "", "reported", 0.6),
         ("Deloitte", "chief executive", "reported", 0.6),
         ("Tréa Lavery", "", "direct_quote", 0.4),
+        ("Michael Howard", "Mr", "reported", 0.4),  # a form of address is not a title
+        ("Jane Smith", "Dr", "reported", 0.6),
         ("BBC News", "", "article", 0.2),
         ("Conservatives", "", "article", 0.2),  # the article asserts it, whatever the name
     ],
@@ -188,3 +190,12 @@ def test_command_line_prints_signals_and_context(tmp_path: Path) -> None:
     [claim] = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     assert claim["context"] == ""
     assert claim["signals"]["routine"] > 0 and claim["signals"]["public_interest"] == 0.0
+
+
+def test_lexicon_entries_match_whole_words_longest_first() -> None:
+    # "asylum seekers" is one term of immigration, not two ("asylum", "asylum seekers").
+    assert signals("The asylum seekers were moved.")["public_interest"] == 0.7
+    assert signals("Asylum applications and deportations rose.")["public_interest"] == 0.85  # two terms
+    assert signals("The tax-free allowance rose.")["topic"] == "economy"  # a hyphen splits words
+    assert signals("They said so.", speaker="Labour's Ed Balls", attribution="reported")["source"] == 1.0  # possessive
+    assert signals("The vaccines arrived.")["topic"] == "health"  # "vaccine(s)": the plural too
