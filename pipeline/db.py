@@ -64,41 +64,31 @@ WHERE {node_of("c.claim_key")} = ANY(%(nodes)s::bigint[])
 STAGING_COLUMNS = (
     "run_id", "claim_key", "article_id", "sentence", "start_offset", "end_offset",
     "score", "claim_type", "speaker", "claim_types", "quantities", "speaker_title",
-    "attribution", "cluster_key",
+    "attribution", "cluster_key", "rank_signals", "context",
 )
 # claim_staging's column types, for binary COPY.
 STAGING_TYPES = {
     "run_id": "int8", "claim_key": "varchar", "article_id": "int8", "sentence": "text", "start_offset": "int4",
     "end_offset": "int4", "score": "float8", "claim_type": "varchar", "speaker": "varchar", "claim_types": "text",
     "quantities": "jsonb", "speaker_title": "varchar", "attribution": "varchar", "cluster_key": "varchar",
-    "tokens": "text[]", "bands": "int8[]",
+    "rank_signals": "jsonb", "context": "text", "tokens": "text[]", "bands": "int8[]",
 }
 # What the Spark job stages besides: the claim's signature for clustering (tokens, bands).
 SIGNATURE_COLUMNS = ("tokens", "bands")
 
-# The queue's rank, as a sum of named parts the UI can show (0-100):
-#   checkworthiness  50 x the model's probability
-#   type             up to 15: numbers and comparisons are the most checkable
-#   spread           up to 15: how many outlets repeat the claim (1 -> 0, 2 -> 5, 8+ -> 15)
-#   recency          up to 20: halves every ~5 days before the newest article stored, so
-#                    a re-run with no new articles changes nothing
-# One definition, used where new claims are inserted and where all claims are refreshed.
+# The queue's rank is the PostgreSQL function claim_priority_parts(score, claim_type, signals,
+# outlets, seen_at, newest) -> one row (parts jsonb), called in FROM so that PostgreSQL inlines
+# it (claims migration 0011 creates it, and the one-row table ranking_weights whose weights it
+# reads): every part in points, the outlet count, the topic, the weights' version and
+# `priority`, their sum. The merge and the web app's re-rank both call it, so the formula and
+# its weights have one definition each. Recency is counted back from the newest article
+# stored, so a re-run with no new articles changes nothing.
 NEWEST_ARTICLE = "SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles"
-
-
-def priority_parts_sql(*, score: str, claim_type: str, outlets: str, seen_at: str, newest: str) -> str:
-    return f"""
-    round((50 * {score})::numeric, 2) AS checkworthiness,
-    CASE {claim_type} WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12
-         WHEN 'official_action' THEN 10 WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END AS type,
-    round((15 * least(1.0, ln(greatest(COALESCE({outlets}, 1), 1)) / ln(8)))::numeric, 2) AS spread,
-    round((20 * exp(-greatest(0, extract(epoch FROM {newest} - {seen_at})) / 86400.0 / 7))::numeric, 2) AS recency,
-    COALESCE({outlets}, 1) AS outlets"""
-
-
-PRIORITY = "(p.checkworthiness + p.type + p.spread + p.recency)::double precision"
-PRIORITY_PARTS = """jsonb_build_object('checkworthiness', p.checkworthiness, 'type', p.type, 'spread', p.spread,
-                       'recency', p.recency, 'outlets', p.outlets)"""
+# The version of the weights claim_priority_parts reads (0: none stored, the defaults).
+WEIGHTS_VERSION = "SELECT COALESCE((SELECT version FROM ranking_weights WHERE id = 1), 0)"
+# The stored priorities' parts: the function's, less the sum (the priority column holds it).
+PRIORITY = "(p.parts ->> 'priority')::double precision"
+PRIORITY_PARTS = "(p.parts - 'priority')"
 
 # An appearance counts its outlet; an article with no known outlet counts as its own.
 OUTLET_OF = "COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)"
@@ -137,7 +127,7 @@ WITH remap AS (
     LEFT JOIN claims c ON c.claim_key = s.claim_key
 )
 SELECT k.run_id, k.claim_key, k.article_id, k.sentence, k.start_offset, k.end_offset, k.score, k.claim_type, k.speaker,
-       k.claim_types, k.quantities, k.speaker_title, k.attribution, k.tokens, k.bands, k.own_cluster_key,
+       k.claim_types, k.quantities, k.speaker_title, k.attribution, k.rank_signals, k.context, k.tokens, k.bands, k.own_cluster_key,
        COALESCE(r.new_key, k.own_cluster_key) AS cluster_key
 FROM keyed k LEFT JOIN remap r ON r.old_key = k.own_cluster_key
 """
@@ -200,22 +190,22 @@ WITH staged AS (
     FROM appearances m JOIN articles a ON a.id = m.article_id
     GROUP BY m.cluster_key
 ), p AS (
-    SELECT s.*, {priority_parts_sql(score="s.score", claim_type="s.claim_type", outlets="o.outlet_count",
-                                    seen_at="COALESCE(a.published_at, a.created_at)", newest="newest.at")}
+    SELECT s.*, pp.parts
     FROM staged s
     JOIN articles a ON a.id = s.article_id
     LEFT JOIN outlets o ON o.cluster_key = s.cluster_key
-    CROSS JOIN (SELECT %(newest)s::timestamptz AS at) newest
+    CROSS JOIN LATERAL claim_priority_parts(s.score, s.claim_type, s.rank_signals, o.outlet_count,
+                                            COALESCE(a.published_at, a.created_at), %(newest)s::timestamptz) pp
 )
 INSERT INTO claims (
     article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
-    quantities, speaker, speaker_title, attribution, cluster_key, priority, priority_parts,
+    quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
     status, first_run_id, last_run_id, created_at, updated_at, version
 )
 SELECT
     p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
-    p.cluster_key, {PRIORITY}, {PRIORITY_PARTS}, 'new', p.run_id, p.run_id, now(), now(), 1
+    p.rank_signals, p.context, p.cluster_key, {PRIORITY}, {PRIORITY_PARTS}, 'new', p.run_id, p.run_id, now(), now(), 1
 FROM p
 ORDER BY p.claim_key
 ON CONFLICT (claim_key) DO UPDATE SET
@@ -227,13 +217,20 @@ ON CONFLICT (claim_key) DO UPDATE SET
     speaker = EXCLUDED.speaker,
     speaker_title = EXCLUDED.speaker_title,
     attribution = EXCLUDED.attribution,
+    rank_signals = EXCLUDED.rank_signals,
+    context = EXCLUDED.context,
     cluster_key = EXCLUDED.cluster_key,
+    -- A claim whose score, type or signals changed is ranked anew with them; its priority
+    -- alone never makes a row differ (REFRESH_PRIORITIES follows clusters and recency).
+    priority = EXCLUDED.priority,
+    priority_parts = EXCLUDED.priority_parts,
     last_run_id = EXCLUDED.last_run_id,
     updated_at = now()
 WHERE (claims.sentence, claims.score, claims.claim_type, claims.claim_types, claims.quantities,
-       claims.speaker, claims.speaker_title, claims.attribution, claims.cluster_key)
+       claims.speaker, claims.speaker_title, claims.attribution, claims.rank_signals, claims.context, claims.cluster_key)
     IS DISTINCT FROM (EXCLUDED.sentence, EXCLUDED.score, EXCLUDED.claim_type, EXCLUDED.claim_types,
-       EXCLUDED.quantities, EXCLUDED.speaker, EXCLUDED.speaker_title, EXCLUDED.attribution, EXCLUDED.cluster_key)
+       EXCLUDED.quantities, EXCLUDED.speaker, EXCLUDED.speaker_title, EXCLUDED.attribution, EXCLUDED.rank_signals,
+       EXCLUDED.context, EXCLUDED.cluster_key)
 RETURNING claims.id
 """
 
@@ -301,14 +298,17 @@ WHERE EXISTS (SELECT 1 FROM claims c WHERE c.cluster_key = s.cluster_key AND c.f
 # computed against another newest-article time.
 EARLIER_CLAIMS_EXIST = "SELECT EXISTS (SELECT 1 FROM claims WHERE first_run_id IS DISTINCT FROM %(run_id)s)"
 
+# Every claim's priority (scope ""), or those of a scope (a WHERE clause on c), against the
+# newest-article time %(newest)s; only rows whose priority or parts differ are written. The
+# web app's re-rank after a change of weights runs it too (factcheck.claims.services.claims_rerank).
 REFRESH_PRIORITIES = f"""
 WITH p AS (
-    SELECT c.id, {priority_parts_sql(score="c.score", claim_type="c.claim_type", outlets="cc.outlet_count",
-                                     seen_at="COALESCE(a.published_at, a.created_at)", newest="newest.at")}
+    SELECT c.id, pp.parts
     FROM claims c
     JOIN articles a ON a.id = c.article_id
     LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
-    CROSS JOIN (SELECT %(newest)s::timestamptz AS at) newest
+    CROSS JOIN LATERAL claim_priority_parts(c.score, c.claim_type, c.rank_signals, cc.outlet_count,
+                                            COALESCE(a.published_at, a.created_at), %(newest)s::timestamptz) pp
     {{scope}}
 )
 UPDATE claims c SET priority = {PRIORITY}, priority_parts = {PRIORITY_PARTS}
@@ -329,7 +329,9 @@ def analyze_scratch(conn: psycopg.Connection[Any], table_and_columns: str) -> No
     conn.execute("RESET default_statistics_target")
 
 
-MERGE_LOCK_ID = 0x66AC7C4EC5  # "factcheck merge": one advisory lock for all runs' merges
+# "factcheck merge": one advisory lock for all runs' merges, and for the web app's re-rank
+# after a change of weights (factcheck.claims.services.claims_rerank).
+MERGE_LOCK_ID = 0x66AC7C4EC5
 
 
 def connect(dsn: str) -> psycopg.Connection[Any]:
@@ -535,12 +537,16 @@ class StagedMerge:
 
     def refresh_priorities(self) -> None:
         """Priorities against the merge's newest-article time: all of them when that time
-        moved since the last merge (every claim's recency moved with it) and earlier claims
-        exist; otherwise only where the run's clustering can have changed them. Then the
-        time is recorded as the basis."""
+        moved since the last merge (every claim's recency moved with it), or the ranking
+        weights changed since the stored priorities were computed, and earlier claims exist;
+        otherwise only where the run's clustering can have changed them. Then the time and
+        the weights' version are recorded as the basis. (The version is read before the
+        refresh: weights saved in between make the next merge refresh everything again.)"""
         conn = self.conn
-        basis = conn.execute("SELECT newest_at FROM claim_priority_basis ORDER BY id LIMIT 1").fetchone()
-        moved = basis is None or basis[0] != self.params["newest"]
+        basis = conn.execute("SELECT newest_at, weights_version FROM claim_priority_basis ORDER BY id LIMIT 1").fetchone()
+        version_row = conn.execute(WEIGHTS_VERSION).fetchone()
+        self.params["weights_version"] = version_row[0] if version_row else 0
+        moved = basis is None or basis[0] != self.params["newest"] or basis[1] != self.params["weights_version"]
         earlier = conn.execute(EARLIER_CLAIMS_EXIST, self.params).fetchone()
         if moved and earlier and earlier[0]:
             conn.execute(REFRESH_PRIORITIES.format(scope=""), self.params)
@@ -548,7 +554,7 @@ class StagedMerge:
             conn.execute(RUN_PRIORITY_SCOPE)
             conn.execute(REFRESH_PRIORITIES.format(scope="WHERE c.cluster_key IN (SELECT cluster_key FROM run_priority_scope)"), self.params)
         conn.execute("DELETE FROM claim_priority_basis")
-        conn.execute("INSERT INTO claim_priority_basis (newest_at) VALUES (%(newest)s)", self.params)
+        conn.execute("INSERT INTO claim_priority_basis (newest_at, weights_version) VALUES (%(newest)s, %(weights_version)s)", self.params)
 
 
 def merge_staging(

@@ -24,6 +24,7 @@ from pipeline.nlp.claim_features import (
 )
 from pipeline.nlp.claim_types import classify_claim
 from pipeline.nlp.quantities import parse_quantities
+from pipeline.nlp.ranking import rank_signals
 from pipeline.nlp.segment import split_sentences
 
 
@@ -51,9 +52,14 @@ class ClaimRecord:
     speaker: str
     speaker_title: str
     attribution: str
-    context: str = ""
     claim_key: str = ""
     cluster_key: str = ""
+    # Ranking signals (pipeline.nlp.ranking.rank_signals): public interest and its topic,
+    # source prominence, specificity, routine news.
+    signals: dict[str, float | str] = field(default_factory=dict)
+    # What a reviewer needs to read the claim alone: the previous sentence when its subject
+    # is a pronoun; empty otherwise.
+    context: str = ""
     extra: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
@@ -151,6 +157,11 @@ def claims_of_articles(articles: Sequence[Sequence[SentenceRecord]], scorer: Sco
                 speaker_title=record.speaker_title,
                 attribution=record.attribution,
                 context=pronoun_context(articles[article], record.index),
+                signals=rank_signals(
+                    sentence=record.text, claim_type=selected.claim_type, claim_types=selected.claim_types,
+                    quantities=selected.quantities, speaker=record.speaker, speaker_title=record.speaker_title,
+                    attribution=record.attribution,
+                ),
             ),
         ))
     return claims
@@ -192,3 +203,7 @@ def extract_articles(articles: Sequence[ArticleText], scorer: Scorer) -> tuple[l
 
 def quantities_json(quantities: list[dict[str, object]]) -> str:
     return json.dumps(quantities, ensure_ascii=False, sort_keys=True)
+
+
+def signals_json(signals: dict[str, float | str]) -> str:
+    return json.dumps(signals, ensure_ascii=False, sort_keys=True)

@@ -107,6 +107,8 @@ def claim_json(item: ExtractedClaim) -> str:
             "attribution": claim.attribution,
             "claim_key": claim.claim_key,
             "cluster_id": claim.cluster_key,
+            "signals": claim.signals,
+            "context": claim.context,
         },
         ensure_ascii=False,
     )

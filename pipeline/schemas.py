@@ -15,7 +15,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-# claim_types: comma-separated, quantities: JSON text; both as claim_staging stores them.
+# claim_types: comma-separated, quantities and rank_signals: JSON text; as claim_staging stores them.
 # tokens/bands: what clustering compares (pipeline.nlp.clustering).
 CLAIM_SCHEMA = StructType(
     [
@@ -31,6 +31,8 @@ CLAIM_SCHEMA = StructType(
         StructField("claim_type", StringType(), True),
         StructField("claim_types", StringType(), True),
         StructField("quantities", StringType(), True),
+        StructField("rank_signals", StringType(), True),
+        StructField("context", StringType(), True),
         StructField("tokens", ArrayType(StringType(), True), True),
         StructField("bands", ArrayType(LongType(), True), True),
     ]

@@ -17,7 +17,7 @@ import pyarrow as pa
 from pyspark.accumulators import AccumulatorParam
 
 from pipeline import db
-from pipeline.extract import ArticleText, extract_articles, quantities_json
+from pipeline.extract import ArticleText, extract_articles, quantities_json, signals_json
 from pipeline.nlp.checkworthiness import Scorer, scorer_from_artifact
 from pipeline.nlp.clustering import claim_node, signatures, star_pairs
 
@@ -55,6 +55,8 @@ class ClaimRow(NamedTuple):
     claim_type: str
     claim_types: str  # comma-separated
     quantities: str  # JSON
+    rank_signals: str  # JSON
+    context: str
     tokens: list[str]
     bands: list[int]
 
@@ -76,7 +78,7 @@ def claim_rows(articles: Sequence[Article], scorer: Scorer) -> tuple[int, list[C
         ClaimRow(
             claim.claim_key, int(articles[article][0]), claim.start, claim.end, claim.sentence, claim.speaker,
             claim.speaker_title, claim.attribution, claim.score, claim.claim_type, ",".join(claim.claim_types),
-            quantities_json(claim.quantities), claim_tokens, bands,
+            quantities_json(claim.quantities), signals_json(claim.signals), claim.context, claim_tokens, bands,
         )
         for (article, claim), (claim_tokens, bands) in zip(claims, claim_signatures, strict=True)
     ]
@@ -162,7 +164,8 @@ def make_claim_stager(
                         sentences, rows = claim_rows(chunk, scorer)
                         db.stage_claims(conn, (
                             (run_id, r.claim_key, r.article_id, r.sentence, r.start_offset, r.end_offset, r.score, r.claim_type,
-                             r.speaker, r.claim_types, r.quantities, r.speaker_title, r.attribution, "", r.tokens, r.bands)
+                             r.speaker, r.claim_types, r.quantities, r.speaker_title, r.attribution, "", r.rank_signals, r.context,
+                             r.tokens, r.bands)
                             for r in rows
                         ), columns=STAGED_COLUMNS)
                         if sentence_counter is not None:

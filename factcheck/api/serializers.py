@@ -25,8 +25,12 @@ QUANTITIES_SCHEMA = {
 }
 PRIORITY_PARTS_SCHEMA = {
     "type": "object",
-    "description": "The priority's parts: checkworthiness, type, spread, recency (points) and outlets (count).",
-    "additionalProperties": {"type": "number"},
+    "description": (
+        "The priority's parts in points: checkworthiness, public_interest, source, specificity, type, routine (negative), "
+        "spread, recency; outlets (count), topic (the public-interest topic, or empty) and weights_version (the ranking "
+        "weights they were computed with). Claims ranked by an older formula may lack some."
+    ),
+    "additionalProperties": {"oneOf": [{"type": "number"}, {"type": "string"}]},
 }
 
 
@@ -56,7 +60,7 @@ class ClaimSerializer(serializers.Serializer):
     start_offset = serializers.IntegerField(help_text="Character offset of the sentence in the article's text.")
     end_offset = serializers.IntegerField()
     score = serializers.FloatField(help_text="Check-worthiness probability (0-1).")
-    priority = serializers.FloatField(help_text="Queue rank (0-100): the sum of priority_parts' points.")
+    priority = serializers.FloatField(help_text="Queue rank: the sum of priority_parts' points (4 decimals; the weights are an admin's).")
     priority_parts = PriorityPartsField()
     claim_type = serializers.ChoiceField(choices=Claim.Type.choices)
     claim_types = serializers.ListField(child=serializers.CharField(), help_text="Every matching type.")

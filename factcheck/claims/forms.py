@@ -15,6 +15,7 @@ from factcheck.claims.models import (
     Evidence,
     Verdict,
 )
+from factcheck.claims.ranking import WEIGHT_FIELDS
 from factcheck.claims.services import BulkKind
 
 
@@ -181,3 +182,15 @@ class BulkForm(forms.Form):
         if action == BulkKind.STATUS:
             return {"status": data["status"], "reason": (data.get("reason") or "").strip()}
         return {"add": _tags(data.get("tag_add") or ""), "remove": _tags(data.get("tag_remove") or "")}
+
+
+class RankingWeightsForm(forms.Form):
+    """Every ranking weight, each within its range (ranking.WEIGHT_FIELDS)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for weight in WEIGHT_FIELDS:
+            self.fields[weight.key] = forms.FloatField(
+                label=weight.label, min_value=weight.minimum, max_value=weight.maximum, help_text=weight.help_text,
+                widget=forms.NumberInput(attrs={"step": "any"}),
+            )

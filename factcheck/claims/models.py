@@ -48,15 +48,37 @@ class ClaimCluster(models.Model):
 
 
 class PriorityBasis(models.Model):
-    """The newest article time the stored claims' recency points were computed against (one
-    row, written by the pipeline's merge). While it holds, a run refreshes the priorities of
-    the claims whose clusters it changed only; when newer articles arrive, every claim's
-    recency moves and the merge refreshes them all."""
+    """The newest article time the stored claims' recency points were computed against, and
+    the version of the ranking weights they were all computed with (one row, written by the
+    pipeline's merge; the web app's re-rank records its weights version). While both hold, a
+    run refreshes the priorities of the claims whose clusters it changed only; when newer
+    articles arrive, or the weights changed and no re-rank has caught up (its task failed, or
+    a merge read the old weights), the merge refreshes them all."""
 
     newest_at = models.DateTimeField()
+    weights_version = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "claim_priority_basis"
+
+
+class RankingWeights(models.Model):
+    """The queue's ranking weights: one row (id 1), read by the PostgreSQL function
+    claim_priority_parts that both the pipeline's merge and the web app's re-rank call.
+    Written only by services.ranking_weights_set; seeded from ranking.DEFAULT_RANKING_WEIGHTS."""
+
+    weights = models.JSONField()
+    # Bumped by every change; each claim's priority_parts carries the version it was ranked with.
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "ranking_weights"
+        verbose_name_plural = "ranking weights"
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="ranking_weights_one_row")]
+
+    def __str__(self) -> str:
+        return f"Ranking weights v{self.version}"
 
 
 class Claim(models.Model):
@@ -100,7 +122,12 @@ class Claim(models.Model):
     speaker_title = models.CharField(max_length=300, blank=True)
     attribution = models.CharField(max_length=20, blank=True, help_text="direct_quote, reported or article")
     cluster_key = models.CharField(max_length=40, blank=True)
-    priority = models.FloatField(default=0.0, help_text="Queue rank: the sum of priority_parts.")
+    # pipeline.nlp.ranking.rank_signals: public_interest, topic, source, specificity, routine.
+    rank_signals = models.JSONField(default=dict, db_default=models.Value({}, output_field=models.JSONField()), blank=True)
+    # The sentence a reader needs to understand the claim (its subject is a pronoun); or empty.
+    context = models.TextField(blank=True, default="", db_default="")
+    priority = models.FloatField(default=0.0, help_text="Queue rank: the sum of priority_parts' points.")
+    # claim_priority_parts() (migration 0011): every part in points, outlets, topic, weights_version.
     priority_parts = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW)
     # Indexed by claim_assignee_status_idx, which leads with it.

@@ -14,8 +14,10 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
+from factcheck.audit.models import AuditEvent
 from factcheck.claims.filters import claims_filtered, claims_filtered_sql, decode_cursor, encode_cursor
-from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
+from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, RankingWeights, SavedView, Verdict
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
 
 def claim_list(*, article_id: int | None = None) -> QuerySet[Claim]:
@@ -274,3 +276,14 @@ def bulk_action_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int)
     except BulkAction.DoesNotExist as exc:
         raise Http404("No such bulk action.") from exc
 
+
+
+def ranking_weights_current() -> RankingWeights:
+    """The weights the queue is ranked with: the stored row, or (none stored) the defaults
+    claim_priority_parts falls back to, unsaved, as version 0."""
+    return RankingWeights.objects.filter(pk=1).first() or RankingWeights(pk=1, weights=dict(DEFAULT_RANKING_WEIGHTS), version=0)
+
+
+def ranking_weights_changes(*, limit: int = 10) -> list[AuditEvent]:
+    """The latest changes of the ranking weights, newest first."""
+    return list(AuditEvent.objects.filter(object_type="ranking_weights").select_related("actor").order_by("-created_at", "-id")[:limit])

@@ -1,4 +1,5 @@
-"""Every reviewer-side write: workflow transitions, assignment, tags, annotations, evidence, verdicts.
+"""Every reviewer-side write: workflow transitions, assignment, tags, annotations, evidence, verdicts;
+and the admins' one: the queue's ranking weights, with the re-rank that follows.
 
 Each service locks the claim row, checks the actor's role, the transition and (when the
 caller passes the version it saw) that nobody saved in between, writes, bumps the claim's
@@ -13,6 +14,7 @@ The workflow:
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
@@ -30,7 +32,18 @@ from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
 from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
-from factcheck.claims.models import DISMISS_REASON_MAX_CHARS, Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
+from factcheck.claims.models import (
+    DISMISS_REASON_MAX_CHARS,
+    Annotation,
+    BulkAction,
+    Claim,
+    Evidence,
+    RankingWeights,
+    SavedView,
+    Verdict,
+)
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
+from pipeline.db import MERGE_LOCK_ID, NEWEST_ARTICLE, REFRESH_PRIORITIES, WEIGHTS_VERSION
 
 S = Claim.Status
 
@@ -569,3 +582,66 @@ def bulk_action_process(*, bulk_action_id: int) -> BulkAction | None:
     BulkAction.objects.filter(pk=bulk.pk).update(status=BulkAction.Status.DONE, finished_at=timezone.now())
     bulk.refresh_from_db()
     return bulk
+
+
+# --- The queue's ranking weights ----------------------------------------------------------
+
+
+@transaction.atomic
+def ranking_weights_set(*, actor: AbstractBaseUser, weights: dict[str, float]) -> RankingWeights:
+    """Save new ranking weights (admins only), audited, and re-rank the queue once this commits.
+
+    Every weight must be given, within its range (ranking.WEIGHT_FIELDS). The same weights
+    again change nothing: no new version, no audit row, no re-rank."""
+    from factcheck.claims.tasks import ranking_rerank
+
+    _require(actor, Role.ADMIN, "Changing the ranking weights")
+    given = {key: float(value) for key, value in weights.items()}
+    expected = {field.key: field for field in WEIGHT_FIELDS}
+    if set(given) != set(expected):
+        raise ValidationError(f"Give exactly these weights: {', '.join(expected)}.")
+    for key, value in given.items():
+        field = expected[key]
+        if not (math.isfinite(value) and field.minimum <= value <= field.maximum):
+            raise ValidationError({key: f"{field.label} must be between {field.minimum:g} and {field.maximum:g}."})
+    current, _ = RankingWeights.objects.select_for_update().get_or_create(
+        pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 0}
+    )
+    if current.weights == given:
+        return current
+    before = {"weights": current.weights, "version": current.version}
+    current.weights, current.version = given, current.version + 1
+    current.full_clean()
+    current.save()
+    audit_record(
+        actor=actor, verb="ranking_weights_set", object_type="ranking_weights", object_id=current.pk,
+        before=before, after={"weights": current.weights, "version": current.version},
+    )
+    version = current.version
+    transaction.on_commit(lambda: ranking_rerank.apply_async(args=(version,), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
+    return current
+
+
+# The newest-article time the stored priorities were computed against (the pipeline's merge
+# records it), or, before any merge, the newest article's.
+RERANK_NEWEST = f"SELECT COALESCE((SELECT newest_at FROM claim_priority_basis ORDER BY id LIMIT 1), ({NEWEST_ARTICLE}))"
+
+
+def claims_rerank() -> int:
+    """Every claim's priority and parts with the current weights (the pipeline's own
+    REFRESH_PRIORITIES); returns the claims whose priority changed, 0 when run again.
+
+    Holds the advisory lock the pipeline's merge holds, so a re-rank and a merge never
+    interleave: whichever comes second waits and computes with what the first committed."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
+        cursor.execute(RERANK_NEWEST)
+        (newest,) = cursor.fetchone()
+        # Read before the refresh: weights saved in between leave the basis behind, and the
+        # next merge then refreshes every priority itself (pipeline.db.StagedMerge).
+        cursor.execute(WEIGHTS_VERSION)
+        (version,) = cursor.fetchone()
+        cursor.execute(REFRESH_PRIORITIES.format(scope=""), {"newest": newest})
+        changed = cursor.rowcount
+        cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])
+        return changed

@@ -1,4 +1,5 @@
-"""Thin Celery task for bulk actions too large for a request; the payload is the action's id."""
+"""Thin Celery tasks: bulk actions too large for a request (the payload is the action's id) and
+the queue's re-rank after a change of ranking weights (the payload is the weights' version)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,17 @@ def bulk_action_run(bulk_action_id: int) -> None:
     # A second delivery finds the action no longer queued and leaves it alone.
     if services.bulk_action_process(bulk_action_id=bulk_action_id) is None:
         logger.info("Bulk action %s is gone or already taken; nothing to do", bulk_action_id)
+
+
+@shared_task(
+    acks_late=True,
+    soft_time_limit=settings.FACTCHECK_BULK_SOFT_TIME_LIMIT,
+    time_limit=settings.FACTCHECK_BULK_TIME_LIMIT,
+    ignore_result=True,
+)
+def ranking_rerank(weights_version: int) -> None:
+    """Re-rank the queue after the weights changed to `weights_version`. Idempotent: it writes
+    only the claims whose priority differs from what the current weights give, so a second
+    delivery, or one for an older version, writes nothing or catches up with the newest."""
+    changed = services.claims_rerank()
+    logger.info("Re-ranked the queue for ranking weights v%s: %s claims changed", weights_version, changed)

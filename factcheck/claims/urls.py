@@ -21,4 +21,5 @@ urlpatterns = [
     path("views/<int:pk>/delete/", views.saved_view_delete, name="view_delete"),
     path("bulk/", views.bulk, name="bulk"),
     path("bulk/<int:pk>/", views.bulk_detail, name="bulk_detail"),
+    path("ranking/", views.ranking_weights, name="ranking"),
 ]

@@ -28,7 +28,7 @@ from django.template import engines
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from factcheck.accounts.roles import Role, has_role, role_required
 from factcheck.audit.selectors import audit_timeline
@@ -40,6 +40,7 @@ from factcheck.claims.forms import (
     AssignForm,
     BulkForm,
     EvidenceForm,
+    RankingWeightsForm,
     ReviewForm,
     RowActionForm,
     SavedViewForm,
@@ -49,6 +50,7 @@ from factcheck.claims.forms import (
 )
 from factcheck.claims.models import BulkAction, Claim, Verdict
 from factcheck.claims.quantities import format_quantities
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
 from factcheck.claims.services import BulkKind
 
 # --- The triage queue ----------------------------------------------------------------------
@@ -137,16 +139,16 @@ def queue_rows(rows: list[dict[str, Any]], *, user_id: int) -> list[QueueRow]:
     detail_url, triage_url = reverse("claims:detail", args=[_PK]), reverse("claims:row_action", args=[_PK])
     result = []
     for row in rows:
-        parts, status, pk = row["priority_parts"] or {}, row["status"], row["id"]
+        parts, status, pk = priority_breakdown(row["priority_parts"]), row["status"], row["id"]
         speaker, title = row["speaker"], row["speaker_title"]
         result.append(
             QueueRow(
                 pk=pk, sentence=row["sentence"], status=status, version=row["version"], tags=row["tags"], dismiss_reason=row["dismiss_reason"],
-                priority=_number(row["priority"]),
-                why=(f"cw {_number(parts.get('checkworthiness'))} · type {_number(parts.get('type'))} · "
-                     f"spread {_number(parts.get('spread'))} · new {_number(parts.get('recency'))}") if parts else "",
-                why_title=(f"check-worthiness {parts.get('checkworthiness')} + type {parts.get('type')} + spread {parts.get('spread')} "
-                           f"({parts.get('outlets')} outlets) + recency {parts.get('recency')}") if parts else "",
+                # One decimal: claims a point apart in parts still differ in priority.
+                priority=f"{float(row['priority']):.1f}" if row["priority"] is not None else "?",
+                # Routine and the rest at 0 are left out of the short line, never out of the title.
+                why=" · ".join(f"{part.short} {_number(part.value)}" for part in parts if part.value or part.key == "checkworthiness"),
+                why_title=" + ".join(f"{part.label} {part.value}" + (f" ({part.note})" if part.note else "") for part in parts),
                 type_label=_label(Claim.Type, row["claim_type"]),
                 quantities=format_quantities(row["quantities"]),
                 speaker=f"{speaker}, {title}" if speaker and title else speaker or "no speaker",
@@ -356,6 +358,7 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, **fo
     user = request.user
     context: dict[str, Any] = {
         "claim": claim,
+        "priority_breakdown": priority_breakdown(claim.priority_parts),
         "article": claim.article,
         "text": selectors.claim_in_context(claim=claim),
         "paragraph": selectors.claim_paragraph(claim=claim),
@@ -553,3 +556,38 @@ def verdict_review(request: HttpRequest, pk: int) -> HttpResponse:
     return _act(request, claim, action, form_name="review_form", form=form, done=done)
 
 
+
+
+# --- The queue's ranking weights (admins) ------------------------------------------------
+
+
+def _ranking_page(request: HttpRequest, form: RankingWeightsForm, *, status: int = 200) -> HttpResponse:
+    context = {
+        "form": form,
+        "current": selectors.ranking_weights_current(),
+        "defaults": DEFAULT_RANKING_WEIGHTS,
+        "changes": selectors.ranking_weights_changes(),
+    }
+    return render(request, "claims/ranking.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(Role.ADMIN)
+def ranking_weights(request: HttpRequest) -> HttpResponse:
+    """The weights the queue is ranked with; saving them re-ranks the queue in the background."""
+    if request.method == "GET":
+        return _ranking_page(request, RankingWeightsForm(initial=selectors.ranking_weights_current().weights))
+    form = RankingWeightsForm(request.POST)
+    if not form.is_valid():
+        return _ranking_page(request, form, status=400)
+    before = selectors.ranking_weights_current().version
+    try:
+        saved = services.ranking_weights_set(actor=request.user, weights=form.cleaned_data)
+    except ValidationError as refused:
+        form.add_error(None, " ".join(refused.messages))
+        return _ranking_page(request, form, status=400)
+    if saved.version == before:
+        messages.info(request, "The weights are unchanged.")
+    else:
+        messages.success(request, f"Saved the weights as version {saved.version}; the queue is being re-ranked.")
+    return redirect(reverse("claims:ranking"))

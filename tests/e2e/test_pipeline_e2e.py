@@ -82,8 +82,10 @@ def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: 
     assert any("Sanctuary does not mean safer streets" in s for s in sentences)
     for claim in Claim.objects.select_related("article"):
         assert claim.article.text[claim.start_offset : claim.end_offset] == claim.sentence
-        assert set(claim.priority_parts) == {"checkworthiness", "type", "spread", "recency", "outlets"}
-        assert abs(claim.priority - sum(claim.priority_parts[k] for k in ("checkworthiness", "type", "spread", "recency"))) < 1e-6
+        points = ("checkworthiness", "public_interest", "source", "specificity", "type", "routine", "spread", "recency")
+        assert set(claim.priority_parts) == {*points, "outlets", "topic", "weights_version"}
+        assert abs(claim.priority - sum(claim.priority_parts[k] for k in points)) < 1e-6
+        assert set(claim.rank_signals) == {"public_interest", "topic", "source", "specificity", "routine"}
     print(f"\nimport -> claims stored for the seeds: {elapsed:.1f}s (spark total {run.timings['total']}s)")
 
     # One claim, three appearances: the clusters span the outlets that carry the quote.

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
 
 from factcheck.articles.services import ArticleInput, article_ingest
-from factcheck.claims.models import Claim, ClaimCluster
+from factcheck.claims.models import Claim, ClaimCluster, PriorityBasis, RankingWeights
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
@@ -16,12 +18,22 @@ from pipeline.nlp.clustering import NodeClaim, claim_node
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TEXT = "ICE detained nearly 1,500 people in May. Boston will not back down."
+SIGNALS = '{"public_interest": 0.7, "topic": "immigration", "source": 0.2, "specificity": 0.5, "routine": 0.0}'
 
 
-def staged_row(run_id: int, article_id: int, *, score: float, claim_type: str = "numeric") -> tuple[object, ...]:
+@pytest.fixture(autouse=True)
+def default_weights(db):  # type: ignore[no-untyped-def]
+    """The seeded weights (a transactional test's flush empties the table the migration filled)."""
+    RankingWeights.objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
+
+
+def staged_row(run_id: int, article_id: int, *, score: float, claim_type: str = "numeric", signals: str = SIGNALS) -> tuple[object, ...]:
     end = TEXT.index("May.") + 4
     quantities = '[{"value": 1500.0, "unit": "people", "hedge": "approximately-below"}]'
-    return (run_id, "c" * 40, article_id, TEXT[:end], 0, end, score, claim_type, "", f"{claim_type},official_action", quantities, "", "article", "c" * 40)
+    return (
+        run_id, "c" * 40, article_id, TEXT[:end], 0, end, score, claim_type, "", f"{claim_type},official_action", quantities, "",
+        "article", "c" * 40, signals, "",
+    )
 
 
 def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -36,9 +48,15 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     assert (claim.score, claim.status, claim.first_run_id, claim.sentence) == (0.9, "new", run.pk, "ICE detained nearly 1,500 people in May.")
     assert claim.claim_types == ["numeric", "official_action"] and claim.quantities[0]["value"] == 1500.0
     assert claim.cluster_key == "c" * 40 and ClaimCluster.objects.get().size == 1
-    # 50 x 0.9 checkworthiness + 15 for a number + no spread + fully recent (the newest article).
-    assert claim.priority_parts == {"checkworthiness": 45.0, "type": 15, "spread": 0.0, "recency": 20.0, "outlets": 1}
-    assert claim.priority == 80.0
+    assert claim.rank_signals == json.loads(SIGNALS) and claim.context == ""
+    # The default weights: 30 x 0.9 check-worthiness + 20 x 0.7 public interest + 12 x 0.2 source
+    # (the article's own assertion) + 12 x 0.5 specificity + 8 for a number + no spread + fully
+    # recent (the newest article).
+    assert claim.priority_parts == {
+        "checkworthiness": 27.0, "public_interest": 14.0, "source": 2.4, "specificity": 6.0, "type": 8.0, "routine": 0.0,
+        "spread": 0.0, "recency": 10.0, "outlets": 1, "topic": "immigration", "weights_version": 1,
+    }
+    assert claim.priority == pytest.approx(67.4, abs=1e-9)
 
     Claim.objects.filter(pk=claim.pk).update(status="check", assignee=reviewer, version=3)
     updated_at = Claim.objects.get().updated_at
@@ -52,6 +70,28 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
     claim.refresh_from_db()
     assert (claim.score, claim.claim_type, claim.status, claim.assignee_id, claim.version) == (0.95, "comparison", "check", reviewer.pk, 3)
+    assert (claim.priority_parts["checkworthiness"], claim.priority_parts["type"]) == (28.5, 7.0)
+    assert claim.priority == pytest.approx(28.5 + 14.0 + 2.4 + 6.0 + 7.0 + 10.0, abs=1e-9)
+
+    # New signals (a tuned lexicon) are the pipeline's too, and move the priority.
+    routine = '{"public_interest": 0.0, "topic": "", "source": 0.2, "specificity": 0.5, "routine": 0.5}'
+    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.95, claim_type="comparison", signals=routine)])
+    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    claim.refresh_from_db()
+    assert (claim.rank_signals["routine"], claim.priority_parts["routine"], claim.priority_parts["topic"]) == (0.5, -10.0, "")
+    assert claim.priority == pytest.approx(28.5 + 2.4 + 6.0 + 7.0 - 10.0 + 10.0, abs=1e-9)
+    assert (claim.status, claim.assignee_id, claim.version) == ("check", reviewer.pk, 3)
+
+
+def test_merge_stages_and_stores_each_claims_context() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    row = list(staged_row(run.pk, article.pk, score=0.9))
+    row[-1] = "ICE agents arrested hundreds in Boston."
+    db.copy_to_staging(dsn, [row])
+    db.merge_staging(dsn, run_id=run.pk)
+    assert Claim.objects.get().context == "ICE agents arrested hundreds in Boston."
 
 
 def test_merge_clears_the_runs_staging_rows() -> None:
@@ -90,9 +130,9 @@ def test_run_articles_are_read_in_buckets() -> None:
 AGAIN = TEXT + " Again."
 
 
-def claim_row(run_id: int, article_id: int, key: str, start: int, end: int) -> tuple[object, ...]:
-    """A staged claim as the Spark job stages it: no cluster key yet."""
-    return (run_id, key, article_id, AGAIN[start:end], start, end, 0.5, "other", "", "other", "[]", "", "article", "")
+def claim_row(run_id: int, article_id: int, key: str, start: int, end: int, cluster_key: str = "") -> tuple[object, ...]:
+    """A staged claim as the Spark job stages it: no cluster key yet, no signals."""
+    return (run_id, key, article_id, AGAIN[start:end], start, end, 0.5, "other", "", "other", "[]", "", "article", cluster_key, "{}", "")
 
 
 def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_claim_once() -> None:
@@ -115,7 +155,7 @@ def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_clai
     assert clusters == {a: a, b: a, c: c}
     joined = ClaimCluster.objects.get(cluster_key=a)
     assert (joined.size, joined.outlet_count) == (2, 2)
-    assert Claim.objects.get(claim_key=b).priority_parts["spread"] == 5.0  # two outlets
+    assert Claim.objects.get(claim_key=b).priority_parts["spread"] == 4.0  # two outlets: 12 x ln 2 / ln 8
     assert not ClaimCluster.objects.filter(cluster_key=b).exists()
 
     # A later run: c's stored cluster merges into a's; c itself is not re-staged, but moves.
@@ -207,24 +247,46 @@ def test_priorities_follow_newer_articles_and_growing_clusters() -> None:
     a = "a" * 40
     db.copy_to_staging(dsn, [claim_row(run.pk, old.pk, a, 0, 40)])
     db.merge_staging(dsn, run_id=run.pk)
-    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 20.0  # the newest article
+    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 10.0  # the newest article
 
     # A week newer article from another outlet repeats the claim: the stored claim's
-    # recency halves (roughly) and its spread counts two outlets, though only b is staged.
+    # recency halves (a half-life of 7 days) and its spread counts two outlets, though only b is staged.
     new, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} B", outlet="B", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
     run2 = run_create(article_ids=[new.pk])
     b = "b" * 40
     db.copy_to_staging(dsn, [claim_row(run2.pk, new.pk, b, 0, 40)])
     db.merge_staging(dsn, run_id=run2.pk, assigned=[(b, a)])
     parts = Claim.objects.get(claim_key=a).priority_parts
-    assert (parts["recency"], parts["outlets"], parts["spread"]) == (7.36, 2, 5.0)
+    assert (parts["recency"], parts["outlets"], parts["spread"]) == (5.0, 2, 4.0)
     assert Claim.objects.get(claim_key=b).priority_parts["outlets"] == 2
 
     # Same newest article, a third outlet joins the stored cluster: its members follow.
     third, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} C", outlet="C", published_at=datetime(2026, 1, 5, tzinfo=UTC)), batch=None)
     run3 = run_create(article_ids=[third.pk])
     c = "c" * 40
-    db.copy_to_staging(dsn, [(*claim_row(run3.pk, third.pk, c, 0, 40)[:-1], a)])  # staged into a's cluster
+    db.copy_to_staging(dsn, [claim_row(run3.pk, third.pk, c, 0, 40, cluster_key=a)])  # staged into a's cluster
     db.merge_staging(dsn, run_id=run3.pk)
     assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
-    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 7.36
+    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 5.0
+
+
+def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:
+    dsn = database_url_for_job()
+    first, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
+    run = run_create(article_ids=[first.pk])
+    a = "a" * 40
+    db.copy_to_staging(dsn, [claim_row(run.pk, first.pk, a, 0, 40)])
+    db.merge_staging(dsn, run_id=run.pk)
+    assert Claim.objects.get(claim_key=a).priority_parts["checkworthiness"] == 15.0  # 30 x 0.5
+    assert PriorityBasis.objects.get().weights_version == 1
+
+    # The admin's new weights are saved but their re-rank never ran (its task failed): the
+    # next merge, with no newer article, still brings every stored claim up to them.
+    RankingWeights.objects.filter(pk=1).update(weights={**DEFAULT_RANKING_WEIGHTS, "checkworthiness": 60.0}, version=2)
+    older, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} B", outlet="B", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)
+    run2 = run_create(article_ids=[older.pk])
+    db.copy_to_staging(dsn, [claim_row(run2.pk, older.pk, "b" * 40, 0, 40)])
+    db.merge_staging(dsn, run_id=run2.pk)
+    parts = Claim.objects.get(claim_key=a).priority_parts
+    assert (parts["checkworthiness"], parts["weights_version"]) == (30.0, 2)
+    assert PriorityBasis.objects.get().weights_version == 2

@@ -7,9 +7,10 @@ import json
 
 from pyspark.testing import assertDataFrameEqual
 
-from pipeline.extract import claim_key
+from pipeline.extract import claim_key, signals_json
 from pipeline.nlp.checkworthiness import load_scorer, read_artifact
 from pipeline.nlp.clustering import band_keys, cluster_tokens
+from pipeline.nlp.ranking import rank_signals
 from pipeline.schemas import CLAIM_SCHEMA
 from pipeline.transforms import extract_claims
 
@@ -21,9 +22,13 @@ def expected_row(start: int, end: int, speaker: str, title: str, attribution: st
     sentence = TEXT[start:end]
     tokens = cluster_tokens(sentence, quantities)
     score = round(float(load_scorer().score([sentence])[0]), 6)
+    signals = rank_signals(
+        sentence=sentence, claim_type=claim_type, claim_types=types.split(","), quantities=quantities, speaker=speaker,
+        speaker_title=title, attribution=attribution,
+    )
     return (
         claim_key("h7", start, end), 7, start, end, sentence, speaker, title, attribution, score, claim_type, types,
-        json.dumps(quantities, ensure_ascii=False, sort_keys=True), tokens, band_keys(tokens),
+        json.dumps(quantities, ensure_ascii=False, sort_keys=True), signals_json(signals), "", tokens, band_keys(tokens),
     )
 
 

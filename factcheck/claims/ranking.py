@@ -1,0 +1,107 @@
+"""The queue's ranking weights: their defaults and the range an admin may set each in.
+
+The formula is the PostgreSQL function claim_priority_parts (migration 0011), which reads the
+weights from the one-row table ranking_weights; the pipeline's merge and the web app's re-rank
+both call it. Each part is a weight times a signal in [0, 1] (check-worthiness is the model's
+probability; public_interest, source, specificity and routine come from
+pipeline.nlp.ranking), except:
+
+    type      the weight of the claim's primary type (type_numeric, ...; "other" counts 0)
+    spread    weight x min(1, ln(outlets) / ln(8)): 1 outlet 0, 2 a third, 8+ all of it
+    recency   weight x 0.5 ^ (days before the newest stored article / recency_half_life_days)
+    routine   a negative weight: routine news sinks
+
+The defaults are a starting point to tune on real data; the migration seeds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_RANKING_WEIGHTS: dict[str, float] = {
+    "checkworthiness": 30.0,
+    "public_interest": 20.0,
+    "source": 12.0,
+    "specificity": 12.0,
+    "type_numeric": 8.0,
+    "type_comparison": 7.0,
+    "type_causal": 7.0,
+    "type_official_action": 6.0,
+    "type_prediction": 4.0,
+    "type_quote": 3.0,
+    "routine": -20.0,
+    "spread": 12.0,
+    "recency": 10.0,
+    "recency_half_life_days": 7.0,
+}
+
+
+@dataclass(frozen=True)
+class WeightField:
+    key: str
+    label: str
+    minimum: float
+    maximum: float
+    help_text: str
+
+
+# Every weight, in the order the admin page shows them, with the range it may take.
+WEIGHT_FIELDS: tuple[WeightField, ...] = (
+    WeightField("checkworthiness", "Check-worthiness", 0, 100, "Points for a model probability of 1."),
+    WeightField("public_interest", "Public interest", 0, 100, "Points for a claim squarely on a topic of public concern."),
+    WeightField("source", "Source", 0, 100, "Points for an official or politician (0.6 of it for an organisation or expert)."),
+    WeightField("specificity", "Specificity", 0, 100, "Points for numbers, comparisons, named sources and entities together."),
+    WeightField("type_numeric", "Type: numeric", 0, 100, "Points for a numeric claim."),
+    WeightField("type_comparison", "Type: comparison or trend", 0, 100, "Points for a comparison or trend."),
+    WeightField("type_causal", "Type: causal", 0, 100, "Points for a causal claim."),
+    WeightField("type_official_action", "Type: official action", 0, 100, "Points for an official or legal action."),
+    WeightField("type_prediction", "Type: prediction or pledge", 0, 100, "Points for a prediction or pledge."),
+    WeightField("type_quote", "Type: quote", 0, 100, "Points for a quote."),
+    WeightField("routine", "Routine news", -100, 0, "Points (negative) for routine results, sport and entertainment."),
+    WeightField("spread", "Spread", 0, 100, "Points for a claim repeated by 8 or more outlets."),
+    WeightField("recency", "Recency", 0, 100, "Points for a claim from the newest article stored."),
+    WeightField("recency_half_life_days", "Recency half-life (days)", 0.5, 365, "Days after which the recency points halve."),
+)
+assert [field.key for field in WEIGHT_FIELDS] == list(DEFAULT_RANKING_WEIGHTS), "every weight has its field"
+
+
+@dataclass(frozen=True)
+class PriorityPart:
+    key: str
+    label: str
+    short: str
+    value: float
+    note: str
+
+
+# The parts of claims.priority_parts, in the order pages show them: (key, label, short label).
+PRIORITY_PARTS: tuple[tuple[str, str, str], ...] = (
+    ("checkworthiness", "check-worthiness", "cw"),
+    ("public_interest", "public interest", "interest"),
+    ("source", "source", "source"),
+    ("specificity", "specificity", "specific"),
+    ("type", "type", "type"),
+    ("routine", "routine", "routine"),
+    ("spread", "spread", "spread"),
+    ("recency", "recency", "new"),
+)
+
+
+def priority_breakdown(parts: dict[str, object] | None) -> list[PriorityPart]:
+    """A claim's priority parts to show, each with its note (the topic, the outlet count);
+    parts a claim's stored priority_parts lack (ranked by an older formula) are left out."""
+    if not parts:
+        return []
+    shown = []
+    for key, label, short in PRIORITY_PARTS:
+        value = parts.get(key)
+        if not isinstance(value, int | float):
+            continue
+        note = ""
+        if key == "public_interest" and parts.get("topic"):
+            note = str(parts["topic"]).replace("_", " ")
+        elif key == "spread" and parts.get("outlets") is not None:
+            outlets = parts["outlets"]
+            note = f"{outlets} outlet{'' if outlets == 1 else 's'}"
+        shown.append(PriorityPart(key, label, short, float(value), note))
+    return shown
