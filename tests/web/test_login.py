@@ -8,6 +8,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -62,7 +63,7 @@ def test_one_address_guessing_many_usernames_is_blocked(reviewer, address: str) 
 
 def test_the_cache_is_shared_redis_not_process_memory() -> None:
     backend = caches["default"]
-    assert type(backend).__name__ == "RedisCache"
+    assert isinstance(backend, RedisCache)
     backend.set("probe", 1, timeout=5)
     assert backend.get("probe") == 1
 
