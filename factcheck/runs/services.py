@@ -56,9 +56,13 @@ def run_send(*, run_id: int) -> bool:
     the broker is unreachable: the run stays queued and the reaper sends it later."""
     from factcheck.runs.tasks import run_pipeline
 
+    # Recorded before sending: a worker may claim, fail and re-queue the run (clearing
+    # enqueued_at for the retry) before a write after the send would land.
+    now = timezone.now()
+    PipelineRun.objects.filter(pk=run_id, status=PipelineRun.Status.QUEUED).update(enqueued_at=now)
     if not task_send(run_pipeline, args=(run_id,), queue=settings.CELERY_SPARK_QUEUE):
+        PipelineRun.objects.filter(pk=run_id, enqueued_at=now).update(enqueued_at=None)
         return False
-    PipelineRun.objects.filter(pk=run_id, status=PipelineRun.Status.QUEUED).update(enqueued_at=timezone.now())
     return True
 
 
