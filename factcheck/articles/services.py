@@ -23,7 +23,7 @@ from django.utils import timezone
 from factcheck.articles.models import Article, ImportBatch, Outlet
 from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, detect_format, read_rows
 from factcheck.articles.rows import PreparedArticle, RowError, prepare_article
-from factcheck.queueing import task_send
+from factcheck.queueing import queued_row_send, queued_rows_resend
 from factcheck.runs.models import PipelineRun, PipelineRunArticle
 from factcheck.runs.selectors import article_ids_unscheduled
 from factcheck.runs.services import run_create
@@ -449,24 +449,18 @@ def _enqueue(batch_id: int) -> None:
 
 
 def _batch_send(batch_id: int) -> bool:
-    """Send a queued batch's task message. When the broker is unreachable the batch says so
-    and stays queued; the reaper (import_batches_resend) sends it later."""
     from factcheck.articles.tasks import import_batch_run
 
-    sent = task_send(import_batch_run, args=(batch_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE)
-    ImportBatch.objects.filter(pk=batch_id, status=ImportBatch.Status.QUEUED).update(error="" if sent else QUEUE_UNAVAILABLE)
-    return sent
+    queued = ImportBatch.objects.filter(status=ImportBatch.Status.QUEUED)
+    return queued_row_send(import_batch_run, queued=queued, pk=batch_id, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=QUEUE_UNAVAILABLE)
 
 
 def import_batches_resend() -> list[int]:
     """Send the queued batches whose message could not be sent (the reaper calls this)."""
-    sent: list[int] = []
-    waiting = ImportBatch.objects.filter(status=ImportBatch.Status.QUEUED, error=QUEUE_UNAVAILABLE).order_by("created_at")
-    for batch_id in waiting.values_list("pk", flat=True):
-        if not _batch_send(batch_id):
-            break
-        sent.append(batch_id)
-    return sent
+    from factcheck.articles.tasks import import_batch_run
+
+    queued = ImportBatch.objects.filter(status=ImportBatch.Status.QUEUED)
+    return queued_rows_resend(import_batch_run, queued=queued, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=QUEUE_UNAVAILABLE)
 
 
 def import_batch_resume(*, batch: ImportBatch) -> ImportBatch:

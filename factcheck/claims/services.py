@@ -30,6 +30,7 @@ from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
 from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
 from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, SavedView, Verdict
+from factcheck.queueing import queued_row_send, queued_rows_resend
 
 S = Claim.Status
 
@@ -521,8 +522,22 @@ def bulk_action_create(*, user: AbstractBaseUser, action: str, params: dict[str,
     bulk.full_clean()
     bulk.save()
     bulk_id = bulk.pk
-    transaction.on_commit(lambda: bulk_action_run.apply_async(args=(bulk_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
+    queued = BulkAction.objects.filter(status=BulkAction.Status.QUEUED)
+    transaction.on_commit(
+        lambda: queued_row_send(bulk_action_run, queued=queued, pk=bulk_id, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=BULK_QUEUE_UNAVAILABLE)
+    )
     return bulk
+
+
+BULK_QUEUE_UNAVAILABLE = "The task queue is unavailable: this action starts when it is back."
+
+
+def bulk_actions_resend() -> list[int]:
+    """Send the queued bulk actions whose message could not be sent (the reaper calls this)."""
+    from factcheck.claims.tasks import bulk_action_run
+
+    queued = BulkAction.objects.filter(status=BulkAction.Status.QUEUED)
+    return queued_rows_resend(bulk_action_run, queued=queued, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=BULK_QUEUE_UNAVAILABLE)
 
 
 def bulk_action_process(*, bulk_action_id: int) -> BulkAction | None:

@@ -18,10 +18,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from factcheck.articles.models import ImportBatch
 from factcheck.articles.services import QUEUE_UNAVAILABLE
+from factcheck.claims.models import BulkAction
+from factcheck.claims.services import BULK_QUEUE_UNAVAILABLE
 from factcheck.runs import services as run_services
 from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD
 from tests.web.test_run_faults import broker_down, closed_port
+from tests.workflow.factories import make_claim
 
 pytestmark = pytest.mark.django_db
 
@@ -109,3 +112,23 @@ def test_a_large_upload_while_the_queue_is_down_waits_for_it(  # type: ignore[no
     assert run_services.runs_reap().imports_sent == [batch.pk]
     batch.refresh_from_db()
     assert (batch.status, batch.error) == (ImportBatch.Status.QUEUED, "")
+
+
+def test_a_bulk_action_while_the_queue_is_down_waits_for_it(  # type: ignore[no-untyped-def]
+    settings, reviewer, django_capture_on_commit_callbacks
+) -> None:
+    settings.FACTCHECK_BULK_INLINE_MAX = 1
+    for _ in range(2):
+        make_claim(claim_type="numeric")
+    client = Client()
+    assert client.login(username=reviewer.username, password=PERSONA_PASSWORD)
+    data = {"action": "dismiss", "scope": "filtered", "filters": "type=numeric", "reason": "Out of scope", "confirm": "1"}
+    with broker_down():
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(reverse("claims:bulk"), data)
+        bulk = BulkAction.objects.get()
+        assert response.status_code == 302 and (bulk.status, bulk.error) == (BulkAction.Status.QUEUED, BULK_QUEUE_UNAVAILABLE)
+        assert BULK_QUEUE_UNAVAILABLE in client.get(response["Location"]).content.decode()
+    assert run_services.runs_reap().bulk_actions_sent == [bulk.pk]
+    bulk.refresh_from_db()
+    assert (bulk.status, bulk.error) == (BulkAction.Status.QUEUED, "")
