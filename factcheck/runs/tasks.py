@@ -11,7 +11,7 @@ from typing import TypeVar
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from factcheck.runs import services, spark
 
@@ -26,11 +26,11 @@ DATABASE_RETRY_WAITS = (0.5, 1, 2, 4, 8, 16, 30)
 def with_database(write: Callable[[], T], *, what: str, waits: tuple[float, ...] = DATABASE_RETRY_WAITS) -> T:
     """Run a database write, reconnecting when the connection is gone: a long spark-submit
     outlives connections (a PostgreSQL restart, an idle timeout) that Django checks only at
-    the start of a task. The last failure raises."""
+    the start of a task. Only connection errors are retried; the last one raises."""
     for wait in (*waits, None):
         try:
             return write()
-        except DatabaseError:
+        except (OperationalError, InterfaceError):
             if wait is None:
                 raise
             logger.warning("Database write failed (%s); reconnecting in %ss", what, wait, exc_info=True)
