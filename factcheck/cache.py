@@ -4,9 +4,12 @@ Every page reads the session through the cache (`cached_db` sessions), so a cach
 takes the whole site down with Redis. This one logs and degrades instead: reads miss (the
 session backend then reads PostgreSQL, which always holds every session), writes and deletes
 are dropped. Only connection failures and timeouts are swallowed; any other error still
-raises. Known costs while Redis is down: the login throttle counts nothing (it fails open),
-and a session deleted meanwhile (a logout) stays in a Redis that comes back with its data
-until it expires there.
+raises. Known cost while Redis is down: the login throttle counts nothing (it fails open).
+
+A session deleted while Redis is unreachable (a logout) is still in a Redis that comes back
+with its data (the project's Redis keeps its data across restarts): SessionCache keeps
+sessions there for FACTCHECK_SESSION_CACHE_SECONDS at most, which bounds how long such a
+session can be read back; after that each session is read from PostgreSQL and cached again.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -78,3 +82,13 @@ class FailSoftRedisCache(RedisCache):
 
     def clear(self) -> None:
         self._soft("clear", lambda: super(FailSoftRedisCache, self).clear(), None)
+
+
+class SessionCache(FailSoftRedisCache):
+    """The sessions' cache (SESSION_CACHE_ALIAS): as FailSoftRedisCache, no entry kept longer
+    than FACTCHECK_SESSION_CACHE_SECONDS (cached_db asks for the session's whole age)."""
+
+    def get_backend_timeout(self, timeout: Any = DEFAULT_TIMEOUT) -> int | None:
+        backend_timeout = super().get_backend_timeout(timeout)
+        cap = settings.FACTCHECK_SESSION_CACHE_SECONDS
+        return cap if backend_timeout is None else min(backend_timeout, cap)

@@ -369,6 +369,11 @@ CELERY_BEAT_SCHEDULE = {
 # then come from PostgreSQL, cached_db's own fallback), and gives up on a hung Redis quickly.
 CACHES["default"]["BACKEND"] = "factcheck.cache.FailSoftRedisCache"
 CACHES["default"]["OPTIONS"] = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5, "retry_on_timeout": False}
+# Sessions: the same Redis, each entry kept at most this long (see factcheck/cache.py: a
+# logout during an outage cannot be undone in Redis; this bounds how long it is ignored).
+CACHES["sessions"] = {**CACHES["default"], "BACKEND": "factcheck.cache.SessionCache"}
+SESSION_CACHE_ALIAS = "sessions"
+FACTCHECK_SESSION_CACHE_SECONDS = env_int("FACTCHECK_SESSION_CACHE_SECONDS", 300, minimum=1)
 # Sending gives up after three tries (about a second when Redis refuses, at most 6 s when it
 # hangs) rather than holding a page; the run or import stays queued and the reaper sends it.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.core.cache import caches
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
@@ -31,9 +32,10 @@ pytestmark = pytest.mark.django_db
 
 def cache_at_closed_port(settings, backend: str | None = None) -> None:  # type: ignore[no-untyped-def]
     caches = copy.deepcopy(settings.CACHES)
-    caches["default"]["LOCATION"] = f"redis://127.0.0.1:{closed_port()}/1"
-    if backend:
-        caches["default"]["BACKEND"] = backend
+    for alias in caches.values():
+        alias["LOCATION"] = f"redis://127.0.0.1:{closed_port()}/1"
+        if backend:
+            alias["BACKEND"] = backend
     settings.CACHES = caches  # the cache handler is rebuilt on this setting's change
 
 
@@ -132,3 +134,13 @@ def test_a_bulk_action_while_the_queue_is_down_waits_for_it(  # type: ignore[no-
     assert run_services.runs_reap().bulk_actions_sent == [bulk.pk]
     bulk.refresh_from_db()
     assert (bulk.status, bulk.error) == (BulkAction.Status.QUEUED, "")
+
+
+def test_a_session_is_cached_for_minutes_not_for_its_whole_age(settings, reviewer) -> None:  # type: ignore[no-untyped-def]
+    """A logout while Redis is unreachable leaves the session in Redis: it must not live there
+    for the session's two weeks."""
+    client = Client()
+    assert client.login(username=reviewer.username, password=PERSONA_PASSWORD)
+    cache = caches[settings.SESSION_CACHE_ALIAS]
+    ttl = cache._cache.get_client(write=False).ttl(cache.make_and_validate_key(client.session.cache_key))
+    assert settings.SESSION_COOKIE_AGE > settings.FACTCHECK_SESSION_CACHE_SECONDS >= ttl > 0
