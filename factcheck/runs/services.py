@@ -70,8 +70,12 @@ def run_send(*, run_id: int) -> bool:
 def run_rerun(*, run: PipelineRun, created_by: AbstractBaseUser | None = None) -> PipelineRun:
     """A new run over the same articles; the merge makes it a no-op when nothing changed.
     Only a finished run is re-run (a queued or running one will still end by itself)."""
+    run = PipelineRun.objects.select_for_update().get(pk=run.pk)  # one re-run at a time (a double click)
     if not run.is_finished:
         raise ValidationError(f"Run #{run.pk} is {run.status}: only a finished run can be run again.")
+    pending = run.reruns.filter(status__in=[PipelineRun.Status.QUEUED, PipelineRun.Status.RUNNING]).first()
+    if pending is not None:
+        raise ValidationError(f"Run #{run.pk} is being run again already, as run #{pending.pk}.")
     article_ids = PipelineRunArticle.objects.filter(run=run).values_list("article_id", flat=True)
     rerun = run_create(article_ids=list(article_ids), import_batch=run.import_batch, created_by=created_by, rerun_of=run)
     audit_record(

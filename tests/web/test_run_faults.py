@@ -324,6 +324,10 @@ def test_an_admin_retries_a_failed_run_from_its_page(run: PipelineRun, admin_use
         admin_user, "pipeline_run", run.pk, {"status": "failed"}, {"rerun": rerun.pk}
     )
     assert f"Run #{rerun.pk} queued" in client.get(response["Location"]).content.decode()
+    # A second click while that re-run is pending makes no third run.
+    again = client.post(reverse("runs:rerun", args=[run.pk]), follow=True).content.decode()
+    assert f"being run again already, as run #{rerun.pk}" in again
+    assert PipelineRun.objects.count() == 2 and AuditEvent.objects.count() == 1
 
 
 def test_a_queued_run_is_not_run_again(run: PipelineRun, admin_user) -> None:  # type: ignore[no-untyped-def]
