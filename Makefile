@@ -2,11 +2,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help up test bench setup passwords stop lint
+.PHONY: help up test chaos bench setup passwords stop lint
 
 help:
 	@echo "make up        set everything up, load the seeds, run the pipeline, serve the app (Ctrl-C stops)"
 	@echo "make test      the same set-up, then the whole test suite"
+	@echo "make chaos     only the fault-injection tests (killed Spark/worker, dead connections, Redis down)"
 	@echo "make bench     benchmarks that print figures"
 	@echo "make passwords print new passwords for the demo users"
 	@echo "make stop      stop the project-local PostgreSQL and Redis under .var/"
@@ -17,6 +18,9 @@ up:
 
 test:
 	@bash scripts/test.sh $(ARGS)
+
+chaos:
+	@bash scripts/test.sh -m chaos $(ARGS)
 
 bench:
 	@bash scripts/bench.sh

@@ -366,6 +366,38 @@ SPARK_LOG_TAIL_LINES = env_int("SPARK_LOG_TAIL_LINES", 60, minimum=1)
 # Local runs start their JVM from a class-data sharing archive made here by set-up; empty: none.
 SPARK_CLASS_ARCHIVE_DIR = env_str("SPARK_CLASS_ARCHIVE_DIR", str(BASE_DIR / ".var" / "spark-cds"))
 
+# --- Faults: run retries, heartbeats, the reaper, a Redis outage ---------------------------
+# A failed run is queued again up to this many attempts in all, waiting RETRY_SECONDS before
+# the second, four times as long before each later one; a time limit is not retried.
+FACTCHECK_RUN_MAX_ATTEMPTS = env_int("FACTCHECK_RUN_MAX_ATTEMPTS", 3, minimum=1)
+FACTCHECK_RUN_RETRY_SECONDS = env_int("FACTCHECK_RUN_RETRY_SECONDS", 60)
+# The worker marks a running run alive this often; the reaper takes a run back (re-queues it,
+# or fails it after its last attempt) when that mark is older than STALE_SECONDS.
+FACTCHECK_RUN_HEARTBEAT_SECONDS = env_int("FACTCHECK_RUN_HEARTBEAT_SECONDS", 15, minimum=1)
+FACTCHECK_RUN_STALE_SECONDS = env_int("FACTCHECK_RUN_STALE_SECONDS", 120, minimum=1)
+if FACTCHECK_RUN_STALE_SECONDS <= 2 * FACTCHECK_RUN_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("FACTCHECK_RUN_STALE_SECONDS must be more than twice FACTCHECK_RUN_HEARTBEAT_SECONDS")
+# A queued run (or import) whose message was sent this long ago and is still not started is
+# sent again: the message may be lost. A second delivery is harmless (runs are claimed once).
+FACTCHECK_RUN_RESEND_SECONDS = env_int("FACTCHECK_RUN_RESEND_SECONDS", 600, minimum=1)
+FACTCHECK_REAPER_SECONDS = env_int("FACTCHECK_REAPER_SECONDS", 60, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    "runs-reap": {"task": "factcheck.runs.tasks.runs_reap", "schedule": float(FACTCHECK_REAPER_SECONDS), "options": {"expires": FACTCHECK_REAPER_SECONDS}},
+}
+# Redis down must not take pages down: the cache answers "miss" when Redis does not (sessions
+# then come from PostgreSQL, cached_db's own fallback), and gives up on a hung Redis quickly.
+CACHES["default"]["BACKEND"] = "factcheck.cache.FailSoftRedisCache"
+CACHES["default"]["OPTIONS"] = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5, "retry_on_timeout": False}
+# Sessions: the same Redis, each entry kept at most this long (see factcheck/cache.py: a
+# logout during an outage cannot be undone in Redis; this bounds how long it is ignored).
+CACHES["sessions"] = {**CACHES["default"], "BACKEND": "factcheck.cache.SessionCache"}
+SESSION_CACHE_ALIAS = "sessions"
+FACTCHECK_SESSION_CACHE_SECONDS = env_int("FACTCHECK_SESSION_CACHE_SECONDS", 300, minimum=1)
+# Sending gives up after three tries (about a second when Redis refuses, at most 6 s when it
+# hangs) rather than holding a page; the run or import stays queued and the reaper sends it.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

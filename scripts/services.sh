@@ -79,15 +79,16 @@ start_local_redis() {
   mkdir -p "$REDIS_HOME"
   if [ -n "${FACTCHECK_REDIS_PORT:-}" ] && [ -f "$REDIS_HOME/redis.pid" ] \
       && kill -0 "$(cat "$REDIS_HOME/redis.pid")" 2>/dev/null; then
-    :
+    # Started before its configuration kept queued messages across a restart: turn that on.
+    redis-cli -p "$FACTCHECK_REDIS_PORT" CONFIG SET appendonly yes >/dev/null 2>&1 || true
   else
     if [ -z "${FACTCHECK_REDIS_PORT:-}" ] || ! port_free "$FACTCHECK_REDIS_PORT"; then
       FACTCHECK_REDIS_PORT=$(first_free_port 56379)
     fi
     say "Starting Redis on 127.0.0.1:$FACTCHECK_REDIS_PORT"
-    redis-server --bind 127.0.0.1 --port "$FACTCHECK_REDIS_PORT" --dir "$REDIS_HOME" \
+    redis-server "$ROOT/scripts/redis.conf" --bind 127.0.0.1 --port "$FACTCHECK_REDIS_PORT" --dir "$REDIS_HOME" \
       --daemonize yes --pidfile "$REDIS_HOME/redis.pid" --logfile "$REDIS_HOME/redis.log" \
-      --save "" --appendonly no >/dev/null || die "Redis did not start; see $REDIS_HOME/redis.log"
+      >/dev/null || die "Redis did not start; see $REDIS_HOME/redis.log"
     for _ in $(seq 50); do redis-cli -p "$FACTCHECK_REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
   fi
   CELERY_BROKER_URL="redis://127.0.0.1:$FACTCHECK_REDIS_PORT/0"

@@ -81,12 +81,16 @@ def spark():  # type: ignore[no-untyped-def]
 class Worker:
     """A `celery worker` subprocess consuming private queues, against the test database."""
 
-    def __init__(self, *, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, *, extra_env: dict[str, str] | None = None, concurrency: int = 1, beat_schedule: Path | None = None,
+        replacing: Worker | None = None,
+    ) -> None:
+        """`replacing`: consume the queues of that (dead) worker, as its restart would."""
         from factcheck.runs.spark import database_url_for_job
 
         suffix = uuid.uuid4().hex[:8]
-        self.default_queue = f"test-default-{suffix}"
-        self.spark_queue = f"test-spark-{suffix}"
+        self.default_queue = replacing.default_queue if replacing else f"test-default-{suffix}"
+        self.spark_queue = replacing.spark_queue if replacing else f"test-spark-{suffix}"
         self.log_path = ROOT / ".var" / "log" / f"test-worker-{suffix}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         env = {
@@ -101,8 +105,10 @@ class Worker:
         self.process = subprocess.Popen(
             [
                 sys.executable, "-m", "celery", "-A", "factcheck", "worker", "--loglevel=INFO",
-                "--concurrency=1", "--pool=prefork", "-Q", f"{self.default_queue},{self.spark_queue}",
+                f"--concurrency={concurrency}", "--pool=prefork", "-Q", f"{self.default_queue},{self.spark_queue}",
                 "--hostname", f"test-{suffix}@%h", "--without-gossip", "--without-mingle",
+                # Embedded Celery beat: the reaper on its schedule, as `make up` runs it.
+                *(["--beat", "--schedule", str(beat_schedule)] if beat_schedule else []),
             ],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )

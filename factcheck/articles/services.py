@@ -23,7 +23,9 @@ from django.utils import timezone
 from factcheck.articles.models import Article, ImportBatch, Outlet
 from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, detect_format, read_rows
 from factcheck.articles.rows import PreparedArticle, RowError, prepare_article
-from factcheck.runs.models import PipelineRun
+from factcheck.queueing import queued_row_send, queued_rows_resend
+from factcheck.runs.models import PipelineRun, PipelineRunArticle
+from factcheck.runs.selectors import article_ids_unscheduled
 from factcheck.runs.services import run_create
 from pipeline.text import content_hash, normalise_text
 
@@ -98,6 +100,7 @@ def articles_import(
     batch.full_clean()
     batch.save()
     new_ids: list[int] = []
+    duplicate_ids: list[int] = []
     errors: list[dict[str, object]] = []
     for row_number, data in enumerate(articles, start=1):
         batch.rows_read += 1
@@ -112,11 +115,14 @@ def articles_import(
             new_ids.append(article.pk)
         else:
             batch.rows_duplicate += 1
+            duplicate_ids.append(article.pk)
     batch.errors = errors
     batch.status = ImportBatch.Status.DONE
     batch.finished_at = timezone.now()
     batch.save()
-    run = run_create(article_ids=new_ids, import_batch=batch, created_by=created_by) if new_ids else None
+    # Duplicates that no run has processed (theirs failed) are scheduled again with the new ones.
+    run_ids = new_ids + article_ids_unscheduled(duplicate_ids)
+    run = run_create(article_ids=run_ids, import_batch=batch, created_by=created_by) if run_ids else None
     return ImportResult(batch=batch, new_article_ids=new_ids, run=run)
 
 
@@ -194,8 +200,14 @@ def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, 
         if article.url:
             seen_urls.add(article.url)
         candidates.append(article)
-    stored_hashes = set(Article.objects.filter(content_hash__in=seen_hashes).values_list("content_hash", flat=True))
-    stored_urls = set(Article.objects.filter(url__in=seen_urls).values_list("url", flat=True)) if seen_urls else set()
+    stored = list(
+        Article.objects.filter(Q(content_hash__in=seen_hashes) | Q(url__in=seen_urls)).values_list("id", "content_hash", "url", "import_batch_id")
+    )
+    stored_hashes, stored_urls = {row[1] for row in stored}, {row[2] for row in stored if row[2]}
+    # Duplicates of earlier imports that no run has processed (theirs failed) are scheduled
+    # again, chunk by chunk; this batch's own articles get their run when it ends.
+    if unscheduled := article_ids_unscheduled(row[0] for row in stored if row[3] != batch.pk):
+        run_create(article_ids=unscheduled, import_batch=batch, created_by=batch.created_by)
     new = [a for a in candidates if a.content_hash not in stored_hashes and a.url not in stored_urls]
     inserted = 0
     if new:
@@ -284,7 +296,9 @@ def _batch_finish(*, batch: ImportBatch, start_pipeline: bool) -> None:
         return
     with transaction.atomic():
         locked = ImportBatch.objects.select_for_update().get(pk=batch.pk)
-        if start_pipeline and not PipelineRun.objects.filter(import_batch=locked).exists():
+        # A run of this batch over its own articles, not only over duplicates it rescheduled.
+        own_run = PipelineRunArticle.objects.filter(run__import_batch=locked, article__import_batch=locked).exists()
+        if start_pipeline and not own_run:
             # Every article this batch stored, over all its attempts: a resumed import runs
             # the pipeline on the rows stored before the interruption too.
             new_ids = list(Article.objects.filter(import_batch=locked).values_list("id", flat=True))
@@ -446,11 +460,27 @@ def import_upload_start(*, uploaded: UploadedFile, created_by: AbstractBaseUser 
     return batch
 
 
+QUEUE_UNAVAILABLE = "The task queue is unavailable: the import starts when it is back."
+
+
 def _enqueue(batch_id: int) -> None:
+    # The queue is read at commit time so a deployment (or a test) can re-route imports.
+    transaction.on_commit(lambda: _batch_send(batch_id))
+
+
+def _batch_send(batch_id: int) -> bool:
     from factcheck.articles.tasks import import_batch_run
 
-    # The queue is read at commit time so a deployment (or a test) can re-route imports.
-    transaction.on_commit(lambda: import_batch_run.apply_async(args=(batch_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
+    queued = ImportBatch.objects.filter(status=ImportBatch.Status.QUEUED)
+    return queued_row_send(import_batch_run, queued=queued, pk=batch_id, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=QUEUE_UNAVAILABLE)
+
+
+def import_batches_resend() -> list[int]:
+    """Send the queued batches whose message could not be sent (the reaper calls this)."""
+    from factcheck.articles.tasks import import_batch_run
+
+    queued = ImportBatch.objects.filter(status=ImportBatch.Status.QUEUED)
+    return queued_rows_resend(import_batch_run, queued=queued, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=QUEUE_UNAVAILABLE)
 
 
 def import_batch_resume(*, batch: ImportBatch) -> ImportBatch:

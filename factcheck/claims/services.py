@@ -43,6 +43,7 @@ from factcheck.claims.models import (
     Verdict,
 )
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
+from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.db import MERGE_LOCK_ID, NEWEST_ARTICLE, REFRESH_PRIORITIES, WEIGHTS_VERSION
 
 S = Claim.Status
@@ -555,8 +556,22 @@ def bulk_action_create(*, user: AbstractBaseUser, action: str, params: dict[str,
     bulk.full_clean()
     bulk.save()
     bulk_id = bulk.pk
-    transaction.on_commit(lambda: bulk_action_run.apply_async(args=(bulk_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
+    queued = BulkAction.objects.filter(status=BulkAction.Status.QUEUED)
+    transaction.on_commit(
+        lambda: queued_row_send(bulk_action_run, queued=queued, pk=bulk_id, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=BULK_QUEUE_UNAVAILABLE)
+    )
     return bulk
+
+
+BULK_QUEUE_UNAVAILABLE = "The task queue is unavailable: this action starts when it is back."
+
+
+def bulk_actions_resend() -> list[int]:
+    """Send the queued bulk actions whose message could not be sent (the reaper calls this)."""
+    from factcheck.claims.tasks import bulk_action_run
+
+    queued = BulkAction.objects.filter(status=BulkAction.Status.QUEUED)
+    return queued_rows_resend(bulk_action_run, queued=queued, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=BULK_QUEUE_UNAVAILABLE)
 
 
 def bulk_action_process(*, bulk_action_id: int) -> BulkAction | None:

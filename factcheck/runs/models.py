@@ -34,6 +34,10 @@ class PipelineRun(models.Model):
     exit_code = models.IntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
     log_tail = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker has claimed this run.")
+    enqueued_at = models.DateTimeField(null=True, blank=True, help_text="When its task message was last sent; empty: not sent yet.")
+    not_before = models.DateTimeField(null=True, blank=True, help_text="An automatic retry waits until then.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the worker running it.")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -48,6 +52,11 @@ class PipelineRun(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
+
+    @property
+    def waiting_for_queue(self) -> bool:
+        """Queued and due, but its task message could not be sent (the broker is down)."""
+        return self.status == self.Status.QUEUED and self.enqueued_at is None and self.not_before is None
 
     @property
     def duration_seconds(self) -> float | None:

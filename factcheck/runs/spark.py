@@ -7,6 +7,7 @@ command line, where `ps` would show the password), and keeps the log.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -14,12 +15,14 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 import zipfile
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -135,24 +138,57 @@ def job_environment(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYSPARK_PYTHON": sys.executable, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", **extra}
 
 
-def submit(*, run_id: int, master: str | None = None) -> SubmitResult:
-    """Run spark-submit to completion; the log goes to SPARK_LOG_DIR/run-<id>.log."""
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the worker process that started it dies, so a
+    killed pool child leaves no Spark job behind to race the run's next attempt (Linux; the
+    signal survives spark-submit's exec into the driver JVM)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
+LOST_RUN_EXIT_CODE = -9
+
+
+def submit(
+    *, run_id: int, master: str | None = None, heartbeat: Callable[[], bool] | None = None, heartbeat_seconds: float = 15
+) -> SubmitResult:
+    """Run spark-submit to completion; the log goes to SPARK_LOG_DIR/run-<id>.log. While it
+    runs, `heartbeat` is called every `heartbeat_seconds`; when it answers False the run is
+    no longer this process's and spark-submit is killed."""
     log_dir = Path(settings.SPARK_LOG_DIR)
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"run-{run_id}.log"
     env = job_environment(PIPELINE_DATABASE_URL=database_url_for_job())
     command = build_command(run_id=run_id, master=master)
+    lost = False
     with open(log_path, "wb") as log:
         log.write(("$ " + shlex.join(command) + "\n").encode())
         log.flush()
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=settings.BASE_DIR)
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=settings.BASE_DIR,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,  # noqa: PLW1509 - async-signal-safe
+        )
         try:
-            exit_code = process.wait()
+            while True:
+                try:
+                    exit_code = process.wait(timeout=heartbeat_seconds)
+                    break
+                except subprocess.TimeoutExpired:
+                    if heartbeat is not None and not heartbeat():
+                        lost = True
+                        process.kill()
+                        exit_code = process.wait()
+                        break
         finally:
             # A time limit or worker shutdown interrupts wait(); never leave Spark orphaned.
             if process.poll() is None:
                 process.kill()
                 process.wait()
+    if lost:
+        message = "Stopped: the run was taken back from this worker (no heartbeat in time) and queued again."
+        with open(log_path, "a", encoding="utf-8") as handle:
+            handle.write(message + "\n")
+        return SubmitResult(exit_code=LOST_RUN_EXIT_CODE, log_tail="", error=message)
     with open(log_path, encoding="utf-8", errors="replace") as handle:
         lines = handle.readlines()
     tail = "".join(deque(lines, maxlen=settings.SPARK_LOG_TAIL_LINES))

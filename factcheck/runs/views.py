@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
 
 from factcheck.accounts.roles import Role, role_required
+from factcheck.runs import selectors, services
 from factcheck.runs.models import PipelineRun
 
 
@@ -12,11 +15,26 @@ from factcheck.runs.models import PipelineRun
 @role_required(Role.REVIEWER)
 def run_list(request: HttpRequest) -> HttpResponse:
     runs = PipelineRun.objects.select_related("import_batch")[:100]
-    return render(request, "runs/list.html", {"runs": runs})
+    unprocessed = selectors.articles_unprocessed().count()
+    return render(request, "runs/list.html", {"runs": runs, "unprocessed": unprocessed})
 
 
 @require_GET
 @role_required(Role.REVIEWER)
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(PipelineRun.objects.select_related("import_batch", "rerun_of"), pk=pk)
-    return render(request, "runs/detail.html", {"run": run})
+    reruns = list(PipelineRun.objects.filter(rerun_of=run).order_by("id").values_list("pk", flat=True))
+    return render(request, "runs/detail.html", {"run": run, "reruns": reruns})
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def run_rerun(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(PipelineRun, pk=pk)
+    try:
+        rerun = services.run_rerun(run=run, created_by=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("runs:detail", pk=run.pk)
+    messages.success(request, f"Run #{rerun.pk} queued over the {rerun.articles_count} articles of run #{run.pk}.")
+    return redirect("runs:detail", pk=rerun.pk)

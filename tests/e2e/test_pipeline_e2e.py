@@ -122,7 +122,8 @@ def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: 
 
 @pytest.fixture
 def failing_worker(transactional_db) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
-    worker = Worker(extra_env={"SPARK_APP": str(ROOT / "tests" / "fixtures" / "failing_spark_job.py")})
+    # One attempt: retries of a failed run are tested in test_chaos.py.
+    worker = Worker(extra_env={"SPARK_APP": str(ROOT / "tests" / "fixtures" / "failing_spark_job.py"), "FACTCHECK_RUN_MAX_ATTEMPTS": "1"})
     worker.route_here()
     yield worker
     worker.stop()

@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -103,7 +104,7 @@ def test_behind_a_proxy_the_address_is_the_one_the_proxy_added(reviewer, address
 
 def test_the_cache_is_shared_redis_not_process_memory() -> None:
     backend = caches["default"]
-    assert type(backend).__name__ == "RedisCache"
+    assert isinstance(backend, RedisCache)
     backend.set("probe", 1, timeout=5)
     assert backend.get("probe") == 1
 

@@ -15,8 +15,8 @@ def run() -> PipelineRun:
 
 
 def test_run_is_claimed_exactly_once(run: PipelineRun) -> None:
-    assert services.run_claim(run_id=run.pk, worker="w1", spark_master="local[*]")
-    assert not services.run_claim(run_id=run.pk, worker="w2", spark_master="local[*]")
+    assert services.run_claim(run_id=run.pk, worker="w1", spark_master="local[*]") == 1
+    assert services.run_claim(run_id=run.pk, worker="w2", spark_master="local[*]") is None
     run.refresh_from_db()
     assert (run.status, run.worker, run.stage) == (PipelineRun.Status.RUNNING, "w1", "submitting")
 
@@ -32,9 +32,10 @@ def test_task_for_a_deleted_run_returns_quietly() -> None:
     tasks.run_pipeline.apply(args=(987654,)).get()
 
 
-def test_run_finish_records_failure(run: PipelineRun) -> None:
-    services.run_claim(run_id=run.pk, worker="w1", spark_master="local[*]")
-    services.run_finish(run_id=run.pk, exit_code=1, log_tail="boom\n", error="RuntimeError: boom")
+def test_run_finish_records_failure_after_the_last_attempt(run: PipelineRun, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_RUN_MAX_ATTEMPTS = 1
+    attempt = services.run_claim(run_id=run.pk, worker="w1", spark_master="local[*]")
+    services.run_finish(run_id=run.pk, attempt=attempt, exit_code=1, log_tail="boom\n", error="RuntimeError: boom")
     run.refresh_from_db()
     assert (run.status, run.exit_code, run.stage, run.error) == (PipelineRun.Status.FAILED, 1, "failed", "RuntimeError: boom")
 

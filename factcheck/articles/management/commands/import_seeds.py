@@ -7,12 +7,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from factcheck.articles.models import Article
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import articles_import
-from factcheck.runs.models import PipelineRun, PipelineRunArticle
-from factcheck.runs.services import run_create
-from pipeline.text import content_hash, normalise_text
+from factcheck.runs.models import PipelineRun
 
 
 class Command(BaseCommand):
@@ -31,16 +28,10 @@ class Command(BaseCommand):
         )
         run = result.run
         if run is None:
-            # An earlier `make up` may have stopped before its run finished: seeds that no
-            # run has processed successfully get a run now.
-            seed_ids = Article.objects.filter(content_hash__in=[content_hash(normalise_text(a.text)) for a in seed_articles()])
-            done = PipelineRunArticle.objects.filter(run__status=PipelineRun.Status.SUCCEEDED).values("article_id")
-            pending = list(seed_ids.exclude(pk__in=done).values_list("pk", flat=True))
-            busy = PipelineRun.objects.filter(status__in=[PipelineRun.Status.QUEUED, PipelineRun.Status.RUNNING]).exists()
-            if not pending or busy:
-                self.stdout.write("No new articles: the pipeline has nothing to do.")
-                return
-            run = run_create(article_ids=pending)
+            # Seeds stored earlier are in the run too when no run has processed them (an
+            # earlier `make up` stopped first, or their run failed): none here means none is needed.
+            self.stdout.write("No new or unprocessed articles: the pipeline has nothing to do.")
+            return
         self.stdout.write(f"Pipeline run #{run.pk} queued.")
         if options["wait"]:
             self.wait_for(run.pk, options["timeout"])

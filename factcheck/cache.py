@@ -1,0 +1,94 @@
+"""A Redis cache that answers "nothing there" while Redis is unreachable.
+
+Every page reads the session through the cache (`cached_db` sessions), so a cache that raises
+takes the whole site down with Redis. This one logs and degrades instead: reads miss (the
+session backend then reads PostgreSQL, which always holds every session), writes and deletes
+are dropped. Only connection failures and timeouts are swallowed; any other error still
+raises. Known cost while Redis is down: the login throttle counts nothing (it fails open).
+
+A session deleted while Redis is unreachable (a logout) is still in a Redis that comes back
+with its data (the project's Redis keeps its data across restarts): SessionCache keeps
+sessions there for FACTCHECK_SESSION_CACHE_SECONDS at most, which bounds how long such a
+session can be read back; after that each session is read from PostgreSQL and cached again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
+WARN_EVERY_SECONDS = 30.0
+T = TypeVar("T")
+
+
+class FailSoftRedisCache(RedisCache):
+    _last_warning = 0.0
+
+    def _soft(self, operation: str, call: Callable[[], T], fallback: T) -> T:
+        try:
+            return call()
+        except UNREACHABLE as exc:
+            now = time.monotonic()
+            if now - FailSoftRedisCache._last_warning > WARN_EVERY_SECONDS:
+                FailSoftRedisCache._last_warning = now
+                logger.warning("Cache unreachable (%s: %s); going on without it", operation, exc)
+            return fallback
+
+    def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        return self._soft("add", lambda: super(FailSoftRedisCache, self).add(key, value, timeout, version), False)
+
+    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
+        return self._soft("get", lambda: super(FailSoftRedisCache, self).get(key, default, version), default)
+
+    def set(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> None:
+        self._soft("set", lambda: super(FailSoftRedisCache, self).set(key, value, timeout, version), None)
+
+    def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        return self._soft("touch", lambda: super(FailSoftRedisCache, self).touch(key, timeout, version), False)
+
+    def delete(self, key: Any, version: int | None = None) -> bool:
+        return self._soft("delete", lambda: super(FailSoftRedisCache, self).delete(key, version), False)
+
+    def get_many(self, keys: Iterable[Any], version: int | None = None) -> dict[Any, Any]:
+        return self._soft("get_many", lambda: super(FailSoftRedisCache, self).get_many(keys, version), {})
+
+    def has_key(self, key: Any, version: int | None = None) -> bool:
+        return self._soft("has_key", lambda: super(FailSoftRedisCache, self).has_key(key, version), False)
+
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
+        missing = object()
+        result = self._soft("incr", lambda: super(FailSoftRedisCache, self).incr(key, delta, version), missing)
+        if result is missing:
+            # What the cache API says for a key that is not there: callers already handle it.
+            raise ValueError(f"Key {key!r} not found (the cache is unreachable)")
+        return result  # type: ignore[return-value]
+
+    def set_many(self, data: dict[Any, Any], timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> list[Any]:
+        return self._soft("set_many", lambda: super(FailSoftRedisCache, self).set_many(data, timeout, version), list(data))
+
+    def delete_many(self, keys: Iterable[Any], version: int | None = None) -> None:
+        self._soft("delete_many", lambda: super(FailSoftRedisCache, self).delete_many(keys, version), None)
+
+    def clear(self) -> None:
+        self._soft("clear", lambda: super(FailSoftRedisCache, self).clear(), None)
+
+
+class SessionCache(FailSoftRedisCache):
+    """The sessions' cache (SESSION_CACHE_ALIAS): as FailSoftRedisCache, no entry kept longer
+    than FACTCHECK_SESSION_CACHE_SECONDS (cached_db asks for the session's whole age)."""
+
+    def get_backend_timeout(self, timeout: Any = DEFAULT_TIMEOUT) -> int | None:
+        backend_timeout = super().get_backend_timeout(timeout)
+        cap = settings.FACTCHECK_SESSION_CACHE_SECONDS
+        return cap if backend_timeout is None else min(backend_timeout, cap)
