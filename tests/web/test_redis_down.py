@@ -46,11 +46,11 @@ def redis_down(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
         yield
 
 
-def test_without_the_fail_soft_cache_redis_down_is_a_500(settings) -> None:  # type: ignore[no-untyped-def]
-    """The fault as it was: cached_db sessions over a cache that raises."""
+def test_without_the_fail_soft_cache_redis_down_is_a_500(settings, reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The fault as it was: cached_db sessions over a cache that raises (a login writes the session)."""
     cache_at_closed_port(settings, backend="django.core.cache.backends.redis.RedisCache")
     with pytest.raises(RedisConnectionError):
-        Client().post(reverse("login"), {"username": "x", "password": "y"})
+        Client().post(reverse("login"), {"username": reviewer.username, "password": PERSONA_PASSWORD})
 
 
 def test_login_and_pages_work_while_redis_is_down(redis_down, reviewer) -> None:  # type: ignore[no-untyped-def]
