@@ -30,6 +30,8 @@ class Command(BaseCommand):
         self.stdout.write(f"F1         {result.f1:.4f}  (95% bootstrap interval {low:.3f}-{high:.3f})")
         self.stdout.write(f"threshold  {result.threshold:.4f}  (probability; chosen out of fold on training data, see metadata.json)")
         for genre, figures in (result.cross_validation or {}).items():
+            if not isinstance(figures, dict):
+                continue
             self.stdout.write(
                 f"training, out of fold, {genre}: {figures['sentences']} sentences, P {figures['precision']:.3f} "
                 f"R {figures['recall']:.3f} F1 {figures['f1']:.3f}, flagged {figures['flagged_share']:.0%}"
