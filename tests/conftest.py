@@ -22,6 +22,18 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 PERSONA_PASSWORD = "correct-horse-battery-staple"
 
 
+@pytest.fixture(autouse=True)
+def _no_dead_database_connection() -> None:
+    """The fault tests terminate PostgreSQL backends (tests/e2e/test_chaos.py,
+    tests/web/test_run_faults.py): a connection of this process that died with them is closed
+    here, so the next test opens a fresh one instead of failing on the corpse."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and not connection.in_atomic_block and not connection.is_usable():
+            connection.close()
+
+
 # --- Personas: who they are and what they may do --------------------------------------------
 # reviewer: sees and triages claims.  editor: reviewer + approves.  admin: everything.
 # outsider: a logged-in account with no role: 404 for objects, 403 for actions.
