@@ -115,7 +115,8 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
     from factcheck.runs.models import PipelineRun
 
     run = services.run_create(article_ids=article_ids)
-    services.run_claim(run_id=run.pk, worker="bench", spark_master="local[*]")
+    attempt = services.run_claim(run_id=run.pk, worker="bench", spark_master="local[*]")
+    assert attempt is not None, "a fresh run is always claimable"
     command = spark.build_command(run_id=run.pk)
     env = {**os.environ, "PIPELINE_DATABASE_URL": spark.database_url_for_job(), "PYSPARK_PYTHON": sys.executable}
     log_path = ROOT / ".var" / "spark-logs" / f"bench-run-{run.pk}.log"
@@ -131,7 +132,7 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
     if process.returncode != 0:
         lines = log_path.read_text(errors="replace").splitlines()
         raise SystemExit(f"spark-submit failed ({process.returncode}): {spark.summarise_error(lines, process.returncode)}; log: {log_path}")
-    services.run_finish(run_id=run.pk, exit_code=0, log_tail="")
+    services.run_finish(run_id=run.pk, attempt=attempt, exit_code=0, log_tail="")
     run = PipelineRun.objects.get(pk=run.pk)
     timings = run.timings
     work = timings["total"] - timings["spark_start"]
