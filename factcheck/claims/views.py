@@ -145,7 +145,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user_id: int) -> list[QueueRow]:
             QueueRow(
                 pk=pk, sentence=row["sentence"], status=status, version=row["version"], tags=row["tags"], dismiss_reason=row["dismiss_reason"],
                 # One decimal: claims a point apart in parts still differ in priority.
-                priority=f"{float(row['priority']):.1f}" if row["priority"] is not None else "?",
+                priority=f"{float(row['priority']):.2f}" if row["priority"] is not None else "?",
                 # Routine and the rest at 0 are left out of the short line, never out of the title.
                 why=" · ".join(f"{part.short} {_number(part.value)}" for part in parts if part.value or part.key == "checkworthiness"),
                 why_title=" + ".join(f"{part.label} {part.value}" + (f" ({part.note})" if part.note else "") for part in parts),

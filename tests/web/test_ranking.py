@@ -227,7 +227,7 @@ def test_the_claim_page_and_the_queue_show_every_part(reviewer) -> None:  # type
     assert "<strong>50.20</strong>" in page  # 15 + 14 + 2.4 + 10.8 + 8 - 10 + 0 + 10
     listing = client.get(reverse("claims:list")).content.decode()
     assert "routine -10.0" in listing and "public interest 14.0 (public money)" in listing
-    assert "<strong>50.2</strong>" in listing
+    assert "<strong>50.20</strong>" in listing
 
 
 @pytest.mark.django_db(transaction=True)
