@@ -21,6 +21,7 @@ from pipeline.nlp.claim_features import (
     is_pronoun_fragment,
     is_public_matter,
     is_question,
+    is_reported_question,
 )
 from pipeline.nlp.claim_types import classify_claim
 from pipeline.nlp.quantities import parse_quantities
@@ -104,7 +105,7 @@ def is_claim(*, sentence: str, score: float, threshold: float, claim_type: str, 
     assertion on a contested public subject, or an official's pledge on a public matter (desks
     track promises: "We're definitely going to ... flood the zone"); never page furniture, a
     question or a fragment."""
-    if is_boilerplate(sentence) or is_question(sentence) or is_pronoun_fragment(sentence):
+    if is_boilerplate(sentence) or is_question(sentence) or is_reported_question(sentence) or is_pronoun_fragment(sentence):
         return False
     if score >= threshold or is_contested_assertion(sentence, claim_type):
         return True

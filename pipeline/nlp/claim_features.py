@@ -107,6 +107,17 @@ def is_question(sentence: str) -> bool:
     return bool(_QUESTION_END.search(sentence.rstrip()))
 
 
+# "Carr asked whether the government may surge agents to Boston": it reports a question and
+# asserts nothing but the asking.
+_REPORTED_QUESTION = re.compile(
+    r"^[^,;:“\"]{0,80}?\b(?:asked|asks|wondered|wonders|questioned)\s+(?:\w+\s+)?(?:whether|if|why|how|what|when|who|where)\b", re.I
+)
+
+
+def is_reported_question(sentence: str) -> bool:
+    return bool(_REPORTED_QUESTION.search(sentence))
+
+
 # A sentence can only be furniture if it holds one of these words (or starts with a byline's
 # first word): a set look-up spares almost every sentence the long pattern above.
 _BOILERPLATE_CUES = frozenset(

@@ -9,7 +9,7 @@ import pytest
 from pipeline.extract import ArticleText, article_sentences, extract_articles, is_claim
 from pipeline.local import SourceArticle, extract
 from pipeline.nlp.checkworthiness import Scorer, load_scorer
-from pipeline.nlp.claim_features import has_pronoun_subject, is_boilerplate, is_pronoun_fragment, is_question
+from pipeline.nlp.claim_features import has_pronoun_subject, is_boilerplate, is_pronoun_fragment, is_question, is_reported_question
 from tests.conftest import ROOT, SHARED_DATA
 
 SEEDS = sorted((ROOT / "seeds").glob("*.txt"))
@@ -56,6 +56,9 @@ def test_questions_and_rhetoric_are_not_claims(scorer: Scorer) -> None:
     assert is_question("Would the government surge federal agents to Boston?")
     assert not claim_of("Would the government surge federal agents to Boston?", scorer, claim_type="prediction", speaker_title="Host")
     assert not claim_of("We cannot yield to Donald Trump and his band of thugs.", scorer)
+    host = "Carr asked whether the government may “surge” federal agents to Boston, akin to how it has deployed National Guard troops."
+    assert is_reported_question(host) and not claim_of(host, scorer, claim_type="prediction", speaker_title="Host")
+    assert not is_reported_question("The minister, asked whether taxes would rise, said they had fallen by 2% since 2001.")
     assert not claim_of("Thank you very much, it's great to be here.", scorer)
 
 
