@@ -22,6 +22,12 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 PERSONA_PASSWORD = "correct-horse-battery-staple"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The fault-injecting end-to-end tests run last: what they kill (PostgreSQL backends,
+    workers, Spark jobs) once reached a browser test that ran after them in the full suite."""
+    items.sort(key=lambda item: item.get_closest_marker("chaos") is not None and item.get_closest_marker("e2e") is not None)
+
+
 @pytest.fixture(autouse=True)
 def _no_dead_database_connection() -> None:
     """The fault tests terminate PostgreSQL backends (tests/e2e/test_chaos.py,
