@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -129,6 +131,8 @@ class Worker:
                 *(["--beat", "--schedule", str(beat_schedule)] if beat_schedule else []),
             ],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            # Its own process group, so stop() reaches pool children that outlive a killed main process.
+            start_new_session=True,
         )
         self._wait_ready()
 
@@ -159,6 +163,10 @@ class Worker:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        # Pool children orphaned by a SIGKILLed main process (tests/e2e/test_chaos.py) live on
+        # otherwise, holding connections to the test database until the run ends.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.log.close()
 
 
