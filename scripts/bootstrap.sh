@@ -43,6 +43,20 @@ if [ -z "${CELERY_BROKER_URL:-}" ] && ! command -v redis-server >/dev/null; then
   apt_install redis-server
 fi
 
+# --- nginx (make up serves through a project-local nginx: scripts/nginx.conf.template) -------
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  apt_install nginx
+  # Debian's postinst starts (and enables) the system nginx on port 80. The project only uses
+  # the binary, with its own config under .var/nginx/; stop and disable that system instance,
+  # right after installing it, and never touch it otherwise.
+  if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/null; then
+    systemctl disable --now nginx >/dev/null 2>&1 || true
+  elif [ -f /run/nginx.pid ]; then
+    /usr/sbin/nginx -s stop 2>/dev/null || true
+  fi
+  command -v update-rc.d >/dev/null && update-rc.d nginx disable >/dev/null 2>&1 || true
+fi
+
 # --- Pango and fonts for WeasyPrint (PDF reports) -------------------------------------------
 SHARED_LIBS="$(ldconfig -p 2>/dev/null || true)"
 FONTS="$(fc-list 2>/dev/null || true)"
