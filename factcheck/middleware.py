@@ -32,6 +32,16 @@ def request_body_limit(request: HttpRequest) -> int:
     return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE) + MULTIPART_OVERHEAD_BYTES
 
 
+def largest_body_limit() -> int:
+    """The largest body any request may send: the front proxy's client_max_body_size
+    (scripts/nginx.conf.template), so that this middleware, not nginx, answers each limit."""
+    return max(
+        int(settings.FACTCHECK_ANONYMOUS_MAX_BODY_BYTES),
+        int(settings.FACTCHECK_UPLOAD_MAX_BYTES) + MULTIPART_OVERHEAD_BYTES,
+        int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE) + MULTIPART_OVERHEAD_BYTES,
+    )
+
+
 class RequestBodyLimitMiddleware:
     """413 before reading, for a declared body over the request's limit. Sits after the
     authentication middleware (which reads the session, never the body) and before anything

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# nginx.sh PREFIX LISTEN_PORT UPSTREAM_PORT MAX_BODY_BYTES: render scripts/nginx.conf.template
+# into PREFIX/nginx.conf (temp, pid and log paths under PREFIX) and run the system nginx binary
+# in the foreground with that config. Never uses /etc/nginx or the system service.
+set -euo pipefail
+prefix=$(realpath -m "$1")
+bin=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$bin" ] || { echo "nginx is not installed (scripts/bootstrap.sh installs Debian's nginx as root)" >&2; exit 1; }
+mkdir -p "$prefix/tmp"
+sed -e "s#@PREFIX@#$prefix#g" -e "s#@LISTEN_PORT@#$2#g" -e "s#@UPSTREAM_PORT@#$3#g" \
+  -e "s#@MAX_BODY@#$4#g" "$(dirname "$0")/nginx.conf.template" >"$prefix/nginx.conf"
+exec "$bin" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" -g 'daemon off;'
