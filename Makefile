@@ -11,7 +11,7 @@ help:
 	@echo "make bench     benchmarks that print figures"
 	@echo "make passwords print new passwords for the demo users"
 	@echo "make stop      stop the project-local PostgreSQL and Redis under .var/"
-	@echo "make lint      ruff"
+	@echo "make lint      ruff (make test runs it first too)"
 
 up:
 	@bash scripts/up.sh

@@ -7,4 +7,7 @@ set -euo pipefail
 bash "$ROOT/scripts/setup.sh" --with-browser
 load_env
 cd "$ROOT"
+# Lint first: a style or import error fails in seconds, not after the suite.
+say "ruff"
+"$VENV/bin/ruff" check factcheck pipeline tests bench
 exec "$PY" -m pytest "$@"
