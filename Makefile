@@ -11,7 +11,7 @@ help:
 	@echo "make bench     benchmarks that print figures"
 	@echo "make passwords print new passwords for the demo users"
 	@echo "make stop      stop the project-local PostgreSQL and Redis under .var/"
-	@echo "make lint      ruff (make test runs it first too)"
+	@echo "make lint      ruff and mypy (make test runs them first too)"
 
 up:
 	@bash scripts/up.sh
@@ -35,4 +35,4 @@ stop:
 	@bash scripts/services.sh stop
 
 lint:
-	@bash scripts/setup.sh >/dev/null && .venv/bin/ruff check factcheck pipeline tests
+	@bash scripts/bootstrap.sh >/dev/null && bash scripts/lint.sh

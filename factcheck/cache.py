@@ -67,12 +67,12 @@ class FailSoftRedisCache(RedisCache):
         return self._soft("has_key", lambda: super(FailSoftRedisCache, self).has_key(key, version), False)
 
     def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
-        missing = object()
-        result = self._soft("incr", lambda: super(FailSoftRedisCache, self).incr(key, delta, version), missing)
-        if result is missing:
+        # incr answers an int or raises; None here means the cache was unreachable.
+        result: int | None = self._soft("incr", lambda: super(FailSoftRedisCache, self).incr(key, delta, version), None)
+        if result is None:
             # What the cache API says for a key that is not there: callers already handle it.
             raise ValueError(f"Key {key!r} not found (the cache is unreachable)")
-        return result  # type: ignore[return-value]
+        return result
 
     def set_many(self, data: dict[Any, Any], timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> list[Any]:
         return self._soft("set_many", lambda: super(FailSoftRedisCache, self).set_many(data, timeout, version), list(data))
@@ -88,7 +88,7 @@ class SessionCache(FailSoftRedisCache):
     """The sessions' cache (SESSION_CACHE_ALIAS): as FailSoftRedisCache, no entry kept longer
     than FACTCHECK_SESSION_CACHE_SECONDS (cached_db asks for the session's whole age)."""
 
-    def get_backend_timeout(self, timeout: Any = DEFAULT_TIMEOUT) -> int | None:
+    def get_backend_timeout(self, timeout: Any = DEFAULT_TIMEOUT) -> float | None:
         backend_timeout = super().get_backend_timeout(timeout)
         cap = settings.FACTCHECK_SESSION_CACHE_SECONDS
         return cap if backend_timeout is None else min(backend_timeout, cap)

@@ -10,6 +10,7 @@ import re
 import secrets
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -322,7 +323,7 @@ def cache_url_beside(broker_url: str) -> str:
 
 
 # A cache every web process shares: login throttling counts live here.
-CACHES = {
+CACHES: dict[str, dict[str, Any]] = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": env_str("CACHE_URL", "") or cache_url_beside(CELERY_BROKER_URL),

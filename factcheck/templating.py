@@ -9,12 +9,13 @@ templates' base.html hands its blocks to it through the `{% layout %}` tag below
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import template
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.template import engines
+from django.template.backends.jinja2 import Jinja2
 from django.template.base import Parser, Token
 from django.template.context import Context
 from django.templatetags.static import static
@@ -51,7 +52,7 @@ class LayoutNode(template.Node):
         self.title, self.content = title, content
 
     def render(self, context: Context) -> str:
-        layout = engines["jinja2"].env.get_template("layout.html")  # type: ignore[attr-defined]
+        layout = cast(Jinja2, engines["jinja2"]).env.get_template("layout.html")  # settings.TEMPLATES names it
         names = ("request", "user", "user_role", "is_admin", "messages", "csrf_token")
         values = {name: context[name] for name in names if name in context}
         # Both parts were rendered (and escaped) by the Django engine.

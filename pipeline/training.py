@@ -262,7 +262,7 @@ def train(
         "n_train": len(data.labels),
         "n_pos": int(data.labels.sum()),
         "n_transfer": len(transfer),
-        "threshold": float(sigmoid(np.float64(logit_threshold))),
+        "threshold": float(sigmoid(np.asarray(logit_threshold))),
         "decision_threshold": logit_threshold,
         "threshold_selection": (
             f"F1-optimal on 2016 debates (Sentence_id>={FIRST_2016_SENTENCE_ID}, n={int(late.sum())}) scored by a student "

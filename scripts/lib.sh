@@ -41,6 +41,33 @@ first_free_port() {
   echo "$port"
 }
 
+# listens_as PORT PID: true when PID, or a process it started, listens on PORT. Read from
+# /proc (no ss or lsof needed): the listening socket's inode, then who holds it.
+listens_as() {
+  local hex inode pid
+  hex=$(printf '%04X' "$1")
+  for inode in $(awk -v port=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == port { print $10 }' /proc/net/tcp /proc/net/tcp6); do
+    for pid in $(find /proc/[0-9]*/fd -maxdepth 1 -lname "socket:\[$inode\]" 2>/dev/null | cut -d/ -f3 | sort -u); do
+      while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
+        [ "$pid" = "$2" ] && return 0
+        pid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+      done
+    done
+  done
+  return 1
+}
+
+# answers_http PORT: GET /login/ on 127.0.0.1:PORT is answered 200.
+answers_http() {
+  local status
+  status=$(
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf 'GET /login/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+    read -r -t 10 line <&3 && echo "$line"
+  ) 2>/dev/null || return 1
+  [[ "$status" =~ ^HTTP/1\.[01]\ 200 ]]
+}
+
 # The environment `make up` / `make test` wrote: database and broker URLs, secret key.
 load_env() {
   # shellcheck disable=SC1091

@@ -9,4 +9,10 @@ bin=$(command -v nginx || echo /usr/sbin/nginx)
 mkdir -p "$prefix/tmp"
 sed -e "s#@PREFIX@#$prefix#g" -e "s#@LISTEN_PORT@#$2#g" -e "s#@UPSTREAM_PORT@#$3#g" \
   -e "s#@MAX_BODY@#$4#g" "$(dirname "$0")/nginx.conf.template" >"$prefix/nginx.conf"
-exec "$bin" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" -g 'daemon off;'
+# Started by root, nginx runs its workers as 'nobody', which cannot reach PREFIX in a clone
+# under /root or a mktemp directory: request bodies it buffers to PREFIX/tmp then fail with
+# 500. Its workers run as the user who started it instead, as they do for anyone but root
+# (gunicorn behind it runs as that user anyway).
+user=""
+[ "$(id -u)" = 0 ] && user="user root root;"
+exec "$bin" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" -g "daemon off; $user"

@@ -7,7 +7,6 @@ set -euo pipefail
 bash "$ROOT/scripts/setup.sh" --with-browser
 load_env
 cd "$ROOT"
-# Lint first: a style or import error fails in seconds, not after the suite.
-say "ruff"
-"$VENV/bin/ruff" check factcheck pipeline tests bench
+# Lint first (ruff and mypy, as `make lint`): a style or type error fails in seconds, not after the suite.
+bash "$ROOT/scripts/lint.sh"
 exec "$PY" -m pytest "$@"

@@ -40,29 +40,8 @@ say "Importing the seed articles and running the pipeline on them"
 "$PY" "$ROOT/manage.py" import_seeds --wait
 
 "$PY" "$ROOT/manage.py" collectstatic --no-input -v0
-PUBLIC_PORT=$(first_free_port "${PORT:-8000}")
-APP_PORT=$(first_free_port $(( PUBLIC_PORT + 1 )))
-# Sync workers, one request each: pages are CPU-bound Python, and threads of one process share
-# one core (with keep-alive, a connection stays with its worker's threads); 2 x cores + 1
-# processes leave room for a long export or PDF report. WEB_CONCURRENCY overrides the count.
-# Gunicorn listens on a private loopback port; a project-local nginx (scripts/nginx.sh) on the
-# public port buffers each request whole first, so slow clients cannot hold the sync workers.
-"$SUPERVISE" web "$VENV/bin/gunicorn" factcheck.wsgi --bind "127.0.0.1:$APP_PORT" \
-  --workers "${WEB_CONCURRENCY:-$(( 2 * $(nproc) + 1 ))}" \
-  --access-logfile "$VAR/log/access.log" --error-logfile "$VAR/log/web.log" 2>>"$VAR/log/web.log" &
+# The web server and nginx (scripts/serve.sh): it prints the URL once our own server answers
+# there. Any of them returning means something stopped for good: stop the rest too.
+STARTED=$STARTED "$ROOT/scripts/serve.sh" &
 PIDS+=($!)
-MAX_BODY=$("$PY" "$ROOT/manage.py" shell -v 0 -c \
-  "from factcheck.middleware import largest_body_limit; print(largest_body_limit())")
-say "Starting nginx on the public port (config and logs: .var/nginx/)"
-"$SUPERVISE" nginx "$ROOT/scripts/nginx.sh" "$VAR/nginx" "$PUBLIC_PORT" "$APP_PORT" "$MAX_BODY" \
-  2>>"$VAR/log/nginx.log" &
-PIDS+=($!)
-WEB_PORT=$PUBLIC_PORT
-for _ in $(seq 100); do port_free "$APP_PORT" || port_free "$PUBLIC_PORT" || break; sleep 0.1; done
-
-echo
-say "Factcheck is running at http://127.0.0.1:$WEB_PORT/  (ready in $(( $(date +%s) - STARTED ))s)"
-echo "    Log in with the demo users above (passwords are printed once, when created;"
-echo "    'make passwords' prints new ones). Ctrl-C stops the app, the worker and beat."
-# The supervisors return only when stopped: this waits for Ctrl-C.
-wait "${PIDS[@]}"
+wait -n "${PIDS[@]}"

@@ -21,7 +21,7 @@ def _user_with_groups_sql() -> tuple[list[str], str]:
     user_model = get_user_model()
     quote = connections[user_model._default_manager.db].ops.quote_name
     columns = [field.attname for field in user_model._meta.concrete_fields]
-    memberships = user_model._meta.get_field("groups").remote_field.through._meta.db_table  # type: ignore[union-attr]
+    memberships = user_model.groups.through._meta.db_table
     sql = (
         f"SELECT {', '.join('u.' + quote(column) for column in columns)},"
         f" ARRAY(SELECT g.name FROM {quote(Group._meta.db_table)} g JOIN {quote(memberships)} m ON m.group_id = g.id"
@@ -46,7 +46,7 @@ class UserWithRoleBackend(ModelBackend):
             return super().authenticate(request, username, password, **kwargs)
         name = username if username is not None else kwargs.get(get_user_model().USERNAME_FIELD) or ""
         if not ratelimit.login_attempt(request, name):
-            request.login_throttled = True  # type: ignore[attr-defined]
+            request.login_throttled = True  # type: ignore[attr-defined]  # read by the login form (forms.login_throttled)
             raise PermissionDenied("Too many failed logins.")  # stops authenticate() at once
         user = super().authenticate(request, username, password, **kwargs)
         if user is not None:

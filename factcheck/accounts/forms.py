@@ -13,7 +13,7 @@ def login_throttled(request: Any) -> bool:
     return bool(getattr(request, "login_throttled", False))
 
 
-class ThrottleMessageMixin:
+class ThrottleMessageMixin(AuthenticationForm):
     """Says why a throttled login failed; the throttling itself is the backend's
     (factcheck/accounts/backends.py), so it holds for every form."""
 
@@ -21,7 +21,7 @@ class ThrottleMessageMixin:
 
     def clean(self) -> dict[str, Any]:
         try:
-            return super().clean()  # type: ignore[misc]
+            return super().clean()
         except ValidationError:
             if login_throttled(self.request):
                 minutes = max(1, settings.FACTCHECK_LOGIN_WINDOW_SECONDS // 60)

@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 
 class Role(enum.IntEnum):
@@ -29,20 +30,21 @@ ROLE_FOR_GROUP = {name: role for role, name in GROUP_FOR_ROLE.items()}
 
 
 def role_of(user: AbstractBaseUser | AnonymousUser) -> Role:
-    if not user.is_authenticated or not user.is_active:
+    # The project's user model is auth's User (groups, the superuser flag): nothing else has a role.
+    if not isinstance(user, User) or not user.is_active:
         return Role.NONE
     if user.is_superuser:
         return Role.ADMIN
     cached = getattr(user, "_factcheck_role", None)
     if cached is not None:
         return cached
-    return remember_role(user, user.groups.values_list("name", flat=True))  # type: ignore[attr-defined]
+    return remember_role(user, user.groups.values_list("name", flat=True))
 
 
 def remember_role(user: AbstractBaseUser | AnonymousUser, group_names: Iterable[str]) -> Role:
     """The role of a user in these groups, kept on the user object (one request's lifetime)."""
     role = max((ROLE_FOR_GROUP.get(name, Role.NONE) for name in group_names), default=Role.NONE)
-    user._factcheck_role = role  # type: ignore[union-attr]
+    user._factcheck_role = role  # type: ignore[union-attr]  # a memo for the request's lifetime, not a model field
     return role
 
 
@@ -50,12 +52,20 @@ def has_role(user: AbstractBaseUser | AnonymousUser, minimum: Role) -> bool:
     return role_of(user) >= minimum
 
 
-def role_required(minimum: Role) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+def signed_in_user(request: HttpRequest) -> User:
+    """The user of a request that role_required let through: signed in, so never anonymous."""
+    user = request.user
+    if not isinstance(user, User):
+        raise PermissionDenied("This needs a signed-in user.")
+    return user
+
+
+def role_required(minimum: Role) -> Callable[[Callable[..., HttpResponseBase]], Callable[..., HttpResponseBase]]:
     """403 for a logged-in user below `minimum`; login itself is enforced by the middleware."""
 
-    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorator(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not has_role(request.user, minimum):
                 raise PermissionDenied(f"This needs the {minimum.name.lower()} role.")
             return view(request, *args, **kwargs)

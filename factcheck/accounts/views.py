@@ -5,6 +5,7 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 
 from factcheck.accounts.forms import ThrottledAdminAuthenticationForm, ThrottledAuthenticationForm, login_throttled
@@ -14,7 +15,7 @@ class LoginView(auth_views.LoginView):
     form_class = ThrottledAuthenticationForm
     redirect_authenticated_user = True
 
-    def form_invalid(self, form: ThrottledAuthenticationForm) -> HttpResponse:  # type: ignore[override]
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
         response = super().form_invalid(form)
         if login_throttled(self.request):
             response.status_code = 429

@@ -4,10 +4,12 @@ schema from those same forms, so the schema cannot drift from what the server ac
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from django import forms
 from django.core import validators
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
@@ -47,7 +49,8 @@ class VerdictFilterForm(forms.Form):
 def _regex_pattern(field: forms.Field) -> str | None:
     for validator in field.validators:
         if isinstance(validator, validators.RegexValidator):
-            return validator.regex.pattern
+            regex = validator.regex  # compiled by the validator; a str only before that
+            return regex if isinstance(regex, str) else regex.pattern
     return None
 
 
@@ -63,12 +66,18 @@ def _limits(field: forms.Field) -> dict[str, Any]:
     return limits
 
 
+def _choices(field: forms.ChoiceField) -> Iterable[tuple[Any, Any]]:
+    # The field normalises what it was given (a list, Choices, a callable) into (value, label)
+    # pairs on assignment; the stubs type the property as whatever may be assigned.
+    return cast(Iterable[tuple[Any, Any]], field.choices)
+
+
 def field_schema(field: forms.Field) -> dict[str, Any]:
     """The JSON schema of what a form field accepts (in its canonical spelling)."""
     if isinstance(field, forms.MultipleChoiceField):
-        return {"type": "array", "items": {"type": "string", "enum": [str(value) for value, _ in field.choices]}}
+        return {"type": "array", "items": {"type": "string", "enum": [str(value) for value, _ in _choices(field)]}}
     if isinstance(field, forms.ChoiceField):
-        return {"type": "string", "enum": [str(value) for value, _ in field.choices if value != ""]}
+        return {"type": "string", "enum": [str(value) for value, _ in _choices(field) if value != ""]}
     # FloatField subclasses IntegerField: test it first.
     if isinstance(field, forms.FloatField):
         return {"type": "number", **_limits(field)}
@@ -109,7 +118,7 @@ def queue_filter_parameters() -> list[OpenApiParameter]:
 
 def field_errors(form: forms.Form) -> dict[str, list[str]]:
     return {
-        "non_field_errors" if name == forms.forms.NON_FIELD_ERRORS else name: [error["message"] for error in errors]
+        "non_field_errors" if name == NON_FIELD_ERRORS else name: [error["message"] for error in errors]
         for name, errors in form.errors.get_json_data().items()
     }
 

@@ -23,7 +23,7 @@ CLAIM_ROW_FIELDS = (
 )
 
 
-def claim_rows() -> QuerySet[Claim]:
+def claim_rows() -> QuerySet[Claim, dict[str, Any]]:
     """Claims as dicts (values()), one query a page: joins for the article, outlet and
     assignee, correlated subqueries for the cluster (evaluated for the page's rows only)."""
     cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
@@ -41,8 +41,9 @@ def claim_rows() -> QuerySet[Claim]:
     )
 
 
-def api_claims(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim]:
-    return claims_filtered(claim_rows(), values=values, user=user)
+def api_claims(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim, dict[str, Any]]:
+    # claims_filtered filters whatever rows it is given; its annotation says model rows only.
+    return claims_filtered(claim_rows(), values=values, user=user)  # type: ignore[arg-type,return-value]
 
 
 def api_claims_search_page(
@@ -116,14 +117,16 @@ def api_verdict_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int)
         raise Http404("No such verdict.") from exc
 
 
-def cluster_rows() -> QuerySet[ClaimCluster]:
+def cluster_rows() -> QuerySet[ClaimCluster, Any]:
+    # Rows are dicts (values()); the Django plugin types them as a TypedDict of these columns,
+    # which no plain dict[str, Any] annotation accepts.
     return ClaimCluster.objects.values(
         "id", "cluster_key", "size", "outlet_count", "first_claim_id", "first_seen_at", "updated_at",
         first_sentence=F("first_claim__sentence"),
     )
 
 
-def api_clusters(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], own: dict[str, Any]) -> QuerySet[ClaimCluster]:
+def api_clusters(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], own: dict[str, Any]) -> QuerySet[ClaimCluster, Any]:
     """Clusters; the queue filters select those with at least one matching appearance."""
     clusters = cluster_rows()
     if (claims := _matching_claims(user=user, values=values)) is not None:

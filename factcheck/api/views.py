@@ -18,6 +18,8 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 
 from factcheck.api import selectors
 from factcheck.api.filtering import ClusterFilterForm, VerdictFilterForm, form_parameters, queue_filter_parameters, queue_values, validated
@@ -46,7 +48,12 @@ OBJECT_ERRORS: dict[int, Any] = {
 }
 
 
-class ReadOnly:
+def _as_dict(detail: Any) -> dict[str, Any]:
+    """A ValidationError's detail keyed by field (a bare list is the whole request's)."""
+    return detail if isinstance(detail, dict) else {api_settings.NON_FIELD_ERRORS_KEY: detail}
+
+
+class ReadOnly(APIView):
     """405 for any method but GET/HEAD/OPTIONS, before authentication: otherwise a logged-in
     browser's POST would meet the session's CSRF check (403) first."""
 
@@ -55,17 +62,17 @@ class ReadOnly:
     def perform_authentication(self, request: Request) -> None:
         if request.method is None or request.method.lower() not in self.http_method_names:
             raise MethodNotAllowed(request.method or "")
-        super().perform_authentication(request)  # type: ignore[misc]
+        super().perform_authentication(request)
 
 
-class ThrottledBeforeRefused:
+class ThrottledBeforeRefused(APIView):
     """Anonymous requests and bad tokens meet the rate limits before their 401: DRF checks
     throttles after permissions, so an anonymous flood would otherwise get a 401 (and a bad
     token a database lookup) on every request, never a 429."""
 
     def perform_authentication(self, request: Request) -> None:
         try:
-            super().perform_authentication(request)  # type: ignore[misc]
+            super().perform_authentication(request)
         except AuthenticationFailed:
             self.check_throttles(request)
             raise
@@ -73,14 +80,14 @@ class ThrottledBeforeRefused:
     def check_permissions(self, request: Request) -> None:
         if not request.user.is_authenticated:
             self.check_throttles(request)
-        super().check_permissions(request)  # type: ignore[misc]
+        super().check_permissions(request)
 
     def check_throttles(self, request: Request) -> None:
         # Once per request, however many of the steps above ask.
         if getattr(request, "_factcheck_throttles_checked", False):
             return
-        request._factcheck_throttles_checked = True  # type: ignore[attr-defined]
-        super().check_throttles(request)  # type: ignore[misc]
+        request._factcheck_throttles_checked = True  # type: ignore[attr-defined]  # a per-request flag, no Request field
+        super().check_throttles(request)
 
 
 class ApiView(ReadOnly, ThrottledBeforeRefused, GenericAPIView):
@@ -109,12 +116,12 @@ class ListView(ApiView):
         try:
             values = queue_values(request.query_params)
         except ValidationError as exc:
-            errors.update(exc.detail)
+            errors.update(_as_dict(exc.detail))
         if self.own_filters is not None:
             try:
                 own = validated(self.own_filters, request.query_params)
             except ValidationError as exc:
-                errors.update(exc.detail)
+                errors.update(_as_dict(exc.detail))
         if errors:
             raise ValidationError(errors)
         return values, own

@@ -13,11 +13,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
+from django.db.models import Field, Model, Q
 from django.utils import timezone
 
 from factcheck.articles.models import Article, ImportBatch, Outlet
@@ -93,7 +93,7 @@ def article_ingest(*, data: ArticleInput, batch: ImportBatch | None) -> tuple[Ar
 
 @transaction.atomic
 def articles_import(
-    *, source: str, articles: Iterable[ArticleInput], created_by: AbstractBaseUser | None = None
+    *, source: str, articles: Iterable[ArticleInput], created_by: User | None = None
 ) -> ImportResult:
     """Import articles as one batch and queue a pipeline run over the new ones only."""
     batch = ImportBatch(source=source[:500], created_by=created_by if created_by and created_by.is_authenticated else None)
@@ -138,8 +138,14 @@ ProgressCallback = Callable[[ImportBatch], None]
 _ARTICLE_COLUMNS = ("outlet", "title", "url", "author", "published_at", "text", "content_hash", "metadata", "import_batch", "created_at")
 
 
+def _column(model: type[Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field) and field.column is not None, f"{model.__name__}.{name} is not a column"
+    return field.column
+
+
 def _insert_articles_sql() -> str:
-    columns = ", ".join(Article._meta.get_field(name).column for name in _ARTICLE_COLUMNS)
+    columns = ", ".join(_column(Article, name) for name in _ARTICLE_COLUMNS)
     return (
         f"INSERT INTO {Article._meta.db_table} ({columns}) "
         "SELECT o, ti, u, a, p, tx, h, m::jsonb, %s, %s FROM unnest("
@@ -375,7 +381,7 @@ def import_batch_process(
 
 
 def _batch_create(
-    *, source: str, file_format: str, created_by: AbstractBaseUser | None, default_outlet: str = "", status: str, **fields: Any
+    *, source: str, file_format: str, created_by: User | None, default_outlet: str = "", status: str, **fields: Any
 ) -> ImportBatch:
     batch = ImportBatch(
         source=source[:500],
@@ -403,7 +409,7 @@ def file_digest(path: Path) -> tuple[str, int]:
 def articles_import_file(
     *,
     path: Path,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
     default_outlet: str = "",
     start_pipeline: bool = True,
     on_progress: ProgressCallback | None = None,
@@ -444,7 +450,7 @@ def _upload_store(uploaded: UploadedFile) -> tuple[str, str, int]:
     return name, digest.hexdigest(), size
 
 
-def import_upload_start(*, uploaded: UploadedFile, created_by: AbstractBaseUser | None, default_outlet: str = "") -> ImportBatch:
+def import_upload_start(*, uploaded: UploadedFile, created_by: User | None, default_outlet: str = "") -> ImportBatch:
     """Store an uploaded file as a new batch: small files import now, large ones in Celery."""
     file_format = detect_format(uploaded.name or "")
     upload_name, sha256, size = _upload_store(uploaded)
@@ -494,7 +500,7 @@ def import_batch_resume(*, batch: ImportBatch) -> ImportBatch:
     return batch
 
 
-def import_text(*, fields: dict[str, str], created_by: AbstractBaseUser | None) -> ImportBatch:
+def import_text(*, fields: dict[str, str], created_by: User | None) -> ImportBatch:
     """One pasted article, through the same checks and writes as a file row."""
     batch = _batch_create(source="pasted text", file_format=ImportBatch.Format.TEXT, created_by=created_by, status=ImportBatch.Status.IMPORTING)
     row = SourceRow(1, dict(fields), "", "pasted text")

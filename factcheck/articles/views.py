@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from factcheck.accounts.roles import Role, role_required
+from factcheck.accounts.roles import Role, role_required, signed_in_user
 from factcheck.articles import selectors, services
 from factcheck.articles.forms import PasteForm, UploadForm
 from factcheck.articles.models import ImportBatch
@@ -40,7 +40,7 @@ def import_upload(request: HttpRequest) -> HttpResponse:
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _new_page(request, upload_form=form, status=400)
-    batch = services.import_upload_start(uploaded=form.cleaned_data["file"], created_by=request.user, default_outlet=form.cleaned_data["outlet"])
+    batch = services.import_upload_start(uploaded=form.cleaned_data["file"], created_by=signed_in_user(request), default_outlet=form.cleaned_data["outlet"])
     return redirect("imports:detail", pk=batch.pk)
 
 
@@ -50,7 +50,7 @@ def import_paste(request: HttpRequest) -> HttpResponse:
     form = PasteForm(request.POST)
     if not form.is_valid():
         return _new_page(request, paste_form=form, status=400)
-    batch = services.import_text(fields=form.cleaned_data, created_by=request.user)
+    batch = services.import_text(fields=form.cleaned_data, created_by=signed_in_user(request))
     return redirect("imports:detail", pk=batch.pk)
 
 

@@ -2,14 +2,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from factcheck.audit.models import AuditEvent
 
 
 def audit_record(
     *,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     verb: str,
     object_type: str,
     object_id: int,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -30,7 +30,8 @@ class TriageForm(VersionedForm):
     reason = forms.CharField(required=False, max_length=DISMISS_REASON_MAX_CHARS, widget=forms.TextInput(attrs={"placeholder": "Why dismiss? (required)"}))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("action") == "dismiss" and not (data.get("reason") or "").strip():
             self.add_error("reason", "Say why the claim is dismissed.")
         return data
@@ -81,7 +82,7 @@ class VerdictForm(VersionedForm):
 
     def __init__(self, *args: Any, claim: Claim, evidence: list[Evidence] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        field = self.fields["evidence"]
+        field = cast(forms.ModelMultipleChoiceField, self.fields["evidence"])
         field.queryset = Evidence.objects.filter(claim=claim)
         # The evidence list is already loaded for the page; reuse it for the choices.
         if evidence is not None:
@@ -97,7 +98,8 @@ class ReviewForm(VersionedForm):
     )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("decision") == "return" and not (data.get("comment") or "").strip():
             self.add_error("comment", "Say what needs to change before returning the verdict.")
         return data
@@ -115,7 +117,8 @@ class RowActionForm(VersionedForm):
     reason = forms.CharField(required=False, max_length=DISMISS_REASON_MAX_CHARS)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("action") == "dismiss" and not (data.get("reason") or "").strip():
             self.add_error("reason", "Say why it is dismissed.")
         return data
@@ -152,10 +155,12 @@ class BulkForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Any integer id is acceptable here; which claims exist is checked against the database.
-        self.fields["ids"].valid_value = lambda value: str(value).isdigit()  # type: ignore[attr-defined]
+        ids = cast(forms.TypedMultipleChoiceField, self.fields["ids"])
+        ids.valid_value = lambda value: str(value).isdigit()  # type: ignore[method-assign]  # this field's own check, in place of its method
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         action, scope = data.get("action"), data.get("scope")
         if scope == "selected" and not data.get("ids"):
             self.add_error("ids", "Select some claims first (x, or the boxes), or choose every claim matching the filters.")

@@ -13,7 +13,8 @@ class ReportForm(forms.Form):
     view = forms.IntegerField(required=False, min_value=1, label="Saved view")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         start, end, view = data.get("date_from"), data.get("date_to"), data.get("view")
         if start and end and start > end:
             self.add_error("date_to", "The end date must not be before the start date.")
@@ -24,7 +25,8 @@ class ReportForm(forms.Form):
 
 class CsvOptionsForm(forms.Form):
     bom = forms.TypedChoiceField(
-        required=False, choices=[("", "no"), ("0", "no"), ("1", "yes")], coerce=lambda value: value == "1", empty_value=False,
+        required=False, choices=[("", "no"), ("0", "no"), ("1", "yes")], coerce=lambda value: value == "1",
+        empty_value=False,  # type: ignore[arg-type]  # any value is allowed at run time; the stubs say str | None
         error_messages={"invalid_choice": "bom must be 1 (start the file with a UTF-8 byte order mark) or 0."},
     )
 

@@ -7,7 +7,7 @@ chunks so memory stays flat however many rows there are.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from itertools import islice
@@ -60,7 +60,7 @@ _REVIEW_FIELDS = (
 )
 
 
-def _review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict]:
+def _review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]]:
     return verdicts.values(
         *_REVIEW_FIELDS,
         sentence=F("claim__sentence"),
@@ -211,18 +211,17 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
         # One array parameter rather than 2,000 placeholders: a third of the time, mostly planning.
         ids = RawSQL("SELECT unnest(%s::bigint[])", ([row["id"] for row in batch],))
         latest = Verdict.objects.filter(claim_id__in=ids).order_by("claim_id", "-revision").distinct("claim_id")
-        current = {
+        current: dict[int, Mapping[str, Any]] = {
             v["claim_id"]: v
             for v in latest.values("claim_id", "revision", "status", "rating", "headline", "explanation", author_username=F("author__username"))
         }
-        published = {
+        published: dict[int, Mapping[str, Any]] = {
             v["claim_id"]: v
             for v in latest.filter(status=APPROVED).values("claim_id", "revision", "rating", "approved_at", approver=F("approved_by__username"))
         }
         keys = {row["cluster_key"] for row in batch if row["cluster_key"]}
         found = ClaimCluster.objects.filter(cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (list(keys),)))
-        found = found.values_list("cluster_key", "size", "outlet_count") if keys else []
-        clusters = {key: (size, outlets) for key, size, outlets in found}
+        clusters = {key: (size, outlets) for key, size, outlets in found.values_list("cluster_key", "size", "outlet_count")} if keys else {}
         for row in batch:
             verdict, approved = current.get(row["id"], {}), published.get(row["id"], {})
             size, outlets = clusters.get(row["cluster_key"], (None, None))

@@ -18,6 +18,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -44,7 +45,7 @@ JSON_LD = "application/ld+json; charset=utf-8"
 
 
 def _errors_text(*forms: Any) -> str:
-    lines = []
+    lines: list[str] = []
     for form in forms:
         for name, errors in form.errors.items():
             lines.extend(f"{name}: {error}" if name != "__all__" else str(error) for error in errors)
@@ -114,7 +115,7 @@ def _feed(request: HttpRequest, form: FeedForm) -> Iterator[str]:
 
 @login_not_required
 @require_GET
-def factcheck_feed(request: HttpRequest) -> HttpResponse:
+def factcheck_feed(request: HttpRequest) -> HttpResponseBase:
     """Every published verdict as one JSON-LD document (@graph), streamed, oldest approval
     first; `?since=<ISO date/time>` gives those approved since then."""
     if (response := _login_unless_public(request)) is not None:
@@ -132,7 +133,7 @@ def factcheck_feed(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @role_required(Role.REVIEWER)
-def claims_csv(request: HttpRequest) -> HttpResponse:
+def claims_csv(request: HttpRequest) -> HttpResponseBase:
     """The claims matching the queue's filters (the same query string), every one of them,
     streamed. A filter the queue would ignore as invalid is refused here (400): an export
     must not quietly hold more than was asked for."""

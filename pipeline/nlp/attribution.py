@@ -488,13 +488,13 @@ class _Article:
         # Second sweep: every run that names a registered person (surname or full name).
         for run in runs:
             tokens = run.group().split()
-            person = None
+            named: _Person | None = None
             for tok in reversed(tokens):
                 people = self.by_surname.get(tok)
                 if people:
-                    person = people[-1]
+                    named = people[-1]
                     break
-            if person is None:
+            if named is None:
                 continue
             start = run.start()
             for f in found:
@@ -506,7 +506,7 @@ class _Article:
             modifier = (
                 text[max(0, start - 4):start].lower() == "the " or _MODIFIER_AFTER.match(text, after) is not None
             )
-            self.mentions.append(_Mention(start, run.start(), after, person, possessive, modifier))
+            self.mentions.append(_Mention(start, run.start(), after, named, possessive, modifier))
         self.mentions.sort(key=lambda m: m.start)
 
     def _title_before(self, name_start: int) -> tuple[str, int]:

@@ -47,6 +47,7 @@ Conventions (documented because downstream code relies on them):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = ["Quantity", "parse_quantities"]
@@ -105,9 +106,9 @@ _UNIT_ALIASES: dict[str, str] = {
 }
 
 
-def _alt(words: object) -> str:
+def _alt(words: Iterable[str]) -> str:
     # Longest first so "nineteen" is tried before "nine".
-    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))  # type: ignore[union-attr]
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
 _NUMWORD = rf"(?:{_alt(_SMALL)}|hundred|thousand|million|billion|trillion|dozen)"
