@@ -106,7 +106,7 @@ def empty_claim_tables() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE claims, claim_clusters, claim_signatures CASCADE")
+        cursor.execute("TRUNCATE claims, claim_clusters, claim_signatures, claim_bands CASCADE")
         cursor.execute("VACUUM ANALYZE claims")
 
 

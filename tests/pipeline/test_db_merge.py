@@ -17,6 +17,7 @@ from pipeline import db
 from pipeline.merge import merge_run
 from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node
 from pipeline.sql import statement
+from pipeline.staging import STAGING_COLUMNS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -314,3 +315,33 @@ def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:
     parts = Claim.objects.get(claim_key=a).priority_parts
     assert (parts["checkworthiness"], parts["weights_version"]) == (30.0, 2)
     assert PriorityBasis.objects.get().weights_version == 2
+
+
+def test_claim_staging_is_the_one_definition_of_a_claims_columns() -> None:
+    """The table the migrations built has exactly pipeline.staging's columns and types."""
+    with db.connect(database_url_for_job()) as conn:
+        live = dict(conn.execute(
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'claim_staging'::regclass AND attnum > 0 AND NOT attisdropped"
+        ).fetchall())
+    assert live == {column.name: column.sql_type for column in STAGING_COLUMNS}
+
+
+def test_a_run_reads_only_the_stored_band_keys_its_own_claims_produce() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=AGAIN), batch=None)
+    first = run_create(article_ids=[article.pk])
+    a, b, c, d = "a" * 40, "b" * 40, "c" * 40, "d" * 40
+    stage(first.pk, [claim_row(article.pk, a, 0, 40, ["x"], [1, 2]), claim_row(article.pk, b, 41, 60, ["y"], [3, 4])])
+    merge(first.pk)
+    # The next run shares band 2 with a, nothing with b, and extracts b again (its own row
+    # carries b's bands); d has no bands.
+    second = run_create(article_ids=[article.pk])
+    stage(second.pk, [claim_row(article.pk, c, 61, 67, ["z"], [2, 9]), claim_row(article.pk, b, 41, 60, ["y"], [3, 4]),
+                      claim_row(article.pk, d, 68, 74)])
+    assert db.read_stored_memberships(dsn, run_id=second.pk) == [(claim_node(a), 2)]
+    with db.connect(dsn) as conn:
+        # Joined against claim_bands' b-tree (band first), not a scan of every stored band.
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(line for (line,) in conn.execute("EXPLAIN " + statement("read_stored_memberships"), {"run_id": second.pk}))
+    assert "claim_bands_pkey" in plan
