@@ -23,7 +23,7 @@ from pipeline.staging import CLAIM_COLUMN_NAMES
 if TYPE_CHECKING:
     from pipeline.run_store import RunStore
 
-MapInArrow = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+MapInArrow = Callable[[Iterable[pa.RecordBatch]], Iterable[pa.RecordBatch]]
 # An article as the extraction takes it: (article_id, content_hash, text, outlet, author).
 Article = tuple[Any, ...]
 # Articles per extraction chunk: scored together in one call (the scorer's cost is mostly per
@@ -76,7 +76,7 @@ def make_article_reader(store: RunStore, buckets: int) -> MapInArrow:
     """mapInArrow over bucket numbers: each task streams its id bucket of the run's articles
     from the store, ARTICLE_CHUNK to an ARTICLE_ARROW batch."""
 
-    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def read(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for bucket in batch.column("bucket").to_pylist():
                 articles = store.read_articles(buckets=buckets, bucket=int(bucket))
@@ -92,7 +92,7 @@ def make_claim_extractor(model_ref: Any, sentence_counter: Any = None) -> MapInA
     to a scoring call. No I/O. `sentence_counter`: an accumulator for the run's sentence
     count (a retried task may count twice; only that statistic is affected)."""
 
-    def extract(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def extract(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         scorer = _scorer(model_ref)
         for batch in batches:
             columns = [batch.column(name).to_pylist() for name in ARTICLE_ARROW.names]
@@ -111,7 +111,7 @@ def make_claim_writer(store: RunStore) -> MapInArrow:
     wrote. Each task writes its partition in one transaction: a failed attempt leaves nothing,
     and a retried one that had committed only writes duplicates, which the merge collapses."""
 
-    def write(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def write(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         written = store.write_claims(chain.from_iterable(batch_rows(batch) for batch in batches))
         yield pa.RecordBatch.from_arrays([pa.array([written], pa.int64())], schema=WRITTEN_ARROW)
 
@@ -137,7 +137,7 @@ def make_stored_memberships_reader(store: RunStore) -> MapInArrow:
     """mapInArrow over one bucket: the band memberships of the stored claims that share a
     band key with the run's (RunStore.read_stored_memberships)."""
 
-    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def read(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for _ in batches:
             rows = store.read_stored_memberships()
             yield memberships(((node, [band]) for node, band in rows), in_run=False)
@@ -145,7 +145,7 @@ def make_stored_memberships_reader(store: RunStore) -> MapInArrow:
     return read
 
 
-def find_stars(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def find_stars(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """mapInArrow over one band partition of memberships (every membership of a band is in
     the same partition): its candidate pairs (clustering.star_pairs)."""
     table = pa.Table.from_batches(list(batches), schema=MEMBERSHIP_ARROW)

@@ -77,7 +77,7 @@ def configure_session(spark: SparkSession) -> None:
     # In local mode the JVM lives for one run and sees each query once: compiling whole-stage
     # code (Janino, in a cold JVM) costs more than interpreting these small stages. A cluster,
     # with long-lived executors and big runs, keeps the default.
-    if spark.sparkContext.master.startswith("local") and "spark.sql.codegen.wholeStage" not in configured:
+    if (spark.sparkContext.master or "").startswith("local") and "spark.sql.codegen.wholeStage" not in configured:
         spark.conf.set("spark.sql.codegen.wholeStage", "false")
 
 
@@ -94,8 +94,12 @@ class RunSummary:
 Progress = Callable[..., None]
 
 
+def no_progress(**fields: Any) -> None:
+    """process_run's default: nobody to tell."""
+
+
 def process_run(
-    spark: SparkSession, store: RunStore, *, model: Any, partitions: int, progress: Progress = lambda **_: None
+    spark: SparkSession, store: RunStore, *, model: Any, partitions: int, progress: Progress = no_progress
 ) -> RunSummary:
     """The job, top to bottom. `model`: the check-worthiness artifact (or its broadcast);
     `partitions`: the article id buckets read in parallel; `progress(stage=..., ...)` is told
