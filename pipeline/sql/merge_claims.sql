@@ -6,16 +6,20 @@
 -- reviewers' work is never overwritten. Returns the ids written.
 WITH remap AS (
     SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
+), run_clusters AS (
+    SELECT cluster_key FROM run_staged UNION SELECT old_key FROM remap
 ), appearances AS (
     SELECT cluster_key, article_id FROM run_staged
     UNION ALL
+    -- The stored members of the run's clusters, found through claim_cluster_key_idx from the
+    -- run's cluster keys: driven from the claims table with an IN filter, the planner read
+    -- every stored claim. The run's own claims are counted from run_staged (an anti join
+    -- against the run's few rows).
     SELECT COALESCE(r.new_key, c.cluster_key), c.article_id
-    FROM claims c LEFT JOIN remap r ON r.old_key = c.cluster_key
-    WHERE c.cluster_key IN (SELECT cluster_key FROM run_staged UNION SELECT old_key FROM remap)
-      -- NOT IN over a key that is never null: a hashed subplan whatever the planner
-      -- believes of the claims table's size (a nested anti join on stale statistics
-      -- compares every stored claim with every staged one).
-      AND c.claim_key NOT IN (SELECT claim_key FROM run_staged)
+    FROM run_clusters k
+    JOIN claims c ON c.cluster_key = k.cluster_key
+    LEFT JOIN remap r ON r.old_key = c.cluster_key
+    WHERE NOT EXISTS (SELECT 1 FROM run_staged s WHERE s.claim_key = c.claim_key)
 ), outlets AS (
     -- An appearance counts its outlet; an article with no known outlet counts as its own.
     SELECT m.cluster_key, count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count
