@@ -74,11 +74,6 @@ def configure_session(spark: SparkSession) -> None:
     # job's one small shuffle that costs more than it saves.
     if "spark.sql.adaptive.enabled" not in configured:
         spark.conf.set("spark.sql.adaptive.enabled", "false")
-    # In local mode the JVM lives for one run and sees each query once: compiling whole-stage
-    # code (Janino, in a cold JVM) costs more than interpreting these small stages. A cluster,
-    # with long-lived executors and big runs, keeps the default.
-    if (spark.sparkContext.master or "").startswith("local") and "spark.sql.codegen.wholeStage" not in configured:
-        spark.conf.set("spark.sql.codegen.wholeStage", "false")
 
 
 @dataclass(frozen=True)
