@@ -37,7 +37,7 @@ SPARK_TYPES: dict[str, DataType] = {
 CLAIM_SCHEMA = StructType([StructField(column.name, SPARK_TYPES[column.spark_type], True) for column in CLAIM_COLUMNS])
 CLAIM_ARROW: pa.Schema = to_arrow_schema(CLAIM_SCHEMA)
 
-# An article as the extraction reads it (pipeline.db.READ_RUN_ARTICLES).
+# An article as the extraction reads it (pipeline/sql/read_run_articles.sql).
 ARTICLE_SCHEMA = StructType(
     [
         StructField("article_id", LongType(), True),
