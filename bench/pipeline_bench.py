@@ -1,6 +1,6 @@
 """End-to-end pipeline benchmark: PostgreSQL in, PostgreSQL out, through spark-submit.
 
-    python bench/pipeline_bench.py [--corpus ../shared/data/bbc_news/bbc_news.jsonl] [--repeat 3]
+    python bench/pipeline_bench.py [--corpus ../shared/data/bbc_news/bbc_news.jsonl] [--repeat 3] [--spark-only]
 
 Uses a throw-away database `<name>_bench` on the server of DATABASE_URL. Prints, for the
 Spark run: articles/s and sentences/s excluding JVM/SparkSession start-up (reported
@@ -106,7 +106,7 @@ def empty_claim_tables() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE claims, claim_clusters, claim_signatures CASCADE")
+        cursor.execute("TRUNCATE claims, claim_clusters, claim_signatures, claim_bands CASCADE")
         cursor.execute("VACUUM ANALYZE claims")
 
 
@@ -182,6 +182,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--spark-only", action="store_true", help="skip the plain-Python runs (to compare Spark settings)")
     args = parser.parse_args()
     if not args.corpus.exists():
         print(f"pipeline bench: corpus {args.corpus} not found (it lives in ../shared/data, outside the repo); skipped.")
@@ -208,13 +209,13 @@ def main() -> int:
             f"  spark run {attempt + 1}: {figures['work']:.1f}s work + {figures['jvm_and_session_start']:.1f}s start, "
             f"{figures['cpu']:.1f} CPU s, peak {figures['peak_mb']:.0f} MB; load average {load_average()}"
         )
-    python_runs = [run_python(corpus) for _ in range(args.repeat)]
+    python_runs = [] if args.spark_only else [run_python(corpus) for _ in range(args.repeat)]
 
     def median(runs: list[dict[str, float]], key: str) -> float:
         return statistics.median(run[key] for run in runs)
 
     articles = len(article_ids)
-    spark_work, python_work = median(spark_runs, "work"), median(python_runs, "work")
+    spark_work = median(spark_runs, "work")
     sentences = spark_runs[0]["sentences"]
     print()
     print(f"corpus: {args.corpus.name}: {len(corpus)} lines, {articles} distinct articles, {sentences} sentences; cores: {os.cpu_count()}")
@@ -227,6 +228,10 @@ def main() -> int:
     print(f"  JVM + session start  {median(spark_runs, 'jvm_and_session_start'):10.1f} s (excluded above)")
     print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")
     print(f"  CPU (tree, all)      {median(spark_runs, 'cpu'):10.1f} s   (JVM start included; {os.cpu_count()} cores)")
+    print(f"load average (1, 5, 15 min) at the end: {load_average()} (the machine may be shared)")
+    if not python_runs:
+        return 0
+    python_work = median(python_runs, "work")
     print(f"plain Python, one process, median of {args.repeat}:")
     print(f"  articles/s           {python_runs[0]['articles'] / python_work:10.0f}")
     print(f"  sentences/s          {python_runs[0]['sentences'] / python_work:10.0f}")
@@ -234,7 +239,6 @@ def main() -> int:
     print(f"  peak memory          {median(python_runs, 'peak_mb'):10.0f} MB")
     print(f"  CPU                  {median(python_runs, 'cpu'):10.1f} s")
     print(f"ratio spark/python sentences/s: {python_work / spark_work:.2f}x")
-    print(f"load average (1, 5, 15 min) at the end: {load_average()} (the machine may be shared)")
     return 0
 
 

@@ -130,10 +130,6 @@ def select_claims(sentences: Sequence[str], attributions: Sequence[str], speaker
     return selected
 
 
-def claims_from_sentences(records: Sequence[SentenceRecord], scorer: Scorer) -> list[ClaimRecord]:
-    return [claim for _, claim in claims_of_articles([records], scorer)]
-
-
 def claims_of_articles(articles: Sequence[Sequence[SentenceRecord]], scorer: Scorer) -> list[tuple[int, ClaimRecord]]:
     """(article index, claim) for the sentences of many articles, scored in one call: the
     scorer's cost is mostly per call and per new word, not per sentence."""
@@ -174,14 +170,6 @@ def pronoun_context(sentences: Sequence[SentenceRecord], index: int) -> str:
     if index == 0 or not has_pronoun_subject(sentences[index].text):
         return ""
     return sentences[index - 1].text
-
-
-def extract_article(
-    text: str, *, content_hash: str, scorer: Scorer, outlet: str = "", author: str = ""
-) -> tuple[int, list[ClaimRecord]]:
-    """(sentence count, claims) for one article."""
-    counts, claims = extract_articles([ArticleText(text, content_hash, outlet, author)], scorer)
-    return counts[0], [claim for _, claim in claims]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,12 +1,19 @@
-"""Explicit schemas for every DataFrame the job passes between stages.
+"""Explicit schemas for every DataFrame the job passes between stages. The extracted
+claims' Spark schema and its Arrow twin come from pipeline.staging.CLAIM_COLUMNS, the one
+definition of a claim's columns (claim_staging's too).
 
-Fields that Python (pandas UDFs) produces are nullable: Spark checks them against Arrow's
+Fields that Python (Arrow UDFs) produces are nullable: Spark checks them against Arrow's
 always-nullable schema.
 """
 
+from __future__ import annotations
+
+import pyarrow as pa
+from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (
     ArrayType,
     BooleanType,
+    DataType,
     DoubleType,
     IntegerType,
     LongType,
@@ -15,28 +22,32 @@ from pyspark.sql.types import (
     StructType,
 )
 
-# claim_types: comma-separated, quantities and rank_signals: JSON text; as claim_staging stores them.
-# tokens/bands: what clustering compares (pipeline.nlp.clustering).
-CLAIM_SCHEMA = StructType(
+from pipeline.staging import CLAIM_COLUMNS
+
+# Spark's types by their DDL names, for the columns pipeline.staging defines.
+SPARK_TYPES: dict[str, DataType] = {
+    "string": StringType(),
+    "bigint": LongType(),
+    "int": IntegerType(),
+    "double": DoubleType(),
+    "array<string>": ArrayType(StringType(), True),
+    "array<bigint>": ArrayType(LongType(), True),
+}
+
+CLAIM_SCHEMA = StructType([StructField(column.name, SPARK_TYPES[column.spark_type], True) for column in CLAIM_COLUMNS])
+CLAIM_ARROW: pa.Schema = to_arrow_schema(CLAIM_SCHEMA)
+
+# An article as the extraction reads it (pipeline/sql/read_run_articles.sql).
+ARTICLE_SCHEMA = StructType(
     [
-        StructField("claim_key", StringType(), True),
         StructField("article_id", LongType(), True),
-        StructField("start_offset", IntegerType(), True),
-        StructField("end_offset", IntegerType(), True),
-        StructField("sentence", StringType(), True),
-        StructField("speaker", StringType(), True),
-        StructField("speaker_title", StringType(), True),
-        StructField("attribution", StringType(), True),
-        StructField("score", DoubleType(), True),
-        StructField("claim_type", StringType(), True),
-        StructField("claim_types", StringType(), True),
-        StructField("quantities", StringType(), True),
-        StructField("rank_signals", StringType(), True),
-        StructField("context", StringType(), True),
-        StructField("tokens", ArrayType(StringType(), True), True),
-        StructField("bands", ArrayType(LongType(), True), True),
+        StructField("content_hash", StringType(), True),
+        StructField("text", StringType(), True),
+        StructField("outlet", StringType(), True),
+        StructField("author", StringType(), True),
     ]
 )
+ARTICLE_ARROW: pa.Schema = to_arrow_schema(ARTICLE_SCHEMA)
 
 # A claim's membership in one MinHash band bucket (pipeline.nlp.clustering): what the band
 # shuffle moves, numbers only. in_run: the claim comes from this run (else it is stored).
@@ -47,6 +58,12 @@ MEMBERSHIP_SCHEMA = StructType(
         StructField("in_run", BooleanType(), True),
     ]
 )
+MEMBERSHIP_ARROW: pa.Schema = to_arrow_schema(MEMBERSHIP_SCHEMA)
 
 # A candidate pair of nodes out of the band buckets (centre, member).
 CANDIDATE_SCHEMA = StructType([StructField("src", LongType(), True), StructField("dst", LongType(), True)])
+CANDIDATE_ARROW: pa.Schema = to_arrow_schema(CANDIDATE_SCHEMA)
+
+# What the claim sink reports per partition: the rows it wrote.
+WRITTEN_SCHEMA = StructType([StructField("written", LongType(), True)])
+WRITTEN_ARROW: pa.Schema = to_arrow_schema(WRITTEN_SCHEMA)

@@ -157,22 +157,6 @@ def predict(module, pieces: list[np.ndarray], device: str = "cpu", batch: int = 
     return out
 
 
-def export_tables(module) -> dict[str, np.ndarray]:
-    """E @ W_k folded per piece: tables (3, vocabulary, width) plus bias and head, float32."""
-    import torch
-
-    with torch.no_grad():
-        embedding = module.embedding.weight.double()  # V, dim
-        kernel = module.conv.weight.double()  # width, dim, 3
-        tables = torch.stack([embedding @ kernel[:, :, k].T for k in range(3)])  # 3, V, width
-        return {
-            "student_tables": tables.float().cpu().numpy(),
-            "student_bias": module.conv.bias.double().cpu().numpy(),
-            "student_out_w": module.out.weight.double().cpu().numpy().ravel(),
-            "student_out_b": np.float64(module.out.bias.double().item()),
-        }
-
-
 def tables_logit(tables: np.ndarray, bias: np.ndarray, out_w: np.ndarray, out_b: float, pieces: list[np.ndarray]) -> np.ndarray:
     """The student's logits from the folded tables, in numpy (the scorer's arithmetic)."""
     lengths = np.fromiter((max(1, len(p)) for p in pieces), np.int64, len(pieces))

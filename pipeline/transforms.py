@@ -1,20 +1,60 @@
-"""Pure DataFrame -> DataFrame transforms of the claim-extraction job."""
+"""The claim-extraction job's steps as DataFrame -> DataFrame functions, and the readers and
+the sink that begin and end them (pipeline.jobs.extract_claims.process_run chains them)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from pipeline import udfs
-from pipeline.schemas import CANDIDATE_SCHEMA, CLAIM_SCHEMA
+from pipeline.run_store import RunStore
+from pipeline.schemas import ARTICLE_SCHEMA, CANDIDATE_SCHEMA, CLAIM_SCHEMA, MEMBERSHIP_SCHEMA, WRITTEN_SCHEMA
+
+
+def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
+    """One bucket number per partition, so each task reads exactly one bucket: spark.range
+    places them without a shuffle (a repartition of a few rows can leave a core idle)."""
+    return spark.range(0, partitions, 1, numPartitions=partitions).select(F.col("id").alias("bucket"))
+
+
+def read_articles(spark: SparkSession, store: RunStore, partitions: int) -> DataFrame:
+    """The run's articles (ARTICLE_SCHEMA), each task reading one id bucket from the store
+    itself: article texts go from PostgreSQL straight to the Python worker that extracts
+    them, not through the driver."""
+    return bucket_frame(spark, partitions).mapInArrow(udfs.make_article_reader(store, partitions), ARTICLE_SCHEMA)
 
 
 def extract_claims(articles_df: DataFrame, model_ref: Any, sentence_counter: Any = None) -> DataFrame:
-    """Articles in, claims out: split, attribute, score, type, parse, key, cluster keys."""
-    return articles_df.select("article_id", "content_hash", "text", "outlet", "author").mapInPandas(
-        udfs.make_claim_extractor(model_ref, sentence_counter), CLAIM_SCHEMA
+    """Articles in, claims out (CLAIM_SCHEMA): split, attribute, score, type, parse, key,
+    sign (tokens and MinHash band keys). Pure: no I/O."""
+    return articles_df.select(*ARTICLE_SCHEMA.fieldNames()).mapInArrow(udfs.make_claim_extractor(model_ref, sentence_counter), CLAIM_SCHEMA)
+
+
+def write_claims(claims_df: DataFrame, store: RunStore) -> int:
+    """The sink: every claim into the store's staging rows (binary COPY, one transaction per
+    task); returns the rows written. Idempotent with the merge: it keeps one row per key."""
+    return sum(row.written for row in claims_df.mapInArrow(udfs.make_claim_writer(store), WRITTEN_SCHEMA).collect())
+
+
+def claim_node_column(claim_key: Column) -> Column:
+    """pipeline.nlp.clustering.claim_node in Spark: the first 60 bits of the key, as a number."""
+    return F.conv(F.substring(claim_key, 1, 15), 16, 10).cast("long")
+
+
+def band_memberships(claims_df: DataFrame) -> DataFrame:
+    """Claims -> their band memberships (MEMBERSHIP_SCHEMA), one row per claim and band key,
+    in_run true. A claim too short to cluster has no band keys and no row."""
+    return claims_df.select(
+        claim_node_column(F.col("claim_key")).alias("node"), F.explode("bands").alias("band"), F.lit(True).alias("in_run")
     )
+
+
+def stored_memberships(spark: SparkSession, store: RunStore) -> DataFrame:
+    """The memberships of the stored claims sharing a band key with the run's (in_run false),
+    read by one task once the run's claims are written."""
+    return bucket_frame(spark, 1).mapInArrow(udfs.make_stored_memberships_reader(store), MEMBERSHIP_SCHEMA)
 
 
 def candidate_pairs(memberships_df: DataFrame, partitions: int | None = None) -> DataFrame:

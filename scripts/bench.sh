@@ -16,6 +16,8 @@ say "HTML extraction (hostile nesting, long pages)"
 "$PY" bench/html_bench.py
 say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Python"
 "$PY" bench/pipeline_bench.py
+say "What a run costs: 100 new BBC articles on 0 and on 300,000 stored claims"
+"$PY" bench/run_cost_bench.py
 say "Triage queue latency (200,000 claims, 10 concurrent users)"
 # wrk measures the latency percentiles; without root the bench falls back to Python threads.
 if ! command -v wrk >/dev/null && is_root; then apt_install wrk; fi

@@ -44,7 +44,8 @@ from factcheck.claims.models import (
 )
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.queueing import queued_row_send, queued_rows_resend
-from pipeline.db import MERGE_LOCK_ID, REFRESH_PRIORITIES, WEIGHTS_VERSION
+from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
+from pipeline.sql import statement
 
 S = Claim.Status
 
@@ -639,17 +640,17 @@ def ranking_weights_set(*, actor: AbstractBaseUser, weights: dict[str, float]) -
 
 def claims_rerank() -> int:
     """Every claim's priority and parts with the current weights (the pipeline's own
-    REFRESH_PRIORITIES); returns the claims whose priority changed, 0 when run again.
+    statement, pipeline/sql/refresh_all_priorities.sql); returns the claims whose priority changed, 0 when run again.
 
     Holds the advisory lock the pipeline's merge holds, so a re-rank and a merge never
     interleave: whichever comes second waits and computes with what the first committed."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
         # Read before the refresh: weights saved in between leave the basis behind, and the
-        # next merge then refreshes every priority itself (pipeline.db.StagedMerge).
+        # next merge then refreshes every priority itself (pipeline.merge.refresh_priorities).
         cursor.execute(WEIGHTS_VERSION)
         (version,) = cursor.fetchone()
-        cursor.execute(REFRESH_PRIORITIES.format(scope=""), {})
+        cursor.execute(statement("refresh_all_priorities"))
         changed = cursor.rowcount
         cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])
         return changed

@@ -1,36 +1,28 @@
-"""Spark application that exercises what the claim job loads, on made-up articles, no database.
+"""Spark application that runs the claim job's own steps on made-up articles, no database.
 
     spark-submit ... --driver-java-options "-XX:ArchiveClassesAtExit=FILE" pipeline/jobs/warm_classes.py
 
 factcheck.runs.spark.ensure_class_archive() runs it once to record the JVM classes a run
 loads (a dynamic class-data sharing archive), so that later local-mode runs map them
-instead of loading and verifying them again. What is not loaded here is loaded as usual,
-so the job mirrors extract_claims.main(): the same session settings, a broadcast model and
-accumulators (a set accumulator among them), a mapInArrow over buckets that extracts claims
-and emits their band memberships, a union with stored memberships, the band shuffle
-(transforms.candidate_pairs) and a collect; plus a mapInPandas and a toPandas, which the
-JVM serves with the same classes.
+instead of loading and verifying them again. It calls extract_claims.process_run, the
+function main() calls, with the same session settings and a broadcast model, on an
+InMemoryRun (pipeline.run_store) of made-up articles and stored claims: the recorded job
+cannot drift from the real one (tests/pipeline/test_job.py runs it too).
 """
 
 from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Iterator
 
-import pyarrow as pa
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
-from pipeline.jobs.extract_claims import bucket_frame, configure_session
-from pipeline.nlp.checkworthiness import read_artifact, scorer_from_artifact
-from pipeline.nlp.clustering import NodeClaim, claim_node, resolve_clusters, signatures
-from pipeline.schemas import MEMBERSHIP_SCHEMA
-from pipeline.transforms import candidate_pairs, extract_claims
-from pipeline.udfs import BucketSet, claim_rows, memberships
+from pipeline.jobs.extract_claims import configure_session, process_run
+from pipeline.nlp.checkworthiness import read_artifact
+from pipeline.run_store import InMemoryRun, StoredClaim
 
 BUCKETS = 4
-ARTICLES_PER_BUCKET = 25
+ARTICLES = 100
 SENTENCES = (
     "Police arrested {n} people in the city last year, up {p}% from the year before, the commissioner said.",
     "\u201cWe will not cooperate with federal agents,\u201d Mayor Jane Doe told reporters on Tuesday.",
@@ -40,60 +32,40 @@ SENTENCES = (
 )
 
 
-def made_up_articles(bucket: int) -> list[tuple[int, str, str, str, str]]:
+def made_up_articles(count: int = ARTICLES) -> list[tuple[int, str, str, str, str]]:
+    """(article_id, content_hash, text, outlet, author), as a run reads them."""
     rows = []
-    for number in range(ARTICLES_PER_BUCKET):
-        article_id = bucket * ARTICLES_PER_BUCKET + number
+    for article_id in range(count):
         text = " ".join(sentence.format(n=1000 + article_id % 7, p=article_id % 5 + 3) for sentence in SENTENCES)
-        rows.append((article_id, hashlib.sha256(text.encode()).hexdigest() + f"{article_id}", text, f"Outlet {article_id % 3}", "A. Reporter"))
+        rows.append((article_id, hashlib.sha256(f"{article_id}:{text}".encode()).hexdigest(), text, f"Outlet {article_id % 3}", "A. Reporter"))
     return rows
+
+
+def made_up_stored_claims() -> list[StoredClaim]:
+    """Stored claims, some of them near the made-up articles' (so the stored side of the band
+    shuffle and a cluster merge are exercised), each in its own cluster."""
+    claims = []
+    for number, sentence in enumerate(SENTENCES):
+        key = hashlib.sha1(f"stored:{number}".encode()).hexdigest()
+        claims.append(StoredClaim(key, sentence.format(n=1000 + number, p=number + 3), key))
+    return claims
+
+
+def warm_up(spark: SparkSession) -> InMemoryRun:
+    configure_session(spark)
+    store = InMemoryRun(articles=made_up_articles(), stored=made_up_stored_claims())
+    run = process_run(spark, store, model=spark.sparkContext.broadcast(read_artifact()), partitions=BUCKETS)
+    print(
+        f"warm-classes: {run.sentences} sentences, {run.claims} claims, {len(run.clustering.assigned)} clustered, "
+        f"{len(run.clustering.remap)} stored clusters merged",
+        flush=True,
+    )
+    return store
 
 
 def main() -> int:
     spark = SparkSession.builder.appName("factcheck-warm-classes").getOrCreate()
-    configure_session(spark)
-    context = spark.sparkContext
-    model = context.broadcast(read_artifact())
-    sentence_counter, claim_counter = context.accumulator(0), context.accumulator(0)
-    staged_buckets = context.accumulator(set(), BucketSet())
-    tokens: dict[int, list[NodeClaim]] = {}
-
-    def extract(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        scorer = scorer_from_artifact(model.value)
-        for batch in batches:
-            for bucket in batch.column("bucket").to_pylist():
-                sentences, rows = claim_rows(made_up_articles(int(bucket)), scorer)
-                sentence_counter.add(sentences)
-                claim_counter.add(len(rows))
-                yield memberships(((claim_node(r.claim_key), r.bands) for r in rows if r.bands), in_run=True)
-                staged_buckets.add({int(bucket)})
-
-    def stored(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for bucket in batch.column("bucket").to_pylist():
-                texts = [(sentence.format(n=2000 + bucket, p=bucket + 4), []) for sentence in SENTENCES]
-                keys = [hashlib.sha1(f"stored:{bucket}:{i}".encode()).hexdigest() for i in range(len(texts))]
-                yield memberships(((claim_node(key), bands) for key, (_, bands) in zip(keys, signatures(texts), strict=True)), in_run=False)
-
-    run_df = bucket_frame(spark, BUCKETS).mapInArrow(extract, MEMBERSHIP_SCHEMA)
-    stored_df = bucket_frame(spark, BUCKETS).mapInArrow(stored, MEMBERSHIP_SCHEMA)
-    pairs = sorted({(row.src, row.dst) for row in candidate_pairs(run_df.unionByName(stored_df)).collect()})
-    # The made-up claims' tokens, as the driver would read them from PostgreSQL.
-    for bucket in range(BUCKETS):
-        _, rows = claim_rows(made_up_articles(bucket), scorer_from_artifact(model.value))
-        for r in rows:
-            tokens.setdefault(claim_node(r.claim_key), []).append(NodeClaim(r.claim_key, r.tokens, True, None))
-    clustering = resolve_clusters(pairs, tokens)
-    articles = spark.createDataFrame(
-        [(*article, None) for article in made_up_articles(0)],
-        "article_id long, content_hash string, text string, outlet string, author string, published_at timestamp",
-    )
-    claims = extract_claims(articles, model).select(F.size("tokens").alias("tokens")).groupBy("tokens").count().toPandas()
-    print(
-        f"warm-classes: {sentence_counter.value} sentences, {claim_counter.value} claims, {len(pairs)} candidate pairs, "
-        f"{len(clustering.assigned)} clustered, {len(staged_buckets.value)} buckets, {len(claims)} token counts",
-        flush=True,
-    )
+    warm_up(spark)
     spark.stop()
     return 0
 

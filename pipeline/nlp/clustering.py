@@ -155,7 +155,7 @@ def claim_node(claim_key: str) -> int:
     """A claim's node number: the first 60 bits of its key (a sha1 in hex), so nodes sort as
     keys do and the band shuffle moves numbers, not strings. Two claims share one with
     probability about n^2 / 2^61 (4e-5 at ten million claims); the clustering then looks up
-    both and the exact Jaccard still decides (pipeline.db.NODE_OF computes the same in SQL)."""
+    both and the exact Jaccard still decides (pipeline/sql/read_*_candidates.sql compute the same in SQL)."""
     return int(claim_key[:15], 16)
 
 
@@ -235,7 +235,7 @@ class Clustering:
     remap: (old_key, new_key) for each stored cluster that merged into another.
     Every other claim of the run keeps its stored cluster key (after the remap), or, if new,
     forms a cluster of its own under its claim key; the merge applies both rules
-    (pipeline.db.RUN_STAGED).
+    (pipeline/sql/run_staged.sql).
     """
 
     assigned: dict[str, str]

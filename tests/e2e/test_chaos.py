@@ -173,13 +173,25 @@ def test_a_killed_worker_main_process_is_replaced_and_the_run_completes(transact
         route_to_unconsumed_queue()
 
 
+def merge_in_progress() -> bool:
+    """A pipeline connection to this database holds the merge's advisory lock (pipeline.merge)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+            " WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database()"
+            " AND a.application_name = 'factcheck-pipeline'"
+        )
+        return bool(cursor.fetchone()[0])
+
+
 def test_database_connections_killed_mid_merge_the_run_recovers(chaos_worker: Worker, tmp_path: Path) -> None:
     """What a PostgreSQL restart does to a run, without restarting the shared server: every
     connection to this database but the test's own is terminated (the Spark job's, with its
     merge transaction open and claims staged, and the worker's)."""
     run = articles_import(source="seeds", articles=seed_articles()).run
     assert run is not None
-    wait_until(lambda: run_row(run.pk).stage in ("clustering", "writing"), timeout=240, what="the merge", interval=0.02)
+    # The merge is one transaction after the clustering, holding the merge lock throughout.
+    wait_until(merge_in_progress, timeout=240, what="the merge", interval=0.005)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         own = cursor.fetchone()[0]

@@ -157,12 +157,6 @@ def test_candidate_pairs_in_spark_are_the_python_stars(spark) -> None:  # type: 
     assert [(NAMES[old], NAMES[new]) for old, new in clustering.remap] == [("k2", "k1"), ("k4", "k1")]
 
 
-def test_stored_bands_use_the_stored_signature_and_compute_a_missing_one() -> None:
-    tokens = cluster_tokens(FLOOD_000)
-    rows = [
-        (KEYS["k1"], [1, 2, 3], None, None),  # a signature: used as stored
-        (KEYS["k2"], None, FLOOD_000, "[]"),  # none (an older claim): computed from its sentence
-    ]
-    assert udfs.stored_bands(rows) == [(NODES["k1"], [1, 2, 3]), (NODES["k2"], band_keys(tokens))]
-    batch = udfs.memberships(udfs.stored_bands(rows[:1]), in_run=False)
+def test_memberships_are_one_row_per_node_and_band_key() -> None:
+    batch = udfs.memberships([(NODES["k1"], [1, 2, 3]), (NODES["k2"], [])], in_run=False)
     assert batch.to_pydict() == {"node": [NODES["k1"]] * 3, "band": [1, 2, 3], "in_run": [False] * 3}

@@ -1,4 +1,5 @@
-"""The load step against the real PostgreSQL: COPY to staging, one merge, idempotent."""
+"""The load step against the real PostgreSQL: the sink's binary COPY to staging (through
+PostgresRun, the store the job writes with), one merge (pipeline.merge), idempotent."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
-from pipeline.nlp.clustering import NodeClaim, claim_node
+from pipeline.merge import merge_run
+from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node
+from pipeline.sql import statement
+from pipeline.staging import STAGING_COLUMNS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,23 +31,33 @@ def default_weights(db):  # type: ignore[no-untyped-def]
     RankingWeights.objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
 
 
-def staged_row(run_id: int, article_id: int, *, score: float, claim_type: str = "numeric", signals: str = SIGNALS) -> tuple[object, ...]:
+def staged_row(article_id: int, *, score: float, claim_type: str = "numeric", signals: str = SIGNALS) -> tuple[object, ...]:
+    """A claim as extraction produces it (pipeline.staging.CLAIM_COLUMNS)."""
     end = TEXT.index("May.") + 4
     quantities = '[{"value": 1500.0, "unit": "people", "hedge": "approximately-below"}]'
     return (
-        run_id, "c" * 40, article_id, TEXT[:end], 0, end, score, claim_type, "", f"{claim_type},official_action", quantities, "",
-        "article", "c" * 40, signals, "",
+        "c" * 40, article_id, 0, end, TEXT[:end], "", "", "article", score, claim_type, f"{claim_type},official_action", quantities,
+        signals, "", [], [],
     )
 
 
+def stage(run_id: int, rows: list[tuple[object, ...]]) -> int:
+    """As the Spark job's sink writes a partition (udfs.make_claim_writer)."""
+    return db.PostgresRun(database_url_for_job(), run_id).write_claims(rows)
+
+
+def merge(run_id: int, *, assigned: list[tuple[str, str]] = (), remap: list[tuple[str, str]] = ()) -> tuple[int, int]:  # type: ignore[assignment]
+    return db.PostgresRun(database_url_for_job(), run_id).merge(Clustering(assigned=dict(assigned), remap=list(remap)))
+
+
 def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> None:  # type: ignore[no-untyped-def]
-    dsn = database_url_for_job()
+    database_url_for_job()
     article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
     run = run_create(article_ids=[article.pk])
 
     # A retried Spark task may COPY the same rows twice; the merge keeps one.
-    assert db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.9)] * 2) == 2
-    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    assert stage(run.pk, [staged_row(article.pk, score=0.9)] * 2) == 2
+    assert merge(run.pk) == (1, 1)
     claim = Claim.objects.get()
     assert (claim.score, claim.status, claim.first_run_id, claim.sentence) == (0.9, "new", run.pk, "ICE detained nearly 1,500 people in May.")
     assert claim.claim_types == ["numeric", "official_action"] and claim.quantities[0]["value"] == 1500.0
@@ -62,13 +76,13 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     Claim.objects.filter(pk=claim.pk).update(status="check", assignee=reviewer, version=3)
     updated_at = Claim.objects.get().updated_at
 
-    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.9)])
-    assert db.merge_staging(dsn, run_id=run.pk) == (1, 0)
+    stage(run.pk, [staged_row(article.pk, score=0.9)])
+    assert merge(run.pk) == (1, 0)
     assert Claim.objects.get().updated_at == updated_at
 
     # A better model changes the pipeline's columns, never the reviewer's.
-    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.95, claim_type="comparison")])
-    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    stage(run.pk, [staged_row(article.pk, score=0.95, claim_type="comparison")])
+    assert merge(run.pk) == (1, 1)
     claim.refresh_from_db()
     assert (claim.score, claim.claim_type, claim.status, claim.assignee_id, claim.version) == (0.95, "comparison", "check", reviewer.pk, 3)
     assert (claim.priority_parts["checkworthiness"], claim.priority_parts["type"]) == (28.5, 7.0)
@@ -76,8 +90,8 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
 
     # New signals (a tuned lexicon) are the pipeline's too, and move the priority.
     routine = '{"public_interest": 0.0, "topic": "", "source": 0.2, "specificity": 0.5, "routine": 0.5}'
-    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.95, claim_type="comparison", signals=routine)])
-    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    stage(run.pk, [staged_row(article.pk, score=0.95, claim_type="comparison", signals=routine)])
+    assert merge(run.pk) == (1, 1)
     claim.refresh_from_db()
     assert (claim.rank_signals["routine"], claim.priority_parts["routine"], claim.priority_parts["topic"]) == (0.5, -10.0, "")
     assert claim.priority == pytest.approx(28.5 + 2.4 + 6.0 + 7.0 - 10.0, abs=1e-9)
@@ -85,13 +99,13 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
 
 
 def test_merge_stages_and_stores_each_claims_context() -> None:
-    dsn = database_url_for_job()
+    database_url_for_job()
     article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
     run = run_create(article_ids=[article.pk])
-    row = list(staged_row(run.pk, article.pk, score=0.9))
-    row[-1] = "ICE agents arrested hundreds in Boston."
-    db.copy_to_staging(dsn, [row])
-    db.merge_staging(dsn, run_id=run.pk)
+    row = list(staged_row(article.pk, score=0.9))
+    row[13] = "ICE agents arrested hundreds in Boston."
+    stage(run.pk, [tuple(row)])
+    merge(run.pk)
     assert Claim.objects.get().context == "ICE agents arrested hundreds in Boston."
 
 
@@ -99,8 +113,8 @@ def test_merge_clears_the_runs_staging_rows() -> None:
     dsn = database_url_for_job()
     article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
     run = run_create(article_ids=[article.pk])
-    db.copy_to_staging(dsn, [staged_row(run.pk, article.pk, score=0.5)])
-    db.merge_staging(dsn, run_id=run.pk)
+    stage(run.pk, [staged_row(article.pk, score=0.5)])
+    merge(run.pk)
     with db.connect(dsn) as conn:
         assert conn.execute("SELECT count(*) FROM claim_staging WHERE run_id = %s", (run.pk,)).fetchone() == (0,)
 
@@ -131,9 +145,9 @@ def test_run_articles_are_read_in_buckets() -> None:
 AGAIN = TEXT + " Again."
 
 
-def claim_row(run_id: int, article_id: int, key: str, start: int, end: int, cluster_key: str = "") -> tuple[object, ...]:
-    """A staged claim as the Spark job stages it: no cluster key yet, no signals."""
-    return (run_id, key, article_id, AGAIN[start:end], start, end, 0.5, "other", "", "other", "[]", "", "article", cluster_key, "{}", "")
+def claim_row(article_id: int, key: str, start: int, end: int, tokens: list[str] = (), bands: list[int] = ()) -> tuple[object, ...]:  # type: ignore[assignment]
+    """A claim as extraction produces it, with no signals."""
+    return (key, article_id, start, end, AGAIN[start:end], "", "", "article", 0.5, "other", "other", "[]", "{}", "", list(tokens), list(bands))
 
 
 def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_claim_once() -> None:
@@ -142,15 +156,13 @@ def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_clai
     second_outlet, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="B"), batch=None)
     run = run_create(article_ids=[first_outlet.pk, second_outlet.pk])
     a, b, c = "a" * 40, "b" * 40, "c" * 40
-    db.copy_to_staging(dsn, [claim_row(run.pk, first_outlet.pk, b, 0, 40), claim_row(run.pk, second_outlet.pk, a, 0, 40)])
-    db.copy_to_staging(dsn, [claim_row(run.pk, second_outlet.pk, c, 41, 67)])
+    stage(run.pk, [claim_row(first_outlet.pk, b, 0, 40), claim_row(second_outlet.pk, a, 0, 40)])
+    stage(run.pk, [claim_row(second_outlet.pk, c, 41, 67)])
 
-    with db.StagedMerge(dsn, run_id=run.pk) as merge:
-        merge.insert_claims()
-        # Inserted under provisional clusters (their own keys) before the clustering is known.
+    with db.connect(dsn) as conn:
+        assert merge_run(conn, run_id=run.pk, clustering=Clustering(assigned={a: a, b: a}, remap=[])) == (3, 3)
         with db.connect(dsn) as other:
             assert other.execute("SELECT count(*) FROM claims").fetchone() == (0,)  # nothing visible before the commit
-        assert merge.finish(assigned=[(a, a), (b, a)]) == (3, 3)
 
     clusters = dict(Claim.objects.values_list("claim_key", "cluster_key"))
     assert clusters == {a: a, b: a, c: c}
@@ -162,44 +174,53 @@ def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_clai
     # A later run: c's stored cluster merges into a's; c itself is not re-staged, but moves.
     run2 = run_create(article_ids=[second_outlet.pk])
     d = "d" * 40
-    db.copy_to_staging(dsn, [claim_row(run2.pk, second_outlet.pk, d, 68, 74)])
-    assert db.merge_staging(dsn, run_id=run2.pk, assigned=[(d, a)], remap=[(c, a)]) == (1, 1)
+    stage(run2.pk, [claim_row(second_outlet.pk, d, 68, 74)])
+    assert merge(run2.pk, assigned=[(d, a)], remap=[(c, a)]) == (1, 1)
     clusters = dict(Claim.objects.values_list("claim_key", "cluster_key"))
     assert clusters == {a: a, b: a, c: a, d: a}
     assert ClaimCluster.objects.get(cluster_key=a).size == 4
     assert not ClaimCluster.objects.filter(cluster_key=c).exists()
 
     # The same run again changes nothing.
-    db.copy_to_staging(dsn, [claim_row(run2.pk, second_outlet.pk, d, 68, 74)])
-    assert db.merge_staging(dsn, run_id=run2.pk, assigned=[(d, a)]) == (1, 0)
+    stage(run2.pk, [claim_row(second_outlet.pk, d, 68, 74)])
+    assert merge(run2.pk, assigned=[(d, a)]) == (1, 0)
 
 
 def test_merge_keeps_each_claims_signature_for_later_runs() -> None:
     dsn = database_url_for_job()
     article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
     run = run_create(article_ids=[article.pk])
-    row = (*claim_row(run.pk, article.pk, "e" * 40, 0, 40), ["detained", "ice"], [11, -12])
+    e = "e" * 40
+    stage(run.pk, [claim_row(article.pk, e, 0, 40, ["detained", "ice"], [11, -12])])
+    merge(run.pk)
     with db.connect(dsn) as conn:
-        db.stage_claims(conn, [row], columns=db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS)
-    db.merge_staging(dsn, run_id=run.pk)
-    assert list(db.read_stored_bands(dsn, buckets=1, bucket=0)) == [("e" * 40, [11, -12], None, None)]
+        assert conn.execute("SELECT tokens, bands FROM claim_signatures WHERE claim_key = %s", (e,)).fetchall() == [(["detained", "ice"], [11, -12])]
+        assert sorted(conn.execute("SELECT band, node FROM claim_bands WHERE node = %s", (claim_node(e),))) == [(-12, claim_node(e)), (11, claim_node(e))]
+    # The claim again with another signature: its band keys are replaced, not added to; the
+    # same again writes nothing.
+    run2 = run_create(article_ids=[article.pk])
+    stage(run2.pk, [claim_row(article.pk, e, 0, 40, ["detained", "ice", "people"], [11, 13])])
+    merge(run2.pk)
+    run3 = run_create(article_ids=[article.pk])
+    stage(run3.pk, [claim_row(article.pk, e, 0, 40, ["detained", "ice", "people"], [11, 13])])
+    assert merge(run3.pk) == (1, 0)
+    with db.connect(dsn) as conn:
+        assert sorted(conn.execute("SELECT band FROM claim_bands WHERE node = %s", (claim_node(e),))) == [(11,), (13,)]
 
 
 def test_candidate_claims_carry_the_runs_tokens_and_the_stored_clusters() -> None:
     dsn = database_url_for_job()
     article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
     first = run_create(article_ids=[article.pk])
-    stored = (*claim_row(first.pk, article.pk, "a" * 40, 0, 40), ["stored", "tokens"], [1])
-    both = (*claim_row(first.pk, article.pk, "b" * 40, 41, 60), ["old", "tokens"], [2])
-    with db.connect(dsn) as conn:
-        db.stage_claims(conn, [stored, both], columns=db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS)
-    db.merge_staging(dsn, run_id=first.pk, assigned=[("b" * 40, "a" * 40)])
+    stored = claim_row(article.pk, "a" * 40, 0, 40, ["stored", "tokens"], [1])
+    both = claim_row(article.pk, "b" * 40, 41, 60, ["old", "tokens"], [2])
+    stage(first.pk, [stored, both])
+    merge(first.pk, assigned=[("b" * 40, "a" * 40)])
     # A second run extracts b again (with new tokens) and a new claim c.
     second = run_create(article_ids=[article.pk])
-    again = (*claim_row(second.pk, article.pk, "b" * 40, 41, 60), ["new", "tokens"], [2])
-    new = (*claim_row(second.pk, article.pk, "c" * 40, 61, 67), ["fresh"], [3])
-    with db.connect(dsn) as conn:
-        db.stage_claims(conn, [again, new, new], columns=db.STAGING_COLUMNS + db.SIGNATURE_COLUMNS)
+    again = claim_row(article.pk, "b" * 40, 41, 60, ["new", "tokens"], [2])
+    new = claim_row(article.pk, "c" * 40, 61, 67, ["fresh"], [3])
+    stage(second.pk, [again, new, new])
     nodes = {key: claim_node(key) for key in ("a" * 40, "b" * 40, "c" * 40, "d" * 40)}
     assert db.read_candidate_claims(dsn, run_id=second.pk, nodes=nodes.values()) == {
         nodes["a" * 40]: [NodeClaim("a" * 40, ["stored", "tokens"], False, "a" * 40)],
@@ -214,27 +235,23 @@ def test_stored_candidates_are_found_through_the_node_index_and_odd_keys_are_sto
     article, _ = article_ingest(data=ArticleInput(text=AGAIN), batch=None)
     run = run_create(article_ids=[article.pk])
     # A key that is not hex (a claim written by other means) is stored; it just has no node.
-    db.copy_to_staging(dsn, [claim_row(run.pk, article.pk, "not-a-sha1-key", 0, 40)])
-    assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
+    stage(run.pk, [claim_row(article.pk, "not-a-sha1-key", 0, 40)])
+    assert merge(run.pk) == (1, 1)
     with db.connect(dsn) as conn:
         # Only a bitmap scan on an index matching the expression is left to the planner.
         conn.execute("SET enable_seqscan = off")
         conn.execute("SET enable_indexscan = off")
-        plan = "\n".join(line for (line,) in conn.execute("EXPLAIN " + db.READ_STORED_CANDIDATES, {"nodes": [1, 2]}))
+        plan = "\n".join(line for (line,) in conn.execute("EXPLAIN " + statement("read_stored_candidates"), {"nodes": [1, 2]}))
     assert "claim_node_idx" in plan  # the query's expression is the index's (migration 0009)
 
 
-def test_merge_in_bucket_chunks_gives_what_one_merge_gives() -> None:
-    dsn = database_url_for_job()
+def test_a_cluster_across_three_outlets_is_merged_with_its_final_spread() -> None:
+    database_url_for_job()
     articles = [article_ingest(data=ArticleInput(text=f"{AGAIN} {outlet}", outlet=outlet), batch=None)[0] for outlet in ("A", "B", "C")]
     run = run_create(article_ids=[article.pk for article in articles])
     keys = ["a" * 40, "b" * 40, "c" * 40]
-    db.copy_to_staging(dsn, [claim_row(run.pk, article.pk, key, 0, 40) for article, key in zip(articles, keys, strict=True)])
-    with db.StagedMerge(dsn, run_id=run.pk) as merge:
-        buckets = {article.pk % 2 for article in articles}
-        for bucket in sorted(buckets):  # as the Spark job merges: each bucket once, as it is staged
-            merge.insert_claims(buckets=2, chosen=[bucket])
-        assert merge.finish(assigned=[(key, keys[0]) for key in keys]) == (3, 3)
+    stage(run.pk, [claim_row(article.pk, key, 0, 40) for article, key in zip(articles, keys, strict=True)])
+    assert merge(run.pk, assigned=[(key, keys[0]) for key in keys]) == (3, 3)
     assert set(Claim.objects.values_list("cluster_key", flat=True)) == {keys[0]}
     assert list(ClaimCluster.objects.values_list("cluster_key", "size", "outlet_count")) == [(keys[0], 3, 3)]
     # Every claim carries the spread of its final cluster (three outlets), written once.
@@ -242,12 +259,12 @@ def test_merge_in_bucket_chunks_gives_what_one_merge_gives() -> None:
 
 
 def test_priorities_follow_growing_clusters_and_newer_articles_rewrite_nothing() -> None:
-    dsn = database_url_for_job()
+    database_url_for_job()
     old, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)
     run = run_create(article_ids=[old.pk])
     a = "a" * 40
-    db.copy_to_staging(dsn, [claim_row(run.pk, old.pk, a, 0, 40)])
-    db.merge_staging(dsn, run_id=run.pk)
+    stage(run.pk, [claim_row(old.pk, a, 0, 40)])
+    merge(run.pk)
     first = Claim.objects.get(claim_key=a)
     assert first.seen_at == datetime(2026, 1, 1, tzinfo=UTC) and "recency" not in first.priority_parts
 
@@ -255,16 +272,16 @@ def test_priorities_follow_growing_clusters_and_newer_articles_rewrite_nothing()
     # not touched (recency is the queue's, at read time).
     lone, _ = article_ingest(data=ArticleInput(text=TEXT, outlet="C", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
     run2 = run_create(article_ids=[lone.pk])
-    db.copy_to_staging(dsn, [claim_row(run2.pk, lone.pk, "d" * 40, 0, 40)])
-    db.merge_staging(dsn, run_id=run2.pk)
+    stage(run2.pk, [claim_row(lone.pk, "d" * 40, 0, 40)])
+    merge(run2.pk)
     assert Claim.objects.get(claim_key=a).updated_at == first.updated_at
 
     # Another newer article repeats the claim: its spread counts two outlets, though only b is staged.
     new, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} B", outlet="B", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
     run3 = run_create(article_ids=[new.pk])
     b = "b" * 40
-    db.copy_to_staging(dsn, [claim_row(run3.pk, new.pk, b, 0, 40)])
-    db.merge_staging(dsn, run_id=run3.pk, assigned=[(b, a)])
+    stage(run3.pk, [claim_row(new.pk, b, 0, 40)])
+    merge(run3.pk, assigned=[(b, a)])
     parts = Claim.objects.get(claim_key=a).priority_parts
     assert (parts["outlets"], parts["spread"]) == (2, 4.0)
     assert Claim.objects.get(claim_key=b).priority_parts["outlets"] == 2
@@ -273,18 +290,18 @@ def test_priorities_follow_growing_clusters_and_newer_articles_rewrite_nothing()
     third, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} C", outlet="C", published_at=datetime(2026, 1, 5, tzinfo=UTC)), batch=None)
     run4 = run_create(article_ids=[third.pk])
     c = "c" * 40
-    db.copy_to_staging(dsn, [claim_row(run4.pk, third.pk, c, 0, 40, cluster_key=a)])  # staged into a's cluster
-    db.merge_staging(dsn, run_id=run4.pk)
+    stage(run4.pk, [claim_row(third.pk, c, 0, 40)])
+    merge(run4.pk, assigned=[(c, a)])
     assert {claim.priority_parts["outlets"] for claim in Claim.objects.filter(cluster_key=a)} == {3}
 
 
 def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:
-    dsn = database_url_for_job()
+    database_url_for_job()
     first, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
     run = run_create(article_ids=[first.pk])
     a = "a" * 40
-    db.copy_to_staging(dsn, [claim_row(run.pk, first.pk, a, 0, 40)])
-    db.merge_staging(dsn, run_id=run.pk)
+    stage(run.pk, [claim_row(first.pk, a, 0, 40)])
+    merge(run.pk)
     assert Claim.objects.get(claim_key=a).priority_parts["checkworthiness"] == 15.0  # 30 x 0.5
     assert PriorityBasis.objects.get().weights_version == 1
 
@@ -293,8 +310,38 @@ def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:
     RankingWeights.objects.filter(pk=1).update(weights={**DEFAULT_RANKING_WEIGHTS, "checkworthiness": 60.0}, version=2)
     older, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} B", outlet="B", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)
     run2 = run_create(article_ids=[older.pk])
-    db.copy_to_staging(dsn, [claim_row(run2.pk, older.pk, "b" * 40, 0, 40)])
-    db.merge_staging(dsn, run_id=run2.pk)
+    stage(run2.pk, [claim_row(older.pk, "b" * 40, 0, 40)])
+    merge(run2.pk)
     parts = Claim.objects.get(claim_key=a).priority_parts
     assert (parts["checkworthiness"], parts["weights_version"]) == (30.0, 2)
     assert PriorityBasis.objects.get().weights_version == 2
+
+
+def test_claim_staging_is_the_one_definition_of_a_claims_columns() -> None:
+    """The table the migrations built has exactly pipeline.staging's columns and types."""
+    with db.connect(database_url_for_job()) as conn:
+        live = dict(conn.execute(
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'claim_staging'::regclass AND attnum > 0 AND NOT attisdropped"
+        ).fetchall())
+    assert live == {column.name: column.sql_type for column in STAGING_COLUMNS}
+
+
+def test_a_run_reads_only_the_stored_band_keys_its_own_claims_produce() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=AGAIN), batch=None)
+    first = run_create(article_ids=[article.pk])
+    a, b, c, d = "a" * 40, "b" * 40, "c" * 40, "d" * 40
+    stage(first.pk, [claim_row(article.pk, a, 0, 40, ["x"], [1, 2]), claim_row(article.pk, b, 41, 60, ["y"], [3, 4])])
+    merge(first.pk)
+    # The next run shares band 2 with a, nothing with b, and extracts b again (its own row
+    # carries b's bands); d has no bands.
+    second = run_create(article_ids=[article.pk])
+    stage(second.pk, [claim_row(article.pk, c, 61, 67, ["z"], [2, 9]), claim_row(article.pk, b, 41, 60, ["y"], [3, 4]),
+                      claim_row(article.pk, d, 68, 74)])
+    assert db.read_stored_memberships(dsn, run_id=second.pk) == [(claim_node(a), 2)]
+    with db.connect(dsn) as conn:
+        # Joined against claim_bands' b-tree (band first), not a scan of every stored band.
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(line for (line,) in conn.execute("EXPLAIN " + statement("read_stored_memberships"), {"run_id": second.pk}))
+    assert "claim_bands_pkey" in plan

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.extract import extract_article
+from pipeline.extract import ArticleText, extract_articles
 from pipeline.nlp.checkworthiness import load_scorer
 from pipeline.nlp.ranking import named_entities, rank_signals
 
@@ -174,8 +174,8 @@ def test_signals_are_in_range_and_rounded() -> None:
 
 def test_extraction_fills_each_claims_signals_and_an_empty_context() -> None:
     text = "The Conservatives say Labour has raised taxes 66 times since 1997."
-    _, claims = extract_article(text, content_hash="h", scorer=load_scorer())
-    [claim] = claims
+    _, claims = extract_articles([ArticleText(text, "h")], load_scorer())
+    [(_, claim)] = claims
     assert claim.signals == rank_signals(
         sentence=claim.sentence, claim_type=claim.claim_type, claim_types=claim.claim_types, quantities=claim.quantities,
         speaker=claim.speaker, speaker_title=claim.speaker_title, attribution=claim.attribution,

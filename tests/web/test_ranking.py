@@ -26,7 +26,7 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.claims.selectors import queue_page
 from factcheck.claims.tasks import ranking_rerank
 from factcheck.runs.spark import database_url_for_job
-from pipeline.db import MERGE_LOCK_ID
+from pipeline.merge import MERGE_LOCK_ID
 from tests.conftest import PERSONA_PASSWORD
 
 pytestmark = pytest.mark.django_db

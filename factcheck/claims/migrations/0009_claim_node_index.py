@@ -2,7 +2,7 @@ from django.db import migrations
 
 # The clustering's exact step looks stored claims up by node number (the first 60 bits of
 # the claim key, pipeline.nlp.clustering.claim_node): candidate pairs come out of Spark's band
-# shuffle as numbers. The expression must stay exactly pipeline.db.node_of("claim_key") for
+# shuffle as numbers. The expression must stay exactly the one in pipeline/sql/read_stored_candidates.sql for
 # PostgreSQL to use this index; a key that does not start with 15 hex digits (a claim written
 # by other means) gets NULL rather than an error. Not in the model's Meta: Django cannot
 # express the cast.

@@ -1,0 +1,132 @@
+"""The merge of one run's staged claims into `claims`, after its clustering: one transaction,
+so readers never see half a run. Each statement is a named file in pipeline/sql/.
+
+    with connect(dsn) as conn:
+        staged, written = merge_run(conn, run_id=run_id, clustering=clustering)
+
+In order: the clustering's assignments and remaps are written beside the staged claims; the
+run's claims, one row per key with its final cluster (run_staged), are inserted or updated
+where they differ (merge_claims), the stored clusters merged into others move
+(apply_cluster_remap), the run's new and changed signatures go to claim_signatures and their
+band keys to claim_bands, the touched clusters' statistics and their members' standing
+priorities are refreshed, and the run's scratch rows are deleted. Every statement reads the
+run's rows and the stored rows they reach through an index: none scans every claim, except
+refresh_all_priorities when the ranking weights changed without a re-rank. A re-run writes
+nothing; reviewer-owned columns are never written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import psycopg
+
+from pipeline.nlp.clustering import Clustering
+from pipeline.sql import statement
+
+# "factcheck merge": one advisory lock for all runs' merges, and for the web app's re-rank
+# after a change of weights (factcheck.claims.services.claims_rerank): each rewrites cluster
+# statistics and priorities across many rows, and two at once could deadlock on them.
+MERGE_LOCK_ID = 0x66AC7C4EC5
+LOCK = "SELECT pg_advisory_xact_lock(%(lock)s)"
+# The version of the weights claim_priority_parts reads (0: none stored, the defaults).
+WEIGHTS_VERSION = "SELECT COALESCE((SELECT version FROM ranking_weights WHERE id = 1), 0)"
+PRIORITY_BASIS = "SELECT weights_version FROM claim_priority_basis ORDER BY id LIMIT 1"
+CLEAR_PRIORITY_BASIS = "DELETE FROM claim_priority_basis"
+SET_PRIORITY_BASIS = "INSERT INTO claim_priority_basis (weights_version) VALUES (%(weights_version)s)"
+# The merge sorts a run's claims by key and groups them by cluster: in memory, not on disk.
+WORK_MEM = "SET LOCAL work_mem = '64MB'"
+
+# Statistics of the run's scratch rows only steer this merge's joins: a small sample does
+# (ANALYZE reads 300 x target rows). Without them PostgreSQL plans the joins for empty tables
+# and nests loops over tens of thousands of rows.
+SCRATCH_STATISTICS = "SET LOCAL default_statistics_target = 10"
+ANALYZE_SCRATCH = (
+    "ANALYZE claim_staging (run_id, claim_key)",
+    "ANALYZE claim_cluster_assignments (run_id, claim_key)",
+    "ANALYZE claim_cluster_remap (run_id, old_key)",
+)
+ANALYZE_RUN_STAGED = "ANALYZE run_staged (claim_key, article_id, cluster_key, stored_cluster_key)"
+DEFAULT_STATISTICS = "RESET default_statistics_target"
+# The claims table's size as the planner believes it (-1 or 0: never analyzed, or empty).
+PLANNED_CLAIMS = "SELECT reltuples FROM pg_class WHERE oid = 'claims'::regclass"
+ANALYZE_CLAIMS = "ANALYZE claims (id, claim_key, cluster_key, article_id)"
+COUNT_RUN_STAGED = "SELECT count(*) FROM run_staged"
+
+COPY_ASSIGNMENTS = "COPY claim_cluster_assignments (run_id, claim_key, cluster_key) FROM STDIN"
+COPY_REMAP = "COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN"
+
+
+def merge_run(conn: psycopg.Connection[Any], *, run_id: int, clustering: Clustering) -> tuple[int, int]:
+    """Merge the run's staged claims under the clustering's decisions, in the caller's
+    transaction (committed with it). Returns (distinct staged claims, claims inserted or changed)."""
+    params: dict[str, Any] = {"run_id": run_id}
+    conn.execute(LOCK, {"lock": MERGE_LOCK_ID})
+    conn.execute(WORK_MEM)
+    write_clustering(conn, run_id=run_id, assigned=clustering.assigned.items(), remap=clustering.remap)
+    conn.execute(SCRATCH_STATISTICS)
+    for analyze in ANALYZE_SCRATCH:
+        conn.execute(analyze)
+    conn.execute(statement("run_staged"), params)
+    conn.execute(ANALYZE_RUN_STAGED)
+    conn.execute(DEFAULT_STATISTICS)
+    staged = scalar(conn, COUNT_RUN_STAGED)
+    planned_claims = scalar(conn, PLANNED_CLAIMS)
+
+    written = {claim_id for (claim_id,) in conn.execute(statement("merge_claims"), params)}
+    if planned_claims < staged:
+        # The claims table grew from (about) nothing in this transaction, a first run: planned
+        # on its old statistics, the statements below nest loops over every claim. Only then,
+        # so a run's cost does not grow with what is stored.
+        conn.execute(ANALYZE_CLAIMS)
+    conn.execute(statement("apply_cluster_remap"), params)
+    write_signatures(conn)
+    conn.execute(statement("run_touched"), params)
+    conn.execute(statement("refresh_clusters"))
+    conn.execute(statement("drop_empty_clusters"))
+    refresh_priorities(conn)
+    conn.execute(statement("clear_run_scratch"), params)
+    return staged, len(written)
+
+
+def scalar(conn: psycopg.Connection[Any], query: str) -> int:
+    row = conn.execute(query).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def write_clustering(
+    conn: psycopg.Connection[Any], *, run_id: int, assigned: Iterable[tuple[str, str]], remap: Iterable[tuple[str, str]]
+) -> None:
+    """The clustering's decisions beside the run's staged claims: the cluster of each claim it
+    joined to others, and each stored cluster it merged into another."""
+    with conn.cursor() as cursor, cursor.copy(COPY_ASSIGNMENTS) as copy:
+        for key, cluster_key in assigned:
+            copy.write_row((run_id, key, cluster_key))
+    with conn.cursor() as cursor, cursor.copy(COPY_REMAP) as copy:
+        for old_key, new_key in remap:
+            copy.write_row((run_id, old_key, new_key))
+
+
+def write_signatures(conn: psycopg.Connection[Any]) -> None:
+    """The run's new and changed signatures into claim_signatures, and their band keys into
+    claim_bands in place of those they replace."""
+    conn.execute(statement("run_signature_changes"))
+    conn.execute(statement("delete_replaced_bands"))
+    conn.execute(statement("insert_claim_bands"))
+    conn.execute(statement("upsert_signatures"))
+
+
+def refresh_priorities(conn: psycopg.Connection[Any]) -> None:
+    """The standing priorities of the touched clusters' members; every claim's when the
+    weights changed since the stored priorities were computed (a re-rank that never ran).
+    Then the weights' version is recorded as the basis. (It is read before the refresh:
+    weights saved in between make the next merge refresh everything again.)"""
+    basis = conn.execute(PRIORITY_BASIS).fetchone()
+    version = scalar(conn, WEIGHTS_VERSION)
+    if basis is not None and basis[0] != version:
+        conn.execute(statement("refresh_all_priorities"))
+    else:
+        conn.execute(statement("refresh_cluster_priorities"))
+    conn.execute(CLEAR_PRIORITY_BASIS)
+    conn.execute(SET_PRIORITY_BASIS, {"weights_version": version})

@@ -1,0 +1,72 @@
+-- One statement merges the run's claims into `claims`, each under its final cluster and with
+-- the priority claim_priority_parts gives it there (its cluster's outlets counted from the
+-- run's claims and the stored members of the clusters they join), so a new claim is written
+-- once. Pipeline-owned columns are updated only when they differ, so a re-run writes
+-- nothing; reviewer-owned columns (status, assignee, version) are never in the SET list, so
+-- reviewers' work is never overwritten. Returns the ids written.
+WITH remap AS (
+    SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
+), run_clusters AS (
+    SELECT cluster_key FROM run_staged UNION SELECT old_key FROM remap
+), appearances AS (
+    SELECT cluster_key, article_id FROM run_staged
+    UNION ALL
+    -- The stored members of the run's clusters, found through claim_cluster_key_idx from the
+    -- run's cluster keys: driven from the claims table with an IN filter, the planner read
+    -- every stored claim. The run's own claims are counted from run_staged (an anti join
+    -- against the run's few rows).
+    SELECT COALESCE(r.new_key, c.cluster_key), c.article_id
+    FROM run_clusters k
+    JOIN claims c ON c.cluster_key = k.cluster_key
+    LEFT JOIN remap r ON r.old_key = c.cluster_key
+    WHERE NOT EXISTS (SELECT 1 FROM run_staged s WHERE s.claim_key = c.claim_key)
+), outlets AS (
+    -- An appearance counts its outlet; an article with no known outlet counts as its own.
+    SELECT m.cluster_key, count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count
+    FROM appearances m JOIN articles a ON a.id = m.article_id
+    GROUP BY m.cluster_key
+), p AS (
+    SELECT s.*, pp.parts, COALESCE(a.published_at, a.created_at) AS seen_at
+    FROM run_staged s
+    JOIN articles a ON a.id = s.article_id
+    LEFT JOIN outlets o ON o.cluster_key = s.cluster_key
+    CROSS JOIN LATERAL claim_priority_parts(s.score, s.claim_type, s.rank_signals, o.outlet_count) pp
+)
+INSERT INTO claims (
+    article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
+    quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
+    seen_at, status, first_run_id, last_run_id, created_at, updated_at, version
+)
+SELECT
+    p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
+    string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
+    p.rank_signals, p.context, p.cluster_key, (p.parts ->> 'priority')::double precision, p.parts - 'priority',
+    p.seen_at, 'new', p.run_id, p.run_id, now(), now(), 1
+FROM p
+ORDER BY p.claim_key
+ON CONFLICT (claim_key) DO UPDATE SET
+    sentence = EXCLUDED.sentence,
+    score = EXCLUDED.score,
+    claim_type = EXCLUDED.claim_type,
+    claim_types = EXCLUDED.claim_types,
+    quantities = EXCLUDED.quantities,
+    speaker = EXCLUDED.speaker,
+    speaker_title = EXCLUDED.speaker_title,
+    attribution = EXCLUDED.attribution,
+    rank_signals = EXCLUDED.rank_signals,
+    context = EXCLUDED.context,
+    cluster_key = EXCLUDED.cluster_key,
+    seen_at = EXCLUDED.seen_at,
+    -- A claim whose score, type, signals or cluster changed is ranked anew with them; its
+    -- priority alone never makes a row differ (refresh_cluster_priorities follows clusters).
+    priority = EXCLUDED.priority,
+    priority_parts = EXCLUDED.priority_parts,
+    last_run_id = EXCLUDED.last_run_id,
+    updated_at = now()
+WHERE (claims.sentence, claims.score, claims.claim_type, claims.claim_types, claims.quantities,
+       claims.speaker, claims.speaker_title, claims.attribution, claims.rank_signals, claims.context, claims.cluster_key)
+    IS DISTINCT FROM (EXCLUDED.sentence, EXCLUDED.score, EXCLUDED.claim_type, EXCLUDED.claim_types,
+       EXCLUDED.quantities, EXCLUDED.speaker, EXCLUDED.speaker_title, EXCLUDED.attribution, EXCLUDED.rank_signals,
+       EXCLUDED.context, EXCLUDED.cluster_key)
+    OR claims.seen_at IS DISTINCT FROM EXCLUDED.seen_at
+RETURNING claims.id
