@@ -21,7 +21,7 @@ from django.db.models.functions import Coalesce, Left, TruncDate
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.filters import claims_filtered
+from factcheck.claims.filters import claims_filtered, with_recency
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 from factcheck.reports.claimreview import Appearance, ReviewSource
 
@@ -197,8 +197,8 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
     verdicts and clusters come in three indexed queries (correlated subqueries per row cost
     seconds of JIT planning alone on a large export)."""
     chunk = settings.FACTCHECK_EXPORT_CHUNK_ROWS
-    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by("-priority", "-id").values(
-        "id", "sentence", "claim_type", "claim_types", "quantities", "score", "priority", "speaker", "speaker_title",
+    claims = with_recency(claims_filtered(Claim.objects.all(), values=values, user=user)).order_by("-total", "-id").values(
+        "id", "sentence", "claim_type", "claim_types", "quantities", "score", "total", "speaker", "speaker_title",
         "attribution", "status", "dismiss_reason", "tags", "cluster_key", "article_id",
         article_title=_heading("article__"),
         article_url=F("article__url"),

@@ -7,7 +7,7 @@ actions, 404 on objects).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -26,6 +26,7 @@ from tests.conftest import PERSONA_PASSWORD
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
+NEWEST = datetime(2026, 3, 8, 12, tzinfo=UTC)
 QUEUE_MAX_QUERIES = 3  # user with role (the session is in Redis), claims page, the filter bar's choices and saved views
 
 
@@ -70,12 +71,12 @@ def shown_ids(html: str) -> list[int]:
 
 def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     article = make_article(outlet="Boston Globe")
-    low = make_claim(article, priority=20.0, sentence="Crime fell 5 percent.")
+    low = make_claim(article, priority=20.0, sentence="Crime fell 5 percent.", seen_at=NEWEST - timedelta(days=7))
     high = make_claim(
-        article, priority=81.5, sentence="ICE detained nearly 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons",
+        article, priority=69.5, sentence="ICE detained nearly 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons",
         speaker_title="Acting ICE Director", quantities=[{"text": "nearly 1,500 people", "value": 1500, "unit": "people", "hedge": "approximately-below"}],
-        priority_parts={"checkworthiness": 44.5, "type": 15, "spread": 10.0, "recency": 12.0, "outlets": 4},
-        cluster_key="c" * 40, assignee=editor, tags=["ice"],
+        priority_parts={"checkworthiness": 44.5, "type": 15, "spread": 10.0, "outlets": 4},
+        cluster_key="c" * 40, assignee=editor, tags=["ice"], seen_at=NEWEST,
     )
     ClaimCluster.objects.create(cluster_key="c" * 40, size=6, outlet_count=4)
     client = logged_in(reviewer)
@@ -85,8 +86,11 @@ def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_nu
     html = response.content.decode()
     assert shown_ids(html) == [high.pk, low.pk]
     row = html[html.index(f'id="claim-{high.pk}"') : html.index(f'id="claim-{low.pk}"')]
+    # Recency is added as the queue reads: 10 points (the default weight) for the newest claim,
+    # half as many a half-life (7 days) before it.
+    assert "<strong>79.50</strong>" in row and f'id="claim-{low.pk}"' in html and "<strong>25.00</strong>" in html
     for expected in (
-        "cw 45 · type 15 · spread 10 · new 12", "Numeric / statistical", "under 1,500 people",
+        "cw 45 · type 15 · spread 10 · new 10", "Numeric / statistical", "under 1,500 people",
         "Todd Lyons, Acting ICE Director", "Boston Globe", "×6 · 4 outlets", "New", "@eddie-editor", "#ice",
     ):
         assert expected in row, expected
