@@ -154,10 +154,15 @@ def _queue_page_sql(
     """queue_page.sql with the filters compiled in, and its parameters."""
     filters = filter_sql(values=values, user=user)
     total, pk = position if position is not None else (math.inf, MAX_ID)
-    sql = QUEUE_PAGE_SQL.format(recency=RECENCY_SQL, where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
+    sql = QUEUE_PAGE_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
+    after = [total, total, pk]
     params = [
-        *filters.in_sentence_params, *filters.in_article_params, *filters.where_params,
-        total, total, pk, limit, limit, limit - 1, limit, limit, limit,
+        *filters.in_sentence_params, *filters.where_params, *after, limit,
+        *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, limit,
+        limit - 1,
+        *filters.in_sentence_params, total,
+        *filters.in_article_params, *filters.in_sentence_params, total,
+        total, pk, *filters.where_params, limit,
     ]
     return sql, params
 

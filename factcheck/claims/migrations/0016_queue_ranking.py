@@ -3,6 +3,8 @@ stored priority):
 
 - an index on claims.seen_at, so that the newest time stored (max(seen_at)) is one index
   lookup rather than a scan of every claim on every page;
+- claim_queue_order_idx with seen_at included: the queue computes the totals of a range of
+  standing priorities from the index alone (factcheck/claims/queue_page.sql);
 - claim_queue_ranking(): that newest time and the current recency weight and half-life (the
   one row of ranking_weights, or the defaults claim_priority_parts also falls back to), in
   one place that every reader of the queue order calls once per statement.
@@ -44,6 +46,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RemoveIndex(model_name='claim', name='claim_queue_order_idx'),
+        migrations.AddIndex(
+            model_name='claim',
+            index=models.Index(fields=['-priority', '-id'], include=('seen_at',), name='claim_queue_order_idx'),
+        ),
         migrations.AddIndex(
             model_name='claim',
             index=models.Index(fields=['seen_at'], name='claim_seen_at_idx'),
