@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,10 +261,12 @@ def encode_cursor(total: float, pk: int) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[float, int] | None:
-    """(total, id) from a cursor, or None when it is malformed (then the queue starts over)."""
+    """(total, id) from a cursor, or None when it is malformed or its total is not a finite
+    number (then the queue starts over)."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        total, pk = raw.split(":")
-        return float(total), int(pk)
+        text, pk = raw.split(":")
+        total = float(text)
+        return (total, int(pk)) if math.isfinite(total) else None
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return None

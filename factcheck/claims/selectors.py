@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,7 @@ def assignable_users() -> QuerySet[AbstractBaseUser]:
 
 QUEUE_PAGE_SQL = (Path(__file__).parent / "queue_page.sql").read_text()
 MAX_ID = 2**63 - 1
+HEAD_ROWS_PER_ROW = 20
 
 # The queue's rows in two steps: the page's (id, recency, total) (`{page}`: queue_page.sql),
 # then, for those rows only, what each shows: its own columns, article heading, outlet,
@@ -153,15 +155,20 @@ def _queue_page_sql(
 ) -> tuple[str, list[Any]]:
     """queue_page.sql with the filters compiled in, and its parameters."""
     filters = filter_sql(values=values, user=user)
-    total, pk = position if position is not None else (math.inf, MAX_ID)
+    total, pk = position if position is not None else (sys.float_info.max, MAX_ID)
+    bound = math.nextafter(total, math.inf) if total < sys.float_info.max else sys.float_info.max
     sql = QUEUE_PAGE_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
     after = [total, total, pk]
+    # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
+    # where they cost an index entry each and the band then holds a few rows more than the
+    # page. After a cursor the band spans the recency weight below it whatever L is.
+    head = limit * (HEAD_ROWS_PER_ROW if position is None and filters.where == filters.in_sentence == "TRUE" else 1)
     params = [
-        *filters.in_sentence_params, *filters.where_params, *after, limit,
-        *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, limit,
+        *filters.in_sentence_params, *filters.where_params, *after, head,
+        *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
         limit - 1,
-        *filters.in_sentence_params, total,
-        *filters.in_article_params, *filters.in_sentence_params, total,
+        *filters.in_sentence_params, total, bound,
+        *filters.in_article_params, *filters.in_sentence_params, total, bound,
         total, pk, *filters.where_params, limit,
     ]
     return sql, params
