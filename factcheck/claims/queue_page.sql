@@ -9,12 +9,9 @@
 --   head:  the first matching claims in standing order (a short walk down
 --          claim_queue_order_idx), and L from them;
 --   band:  every claim whose standing priority lies in [L - W, the cursor's total] and whose
---          total lies in [L, the cursor's total], read from claim_queue_order_idx alone (it
---          includes seen_at), never from the table. The total is tested with width_bucket
---          (1 when L <= total < the bound just above the cursor's total) so that PostgreSQL
---          computes it once per claim, not once per comparison; the cursor's id is applied to
---          the few that pass. Bounds are finite (width_bucket takes no infinities): the first
---          page's is the largest float, and L is -1e308 for fewer matches than a page;
+--          total is at least L, read from claim_queue_order_idx alone (it includes seen_at),
+--          never from the table (each total computed once: the cursor is applied to the few
+--          that pass);
 --   page:  the band after the cursor in total order, each claim checked against the filters
 --          until the page is full (so a page reads about as many rows as it shows).
 -- Exact: a claim after the cursor stands at or below the cursor's total, since recency is
@@ -28,9 +25,9 @@
 -- both is the first branch's only (so that each claim counts once without a UNION's hashing).
 --
 -- Parameters, in order: head: (in_sentence, where, cursor, head size) and (in_article,
--- in_sentence, where, cursor, head size), limit - 1; band: (in_sentence, total, bound) and
--- (in_article, in_sentence, total, bound); page: (total, id), where, limit. "cursor" is the
--- cursor's total, then its (total, id); "bound" the float just above the cursor's total.
+-- in_sentence, where, cursor, head size), limit - 1; band: (in_sentence, total) and
+-- (in_article, in_sentence, total); page: (total, id), where, limit. "cursor" is the
+-- cursor's total, then its (total, id).
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
@@ -56,18 +53,18 @@ lowest AS MATERIALIZED (
     -- head is read once). Fewer matches than a page: every claim after the cursor is a
     -- candidate.
     SELECT total, total - (SELECT recency FROM ranking) AS priority
-    FROM (SELECT COALESCE((SELECT total FROM head), -1e308::float8) AS total OFFSET 0) l
+    FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
 ),
 band AS MATERIALIZED (
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
     WHERE {in_sentence} AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
-      AND width_bucket(claims.priority + t.recency, (SELECT total FROM lowest), %s, 1) = 1
+      AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
     WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
-      AND width_bucket(claims.priority + t.recency, (SELECT total FROM lowest), %s, 1) = 1
+      AND claims.priority + t.recency >= (SELECT total FROM lowest)
 )
 SELECT b.id, round((b.total - matching.priority)::numeric, 4)::float8 AS recency, b.total
 FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DESC, id DESC) b

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,8 +154,7 @@ def _queue_page_sql(
 ) -> tuple[str, list[Any]]:
     """queue_page.sql with the filters compiled in, and its parameters."""
     filters = filter_sql(values=values, user=user)
-    total, pk = position if position is not None else (sys.float_info.max, MAX_ID)
-    bound = math.nextafter(total, math.inf) if total < sys.float_info.max else sys.float_info.max
+    total, pk = position if position is not None else (math.inf, MAX_ID)
     sql = QUEUE_PAGE_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
@@ -167,8 +165,8 @@ def _queue_page_sql(
         *filters.in_sentence_params, *filters.where_params, *after, head,
         *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
         limit - 1,
-        *filters.in_sentence_params, total, bound,
-        *filters.in_article_params, *filters.in_sentence_params, total, bound,
+        *filters.in_sentence_params, total,
+        *filters.in_article_params, *filters.in_sentence_params, total,
         total, pk, *filters.where_params, limit,
     ]
     return sql, params

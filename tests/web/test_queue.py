@@ -505,9 +505,12 @@ def recency_points(days_old: float) -> float:
 
 
 def order_by_total(claims: list[Claim]) -> list[int]:
-    newest = max(claim.seen_at for claim in claims if claim.seen_at)
+    """Queue order computed here: recency counts back from the newest claim stored (NEWEST in
+    `crossing`, whichever claims are listed)."""
+
     def total(claim: Claim) -> float:
-        return claim.priority + recency_points((newest - claim.seen_at).total_seconds() / 86400)
+        return claim.priority + recency_points((NEWEST - claim.seen_at).total_seconds() / 86400)
+
     return [claim.pk for claim in sorted(claims, key=lambda claim: (total(claim), claim.pk), reverse=True)]
 
 
