@@ -25,7 +25,7 @@ CLAIM_ROW_FIELDS = (
 )
 
 
-def claim_rows() -> QuerySet[Claim]:
+def claim_rows() -> QuerySet[Claim, dict[str, Any]]:
     """Claims as dicts (values()), one query a page: joins for the article, outlet and
     assignee, correlated subqueries for the cluster (evaluated for the page's rows only)."""
     cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))

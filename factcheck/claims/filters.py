@@ -1,4 +1,6 @@
-"""The queue's filters: one form that reads them from a query string, one function that applies them.
+"""The queue's filters and order: one form that reads them from a query string, one condition
+per filter (claim_filter_q, search_for) that filters querysets and, compiled, the queue page's
+own query; the queue order (standing priority plus recency) and its cursor.
 
 The triage queue, the CSV export and the API all take the same parameters, so a view shared
 by URL means the same rows everywhere:
@@ -236,9 +238,11 @@ def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser
 # --- The queue order: total DESC, id DESC ----------------------------------------------------
 #
 # A claim's total is its standing priority (claims.priority, stored) plus its recency points,
-# counted back from the newest claim stored with the current weights (claim_queue_ranking(),
-# migration 0016), computed as the queue is read. This is the one spelling of it: the queue
-# page's query (queue_page.sql) and every ORM reader (RECENCY below) use it.
+# counted back from the newest claim stored with the current weights, computed as the queue is
+# read: claim_recency_points (migration 0015) over claim_queue_ranking() (migration 0016). The
+# queue page's query (queue_page.sql) joins the ranking so that PostgreSQL inlines the function
+# over a range of the index; the ORM readers below (a claim page, an API page's rows, an
+# export) read it through subqueries, once per statement.
 RECENCY_SQL = (
     'claim_recency_points("claims"."seen_at", (SELECT newest FROM claim_queue_ranking()),'
     " (SELECT recency FROM claim_queue_ranking()), (SELECT half_life_days FROM claim_queue_ranking()))"

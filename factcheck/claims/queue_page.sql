@@ -5,9 +5,10 @@
 -- Why this shape: sorting every matching claim by total would read all of them for every
 -- page. But recency lies between 0 and the recency weight W, so a claim can only be on the
 -- page if its standing priority is at least L - W, where L is the page-size-th highest total
--- among *any* page-size matching claims after the cursor:
+-- among *any* page-size (or more) matching claims after the cursor:
 --   head:  the first matching claims in standing order (a short walk down
---          claim_queue_order_idx), and L from them;
+--          claim_queue_order_idx), and L from them (more of them raise L: see head size in
+--          selectors._queue_page_sql);
 --   band:  every claim whose standing priority lies in [L - W, the cursor's total] and whose
 --          total is at least L, read from claim_queue_order_idx alone (it includes seen_at),
 --          never from the table (each total computed once: the cursor is applied to the few
@@ -32,8 +33,8 @@ WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
 -- (claim_recency_points takes `ranking` joined, not read through subqueries in its
--- arguments: only then does PostgreSQL inline the function; a call per claim costs ten times
--- the expression.)
+-- arguments: only then does PostgreSQL inline the function, and a call per claim costs far
+-- more than the inlined expression.)
 head AS (
     SELECT total FROM (
         (SELECT claims.id, claims.priority + t.recency AS total
