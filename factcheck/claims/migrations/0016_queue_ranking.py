@@ -7,7 +7,10 @@ stored priority):
   standing priorities from the index alone (factcheck/claims/queue_page.sql);
 - claim_queue_ranking(): that newest time and the current recency weight and half-life (the
   one row of ranking_weights, or the defaults claim_priority_parts also falls back to), in
-  one place that every reader of the queue order calls once per statement.
+  one place that every reader of the queue order calls once per statement;
+- claim_recency_points() computed in double precision throughout: the same points (to the 4
+  decimals it rounds to), but extract(epoch ...) gives numeric, and converting it cost most of
+  the function's time, which the queue now spends on a range of claims per page.
 """
 
 import json
@@ -27,6 +30,26 @@ FROM (SELECT COALESCE((SELECT r.weights FROM ranking_weights r WHERE r.id = 1), 
 $fn$;
 """
 RANKING_BACKWARD = "DROP FUNCTION claim_queue_ranking();"
+
+RECENCY_FORWARD = """
+CREATE OR REPLACE FUNCTION claim_recency_points(
+    seen_at timestamptz, newest timestamptz, weight double precision, half_life_days double precision
+) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+SELECT round(COALESCE(weight, 0) * power(0.5::float8, least(1000.0::float8,
+    greatest(0::float8, date_part('epoch', COALESCE(newest, seen_at) - COALESCE(seen_at, newest)))
+        / 86400.0::float8 / greatest(COALESCE(half_life_days, 7), 0.001::float8))) * 10000) / 10000
+$fn$;
+"""
+# As migration 0015 created it.
+RECENCY_BACKWARD = """
+CREATE OR REPLACE FUNCTION claim_recency_points(
+    seen_at timestamptz, newest timestamptz, weight double precision, half_life_days double precision
+) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+SELECT round(COALESCE(weight, 0) * power(0.5::float8, least(1000.0,
+    greatest(0, extract(epoch FROM COALESCE(newest, seen_at) - COALESCE(seen_at, newest)))::float8
+        / 86400.0 / greatest(COALESCE(half_life_days, 7), 0.001))) * 10000) / 10000
+$fn$;
+"""
 
 
 def create_function(apps, schema_editor):  # type: ignore[no-untyped-def]  # Django's RunPython signature
@@ -56,4 +79,5 @@ class Migration(migrations.Migration):
             index=models.Index(fields=['seen_at'], name='claim_seen_at_idx'),
         ),
         migrations.RunPython(create_function, drop_function),
+        migrations.RunSQL(RECENCY_FORWARD, RECENCY_BACKWARD),
     ]
