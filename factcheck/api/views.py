@@ -151,6 +151,8 @@ class ClaimList(ListView):
 
 
 class NewestFirstList(ListView):
+    """A list in id order, newest first (the primary key's index)."""
+
     keyset: ClassVar[NewestFirst] = NewestFirst()
 
     def page_rows(self, rows: Any, cursor: str | None, limit: int) -> list[Any]:
