@@ -79,8 +79,8 @@ SELECT
 FROM generate_series(1, %(claims)s) g;
 
 INSERT INTO claims (article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types, quantities, speaker,
-                    speaker_title, attribution, cluster_key, priority, priority_parts, status, assignee_id, created_at, updated_at,
-                    version, dismiss_reason, tags)
+                    speaker_title, attribution, cluster_key, priority, priority_parts, seen_at, status, assignee_id, created_at,
+                    updated_at, version, dismiss_reason, tags)
 SELECT
     c.article_id,
     md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8),
@@ -101,18 +101,19 @@ SELECT
     CASE WHEN c.speaker <> '' AND c.g %% 3 = 0 THEN 'Acting Director' ELSE '' END,
     CASE WHEN c.speaker = '' THEN 'article' ELSE 'direct_quote' END,
     c.cluster_key,
-    -- The pipeline's formula: check-worthiness 50 x score, type up to 15, spread up to 15,
-    -- recency up to 20; rounded to one decimal, so many claims tie.
+    -- A standing priority like the pipeline's (check-worthiness 50 x score, type up to 15,
+    -- spread 5), rounded to one decimal so that many claims tie; recency (the default
+    -- weights' 10 points, halving weekly) is added as the queue reads, from seen_at.
     round((50 * c.score
            + CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12 WHEN 'official_action' THEN 10
                                WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END
-           + CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END
-           + 20 * exp(-c.age_days / 7.0))::numeric, 1)::float8,
+           + CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END)::numeric, 1)::float8,
     jsonb_build_object('checkworthiness', round((50 * c.score)::numeric, 1), 'type',
                        CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12 WHEN 'official_action' THEN 10
                                          WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END,
-                       'spread', CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END, 'recency', round((20 * exp(-c.age_days / 7.0))::numeric, 1),
+                       'spread', CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END,
                        'outlets', CASE WHEN c.cluster_key <> '' THEN 2 ELSE 1 END),
+    now() - make_interval(days => c.age_days),
     c.status,
     CASE WHEN c.status IN ('check', 'in_research', 'drafted') OR random() < 0.05
          THEN (ARRAY[%(user_ids)s])[1 + c.g %% %(user_count)s] END,
@@ -135,7 +136,6 @@ def fill(*, claims: int, articles: int, outlets: int) -> tuple[str, str]:
 
     from factcheck.accounts.roles import Role
     from factcheck.accounts.services import user_create_with_role
-    from factcheck.claims.filters import encode_cursor
     from factcheck.claims.models import Claim
 
     reviewer = user_create_with_role(username="bench-reviewer", role=Role.REVIEWER, password=PASSWORD)[0]
@@ -146,9 +146,20 @@ def fill(*, claims: int, articles: int, outlets: int) -> tuple[str, str]:
         params = {"claims": claims, "articles": articles, "outlets": outlets, "user_count": len(user_ids)}
         sql = FILL_SQL.replace("%(user_ids)s", ",".join(str(pk) for pk in user_ids))
         cursor.execute(sql, params)
+        # As autovacuum leaves a settled table: the queue reads totals from its index alone
+        # (an index-only scan needs the visibility map).
+        cursor.execute("VACUUM ANALYZE claims")
     print(f"filled {Claim.objects.count()} claims over {articles} articles and {outlets} outlets in {time.perf_counter() - started:.1f}s")
-    middle = Claim.objects.order_by("-priority", "-id").only("id", "priority")[claims // 2]
-    return reviewer.username, encode_cursor(middle)
+    return reviewer.username, middle_cursor(claims)
+
+
+def middle_cursor(claims: int) -> str:
+    """The cursor of the claim half way down the queue (queue order: total, then id)."""
+    from factcheck.claims.filters import encode_cursor, with_recency
+    from factcheck.claims.models import Claim
+
+    total, pk = with_recency(Claim.objects.all()).order_by("-total", "-id").values_list("total", "id")[claims // 2]
+    return encode_cursor(total, pk)
 
 
 def free_port() -> int:
@@ -241,11 +252,9 @@ def main() -> int:
         name, _, query = name.partition("?")
         bench_url = f"{head}/{name}_queue_bench" + (f"?{query}" if query else "")
         setup_django(bench_url)
-        from factcheck.claims.filters import encode_cursor
         from factcheck.claims.models import Claim
 
-        total = Claim.objects.count()
-        cursor = encode_cursor(Claim.objects.order_by("-priority", "-id").only("id", "priority")[total // 2])
+        cursor = middle_cursor(Claim.objects.count())
         username = "bench-reviewer"
     else:
         bench_url = bench_database_url("queue_bench")

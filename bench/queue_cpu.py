@@ -57,19 +57,18 @@ def main() -> int:
     from django.db import connection
     from django.test import Client
 
-    from factcheck.claims.filters import encode_cursor
+    from bench.queue_bench import middle_cursor
     from factcheck.claims.models import Claim
 
     client = Client()
     if not client.login(username="bench-reviewer", password=PASSWORD):
         raise SystemExit("bench-reviewer cannot log in: run bench/queue_bench.py first")
     cookie = "; ".join(f"{morsel.key}={morsel.value}" for morsel in client.cookies.values())
-    total = Claim.objects.count()
-    middle = Claim.objects.order_by("-priority", "-id").only("id", "priority")[total // 2]
+    middle = middle_cursor(Claim.objects.count())
     pages = {
         "first": "",
         "filtered": "status=new&type=numeric&has_number=yes",
-        "deep": f"after={encode_cursor(middle)}",
+        "deep": f"after={middle}",
         "search": "q=deported+boston",
     }
     handler = WSGIHandler()

@@ -19,16 +19,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
-from factcheck.claims.filters import claims_after, decode_cursor, encode_cursor
-from factcheck.claims.models import Claim
+from factcheck.claims.filters import decode_cursor, encode_cursor
 
 MAX_ID = 2**63 - 1
 
 
 class Keyset(Protocol):
-    """How one endpoint orders its rows and turns a row into a cursor and back."""
-
-    def order_after(self, rows: QuerySet[Any], cursor: str | None) -> QuerySet[Any]: ...
+    """How one endpoint turns a row into a cursor (and, in its list view, a cursor back into
+    a position)."""
 
     def cursor_for(self, row: Any) -> str: ...
 
@@ -37,10 +35,11 @@ INVALID_CURSOR = "Invalid cursor: pass the next_cursor of a previous page unchan
 
 
 class QueueOrder:
-    """Claims in queue order, (priority, id) descending: the queue's own cursor and index."""
+    """Claims in queue order, (total, id) descending: the queue's own cursor (the page is
+    read by the queue's own query, selectors.queue_positions)."""
 
     def position(self, cursor: str | None) -> tuple[float, int] | None:
-        """(priority, id) from a cursor; None for the first page; a 400 when it is malformed."""
+        """(total, id) from a cursor; None for the first page; a 400 when it is malformed."""
         if cursor is None:
             return None
         position = decode_cursor(cursor)
@@ -48,11 +47,8 @@ class QueueOrder:
             raise ValidationError({"cursor": [INVALID_CURSOR]})
         return position
 
-    def order_after(self, rows: QuerySet[Any], cursor: str | None) -> QuerySet[Any]:
-        return claims_after(rows, self.position(cursor))
-
     def cursor_for(self, row: Any) -> str:
-        return encode_cursor(Claim(pk=row["id"], priority=row["priority"]))
+        return encode_cursor(row["total"], row["id"])
 
 
 class NewestFirst:

@@ -1,5 +1,6 @@
 """Reads for the API. Each selector fixes its query shape; filtering goes through the queue's
-`claims_filtered`, so a parameter means the same rows in the queue, the exports and here."""
+filters (claims_filtered, and the queue's own page query for claim pages), so a parameter
+means the same rows in the queue, the exports and here."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.filters import claims_filtered, search_page_ids
+from factcheck.claims.filters import claims_filtered, recency_points
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
+from factcheck.claims.selectors import queue_page_ids
 
 # A claim row: the claim's own columns and its article's heading; never the article's text
 # or the search vectors (most of a row's bytes, and nothing an API client needs per claim).
@@ -38,23 +40,30 @@ def claim_rows() -> QuerySet[Claim, dict[str, Any]]:
         cluster_id=Subquery(cluster.values("id")[:1]),
         cluster_size=Subquery(cluster.values("size")[:1]),
         cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
+        recency=recency_points(),
     )
 
 
-def api_claims(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim, dict[str, Any]]:
-    # claims_filtered filters whatever rows it is given; its annotation says model rows only.
-    return claims_filtered(claim_rows(), values=values, user=user)  # type: ignore[arg-type,return-value]
+def ranked(row: dict[str, Any]) -> dict[str, Any]:
+    """A claim row as the API shows it: `priority` is the queue's rank (the stored standing
+    priority plus the recency points added as the queue reads, to 4 decimals; `total`
+    unrounded, for the cursor) and priority_parts include the recency points."""
+    recency = row.pop("recency")
+    row["total"] = row["priority"] + recency
+    row["priority"] = round(row["total"], 4)
+    if row["priority_parts"]:
+        row["priority_parts"] = {**row["priority_parts"], "recency": recency}
+    return row
 
 
-def api_claims_search_page(
+def api_claims_page(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
 ) -> list[dict[str, Any]]:
-    """A page of claims when the filters include a search (q): the queue's search_page_ids
-    picks the page's ids from the matches' (id, priority) alone, then one query fetches the
-    rows; the same rows as api_claims(...) in queue order after `position`, without joining
-    every match's whole row before sorting."""
-    ids = search_page_ids(values=values, user=user, cursor=position, limit=limit)
-    return list(claim_rows().filter(id__in=ids).order_by("-priority", "-id")) if ids else []
+    """A page of claims in queue order after `position` ((total, id)): the queue's own page
+    query picks the ids, in the same query as their rows."""
+    page = queue_page_ids(user=user, values=values, position=position, limit=limit)
+    rows = claim_rows().filter(id__in=page).order_by((F("priority") + F("recency")).desc(), "-id")
+    return [ranked(row) for row in rows]
 
 
 def _require_role(user: AbstractBaseUser | AnonymousUser, what: str) -> None:
@@ -66,7 +75,7 @@ def _require_role(user: AbstractBaseUser | AnonymousUser, what: str) -> None:
 def api_claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:
     _require_role(user, "claim")
     try:
-        return claim_rows().get(pk=pk)
+        return ranked(claim_rows().get(pk=pk))
     except Claim.DoesNotExist as exc:
         raise Http404("No such claim.") from exc
 
@@ -146,8 +155,7 @@ def api_cluster_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int)
 
 def cluster_appearances(*, cluster_key: str) -> list[dict[str, Any]]:
     """Every appearance (claim) of a cluster, first published first, as claim rows."""
-    return list(
-        claim_rows()
-        .filter(cluster_key=cluster_key)
-        .order_by(Coalesce("article__published_at", "article__created_at"), "id")
-    )
+    return [
+        ranked(row)
+        for row in claim_rows().filter(cluster_key=cluster_key).order_by(Coalesce("article__published_at", "article__created_at"), "id")
+    ]

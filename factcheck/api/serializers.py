@@ -60,7 +60,12 @@ class ClaimSerializer(serializers.Serializer):
     start_offset = serializers.IntegerField(help_text="Character offset of the sentence in the article's text.")
     end_offset = serializers.IntegerField()
     score = serializers.FloatField(help_text="Check-worthiness probability (0-1).")
-    priority = serializers.FloatField(help_text="Queue rank: the sum of priority_parts' points (4 decimals; the weights are an admin's).")
+    priority = serializers.FloatField(
+        help_text=(
+            "Queue rank: the sum of priority_parts' points, recency (counted back from the newest claim stored) included "
+            "(4 decimals; the weights are an admin's)."
+        )
+    )
     priority_parts = PriorityPartsField()
     claim_type = serializers.ChoiceField(choices=Claim.Type.choices)
     claim_types = serializers.ListField(child=serializers.CharField(), help_text="Every matching type.")

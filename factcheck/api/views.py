@@ -135,7 +135,7 @@ class ListView(ApiView):
 
     def page_rows(self, rows: Any, cursor: str | None, limit: int) -> list[Any]:
         """The rows after `cursor`, at most `limit`, in the keyset's order."""
-        return list(self.keyset.order_after(rows, cursor)[:limit])
+        raise NotImplementedError
 
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
@@ -144,21 +144,26 @@ class ListView(ApiView):
 
 @extend_schema(tags=["claims"], parameters=queue_filter_parameters(), responses={200: ClaimSerializer(many=True), **LIST_ERRORS})
 class ClaimList(ListView):
-    """Claims in queue order (priority, then id, descending), filtered as the queue is."""
+    """Claims in queue order (priority with recency, then id, descending), filtered as the queue is."""
 
     serializer_class = ClaimSerializer
     keyset: ClassVar[QueueOrder] = QueueOrder()
 
     def rows(self, values: dict[str, Any], own: dict[str, Any]) -> Any:
-        return selectors.api_claims(user=self.request.user, values=values)
+        # The queue's page query reads the page itself (page_rows).
+        return values
 
     def page_rows(self, rows: Any, cursor: str | None, limit: int) -> list[Any]:
-        if (self.values.get("q") or "").strip():
-            # A search page: the queue's search path (matches sorted by (priority, id) first).
-            return selectors.api_claims_search_page(
-                user=self.request.user, values=self.values, position=self.keyset.position(cursor), limit=limit
-            )
-        return super().page_rows(rows, cursor, limit)
+        return selectors.api_claims_page(user=self.request.user, values=self.values, position=self.keyset.position(cursor), limit=limit)
+
+
+class NewestFirstList(ListView):
+    """A list in id order, newest first (the primary key's index)."""
+
+    keyset: ClassVar[NewestFirst] = NewestFirst()
+
+    def page_rows(self, rows: Any, cursor: str | None, limit: int) -> list[Any]:
+        return list(self.keyset.order_after(rows, cursor)[:limit])
 
 
 @extend_schema(tags=["claims"], responses={200: ClaimDetailSerializer, **OBJECT_ERRORS})
@@ -180,12 +185,11 @@ class ClaimDetail(ApiView):
     parameters=[*queue_filter_parameters(), *form_parameters(ClusterFilterForm)],
     responses={200: ClusterSerializer(many=True), **LIST_ERRORS},
 )
-class ClusterList(ListView):
+class ClusterList(NewestFirstList):
     """Clusters (the same claim across articles), newest first. The queue filters select the
     clusters with at least one matching appearance."""
 
     serializer_class = ClusterSerializer
-    keyset = NewestFirst()
     own_filters = ClusterFilterForm
 
     def rows(self, values: dict[str, Any], own: dict[str, Any]) -> Any:
@@ -210,13 +214,12 @@ class ClusterDetail(ApiView):
     parameters=[*queue_filter_parameters(), *form_parameters(VerdictFilterForm)],
     responses={200: VerdictSerializer(many=True), **LIST_ERRORS},
 )
-class VerdictList(ListView):
+class VerdictList(NewestFirstList):
     """Verdict revisions, newest first: approved (published) ones, drafts awaiting approval and
     returned ones, as the claim page shows them to every role. verdict_status=approved gives the
     published ones only. The queue filters select verdicts by their claim."""
 
     serializer_class = VerdictSerializer
-    keyset = NewestFirst()
     own_filters = VerdictFilterForm
 
     def rows(self, values: dict[str, Any], own: dict[str, Any]) -> Any:

@@ -1,4 +1,6 @@
-"""The queue's filters: one form that reads them from a query string, one function that applies them.
+"""The queue's filters and order: one form that reads them from a query string, one condition
+per filter (claim_filter_q, search_for) that filters querysets and, compiled, the queue page's
+own query; the queue order (standing priority plus recency) and its cursor.
 
 The triage queue, the CSV export and the API all take the same parameters, so a view shared
 by URL means the same rows everywhere:
@@ -19,17 +21,18 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.postgres.search import SearchQuery
+from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection
-from django.db.models import BooleanField, Q, QuerySet
+from django.db.models import F, FloatField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import QueryDict
-from django.utils import timezone
 
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
@@ -112,172 +115,162 @@ def queue_filter_from(params: QueryDict) -> QueueFilter:
     return QueueFilter(form=form, values=values)
 
 
-def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Claim]:
-    """Apply valid filter values (QueueFilter.values) to a claim queryset."""
+# --- The filters, each defined once ---------------------------------------------------------
+#
+# Each filter is a Q over the claims table's own columns (an article's outlet or date is a
+# subquery on the articles, not a join), so the same Q both filters a queryset (the API, the
+# exports, the reports, the bulk actions) and, compiled by Django into SQL (filter_sql), goes
+# into the queue page's query, which must shape its own plan (queue_page.sql).
+
+
+def _article_ids(condition: Q) -> Q:
+    return Q(article_id__in=Article.objects.filter(condition).values("id"))
+
+
+def _published_on_or(lookup: str, day: Any) -> Q:
+    """The article's publication date `lookup` (gte, lte) the day; its import date when it has none."""
+    return Q(**{f"published_at__date__{lookup}": day}) | Q(published_at__isnull=True, **{f"created_at__date__{lookup}": day})
+
+
+def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> Q:
+    """Every valid filter value (QueueFilter.values) but the search, as one condition."""
+    condition = Q()
     if statuses := values.get("status"):
-        claims = claims.filter(status__in=statuses)
+        condition &= Q(status__in=statuses)
     if types := values.get("type"):
-        claims = claims.filter(claim_type__in=types)
+        condition &= Q(claim_type__in=types)
     if speaker := values.get("speaker"):
-        claims = claims.filter(speaker__icontains=speaker.strip())
+        condition &= Q(speaker__icontains=speaker.strip())
     if outlet := values.get("outlet"):
-        claims = claims.filter(article__outlet_id=outlet)
+        condition &= _article_ids(Q(outlet_id=outlet))
     if article := values.get("article"):
-        claims = claims.filter(article_id=article)
+        condition &= Q(article_id=article)
     if (low := values.get("score_min")) is not None:
-        claims = claims.filter(score__gte=low)
+        condition &= Q(score__gte=low)
     if (high := values.get("score_max")) is not None:
-        claims = claims.filter(score__lte=high)
+        condition &= Q(score__lte=high)
     assignee = values.get("assignee")
     if assignee == "mine":
-        claims = claims.filter(assignee_id=user.pk)
+        condition &= Q(assignee_id=user.pk)
     elif assignee == "unassigned":
-        claims = claims.filter(assignee__isnull=True)
+        condition &= Q(assignee__isnull=True)
     elif assignee:
-        claims = claims.filter(assignee_id=int(assignee))
+        condition &= Q(assignee_id=int(assignee))
     if start := values.get("date_from"):
-        claims = claims.filter(
-            Q(article__published_at__date__gte=start) | Q(article__published_at__isnull=True, article__created_at__date__gte=start)
-        )
+        condition &= _article_ids(_published_on_or("gte", start))
     if end := values.get("date_to"):
-        claims = claims.filter(
-            Q(article__published_at__date__lte=end) | Q(article__published_at__isnull=True, article__created_at__date__lte=end)
-        )
+        condition &= _article_ids(_published_on_or("lte", end))
     if values.get("has_number") == "yes":
-        claims = claims.exclude(quantities=[])
+        condition &= ~Q(quantities=[])
     elif values.get("has_number") == "no":
-        claims = claims.filter(quantities=[])
+        condition &= Q(quantities=[])
     if tag := values.get("tag"):
-        claims = claims.filter(tags__contains=[tag.strip()])
-    if text := (values.get("q") or "").strip():
-        query = search_query(text)
-        # Two indexed lookups joined by id rather than one OR across the join, which
-        # PostgreSQL could only answer by scanning every claim.
-        in_sentence = Claim.objects.filter(search=query).order_by().values("id")
-        in_article = Claim.objects.filter(article__in=Article.objects.filter(search=query).values("id")).order_by().values("id")
-        claims = claims.filter(id__in=in_sentence.union(in_article))
-    return claims
-
-
-@dataclass(frozen=True)
-class FilterSQL:
-    """claims_filtered's conditions written out in SQL over `claims c` (and `articles a` when
-    `needs_article`), for the queue page's own query (selectors.queue_page): building the
-    same query with the ORM cost four times what PostgreSQL spends answering it. The q filter
-    is not here: search pages are shaped differently (see search_page_ids).
-
-    The two must mean the same; tests/web/test_queue.py compares them filter by filter."""
-
-    conditions: list[str]
-    params: list[Any]
-    needs_article: bool
-
-
-def claims_filtered_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> FilterSQL:
-    conditions: list[str] = []
-    params: list[Any] = []
-    needs_article = False
-    if statuses := values.get("status"):
-        conditions.append("c.status = ANY(%s)")
-        params.append(list(statuses))
-    if types := values.get("type"):
-        conditions.append("c.claim_type = ANY(%s)")
-        params.append(list(types))
-    if speaker := values.get("speaker"):
-        # Django's icontains: the value's own %, _ and \ match literally.
-        conditions.append("UPPER(c.speaker::text) LIKE UPPER(%s)")
-        params.append(f"%{connection.ops.prep_for_like_query(speaker.strip())}%")
-    if outlet := values.get("outlet"):
-        conditions.append("a.outlet_id = %s")
-        params.append(outlet)
-        needs_article = True
-    if article := values.get("article"):
-        conditions.append("c.article_id = %s")
-        params.append(article)
-    if (low := values.get("score_min")) is not None:
-        conditions.append("c.score >= %s")
-        params.append(low)
-    if (high := values.get("score_max")) is not None:
-        conditions.append("c.score <= %s")
-        params.append(high)
-    assignee = values.get("assignee")
-    if assignee == "mine":
-        conditions.append("c.assignee_id = %s")
-        params.append(user.pk)
-    elif assignee == "unassigned":
-        conditions.append("c.assignee_id IS NULL")
-    elif assignee:
-        conditions.append("c.assignee_id = %s")
-        params.append(int(assignee))
-    # Dates are compared in the current time zone, as the ORM's __date does.
-    zone = timezone.get_current_timezone_name()
-    for name, operator in (("date_from", ">="), ("date_to", "<=")):
-        if day := values.get(name):
-            conditions.append(
-                f"((a.published_at AT TIME ZONE %s)::date {operator} %s"
-                f" OR (a.published_at IS NULL AND (a.created_at AT TIME ZONE %s)::date {operator} %s))"
-            )
-            params += [zone, day, zone, day]
-            needs_article = True
-    if values.get("has_number") == "yes":
-        conditions.append("c.quantities <> '[]'::jsonb")
-    elif values.get("has_number") == "no":
-        conditions.append("c.quantities = '[]'::jsonb")
-    if tag := values.get("tag"):
-        conditions.append("c.tags @> ARRAY[%s]::varchar(40)[]")
-        params.append(tag.strip())
-    return FilterSQL(conditions=conditions, params=params, needs_article=needs_article)
+        condition &= Q(tags__contains=[tag.strip()])
+    return condition
 
 
 def search_query(text: str) -> SearchQuery:
     return SearchQuery(text.strip(), search_type="websearch", config="english")
 
 
-def search_page_ids(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, cursor: tuple[float, int] | None, limit: int) -> list[int]:
-    """The ids of one page of claims when the filters include a search, in queue order (the
-    API's claim pages; the queue page writes the same shape in SQL, selectors.QUEUE_SEARCH_PAGE_SQL).
+@dataclass(frozen=True)
+class Search:
+    """The q filter: a claim matches by its own sentence and speaker, or by its article's
+    title and text. Kept as two conditions, not one OR: each has its own index (the claims'
+    and the articles' search vectors), and the queue page plans them apart."""
 
-    Every other filter and the cursor are applied inside each of the two indexed lookups
-    (sentence matches, article matches), and only (id, priority) pairs are unioned, sorted and
-    cut to the page. Joining the union back to the claims before sorting, as claims_filtered
-    does, made PostgreSQL fetch and join every matching claim's whole row: 180 ms for a
-    common word on 200,000 claims, against a few ms for this.
+    in_sentence: Q
+    in_article: Q
 
-    Each lookup is itself ordered and cut to the page (the page's first `limit` rows are
-    among the first `limit` of one lookup or the other), so PostgreSQL plans each on its own:
-    a common word walks the queue-order index until the page is full (2.6 ms for 5,700
-    sentence matches, against 22 ms fetching and sorting every match; 1-2 ms instead of
-    ~110 ms for a word in 500 articles' text), a rare one sorts its few matches."""
-    query = search_query(values["q"])
-    others = claims_after(claims_filtered(Claim.objects.all(), values={**values, "q": ""}, user=user), cursor)
-    in_sentence = others.filter(search=query).values("id", "priority")[:limit]
-    in_article = others.filter(article__in=Article.objects.filter(search=query).values("id")).values("id", "priority")[:limit]
-    return [row["id"] for row in in_sentence.union(in_article).order_by("-priority", "-id")[:limit]]
+    @property
+    def either(self) -> Q:
+        return self.in_sentence | self.in_article
 
 
-# --- keyset pagination over (priority DESC, id DESC) -------------------------------------
+def search_for(values: dict[str, Any]) -> Search | None:
+    if not (text := (values.get("q") or "").strip()):
+        return None
+    query = search_query(text)
+    return Search(in_sentence=Q(search=query), in_article=_article_ids(Q(search=query)))
 
 
-def encode_cursor(claim: Claim) -> str:
-    raw = f"{claim.priority!r}:{claim.pk}".encode()
+def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Claim]:
+    """Apply valid filter values (QueueFilter.values) to a claim queryset."""
+    claims = claims.filter(claim_filter_q(values=values, user=user))
+    if (search := search_for(values)) is not None:
+        claims = claims.filter(search.either)
+    return claims
+
+
+@dataclass(frozen=True)
+class FilterSQL:
+    """The filters as SQL over the `claims` table (compiled from claim_filter_q and
+    search_for by Django, so they cannot mean anything else): `where` for every filter but
+    the search, and the search's two conditions (TRUE and FALSE without a search)."""
+
+    where: str
+    where_params: list[Any]
+    in_sentence: str
+    in_sentence_params: list[Any]
+    in_article: str
+    in_article_params: list[Any]
+
+
+def _compiled(condition: Q) -> tuple[str, list[Any]]:
+    query = Claim.objects.filter(condition).query
+    try:
+        sql, params = query.get_compiler(connection=connection).compile(query.where)
+    except EmptyResultSet:
+        return "FALSE", []
+    except FullResultSet:
+        return "TRUE", []
+    return sql, list(params)
+
+
+def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> FilterSQL:
+    where, where_params = _compiled(claim_filter_q(values=values, user=user))
+    search = search_for(values)
+    in_sentence, in_sentence_params = _compiled(search.in_sentence) if search else ("TRUE", [])
+    in_article, in_article_params = _compiled(search.in_article) if search else ("FALSE", [])
+    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params)
+
+
+# --- The queue order: total DESC, id DESC ----------------------------------------------------
+#
+# A claim's total is its standing priority (claims.priority, stored) plus its recency points,
+# counted back from the newest claim stored with the current weights, computed as the queue is
+# read: claim_recency_points (migration 0015) over claim_queue_ranking() (migration 0016). The
+# queue page's query (queue_page.sql) joins the ranking so that PostgreSQL inlines the function
+# over a range of the index; the ORM readers below (a claim page, an API page's rows, an
+# export) read it through subqueries, once per statement.
+RECENCY_SQL = (
+    'claim_recency_points("claims"."seen_at", (SELECT newest FROM claim_queue_ranking()),'
+    " (SELECT recency FROM claim_queue_ranking()), (SELECT half_life_days FROM claim_queue_ranking()))"
+)
+
+
+def recency_points() -> RawSQL:
+    """A claim's recency points, as an ORM expression over the claims table."""
+    return RawSQL(RECENCY_SQL, (), output_field=FloatField())
+
+
+def with_recency(claims: QuerySet[Any]) -> QuerySet[Any]:
+    """Claims annotated with `recency` and `total` (standing priority + recency)."""
+    return claims.annotate(recency=recency_points()).annotate(total=F("priority") + F("recency"))
+
+
+def encode_cursor(total: float, pk: int) -> str:
+    raw = f"{total!r}:{pk}".encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def decode_cursor(cursor: str) -> tuple[float, int] | None:
-    """(priority, id) from a cursor, or None when it is malformed (then the queue starts over)."""
+    """(total, id) from a cursor, or None when it is malformed or its total is not a finite
+    number (then the queue starts over)."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        priority, pk = raw.split(":")
-        return float(priority), int(pk)
+        text, pk = raw.split(":")
+        total = float(text)
+        return (total, int(pk)) if math.isfinite(total) else None
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return None
-
-
-def claims_after(claims: QuerySet[Claim], cursor: tuple[float, int] | None) -> QuerySet[Claim]:
-    """The queue order from just after `cursor`: one index range scan however deep the page."""
-    claims = claims.order_by("-priority", "-id")
-    if cursor is None:
-        return claims
-    priority, pk = cursor
-    after = RawSQL('("claims"."priority", "claims"."id") < (%s, %s)', (priority, pk), output_field=BooleanField())
-    return claims.filter(after)

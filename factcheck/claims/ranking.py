@@ -8,7 +8,8 @@ pipeline.nlp.ranking), except:
 
     type      the weight of the claim's primary type (type_numeric, ...; "other" counts 0)
     spread    weight x min(1, ln(outlets) / ln(8)): 1 outlet 0, 2 a third, 8+ all of it
-    recency   weight x 0.5 ^ (days before the newest stored article / recency_half_life_days)
+    recency   weight x 0.5 ^ (days before the newest claim stored / recency_half_life_days),
+              not stored: added where the queue is read (claim_recency_points, migration 0015)
     routine   a negative weight: routine news sinks
 
 The defaults are a starting point to tune on real data; the migration seeds them.
@@ -87,11 +88,13 @@ PRIORITY_PARTS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def priority_breakdown(parts: dict[str, object] | None) -> list[PriorityPart]:
-    """A claim's priority parts to show, each with its note (the topic, the outlet count);
-    parts a claim's stored priority_parts lack (ranked by an older formula) are left out."""
+def priority_breakdown(parts: dict[str, object] | None, *, recency: float | None) -> list[PriorityPart]:
+    """A claim's priority parts to show, each with its note (the topic, the outlet count): its
+    stored standing parts and the recency points the queue added as it read it; parts a
+    claim's stored priority_parts lack (ranked by an older formula) are left out."""
     if not parts:
         return []
+    parts = {**parts, "recency": recency}
     shown = []
     for key, label, short in PRIORITY_PARTS:
         value = parts.get(key)

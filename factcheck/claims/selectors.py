@@ -3,28 +3,24 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection
 from django.db.models import Prefetch, QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.audit.models import AuditEvent
-from factcheck.claims.filters import claims_filtered, claims_filtered_sql, decode_cursor, encode_cursor
+from factcheck.claims.filters import RECENCY_SQL, decode_cursor, encode_cursor, filter_sql, with_recency
 from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, RankingWeights, SavedView, Verdict
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
-
-
-def claim_list(*, article_id: int | None = None) -> QuerySet[Claim]:
-    claims = Claim.objects.select_related("article", "article__outlet", "assignee").order_by("-priority", "id")
-    if article_id is not None:
-        claims = claims.filter(article_id=article_id)
-    return claims
 
 
 def claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Claim:
@@ -32,9 +28,15 @@ def claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Cl
     if not has_role(user, Role.REVIEWER):
         raise Http404("No such claim.")
     try:
-        return Claim.objects.select_related("article", "article__outlet", "assignee").get(pk=pk)
+        return claims_for_pages().get(pk=pk)
     except Claim.DoesNotExist as exc:
         raise Http404("No such claim.") from exc
+
+
+def claims_for_pages() -> QuerySet[Claim]:
+    """Claims as the claim page shows them: with their article, outlet and assignee, and
+    their `recency` points and `total` (the queue's rank) as the queue computes them."""
+    return with_recency(Claim.objects.select_related("article", "article__outlet", "assignee"))
 
 
 def claim_appearances(*, claim: Claim) -> list[Claim]:
@@ -119,18 +121,16 @@ def assignable_users() -> QuerySet[AbstractBaseUser]:
 
 # --- The triage queue ----------------------------------------------------------------------
 
-# The queue's rows in two steps: the page's claims (`{page}`: the claims columns below,
-# ordered and cut to the page), then, for those rows only, their article heading, outlet,
-# assignee and cluster size. One flat join planned as a whole cost PostgreSQL ~0.5 ms more a
-# page, and the planning is most of a page's cost. A row holds what it shows and nothing
-# more: an article's text and the search vectors are the bulk of a row's bytes.
-QUEUE_CLAIM_COLUMNS = (
-    "c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title, c.priority, c.priority_parts, "
-    "c.status, c.dismiss_reason, c.tags, c.version, c.article_id, c.assignee_id, c.cluster_key"
-)
-QUEUE_ORDER = "ORDER BY c.priority DESC, c.id DESC"
+QUEUE_PAGE_SQL = (Path(__file__).parent / "queue_page.sql").read_text()
+MAX_ID = 2**63 - 1
+HEAD_ROWS_PER_ROW = 20
+
+# The queue's rows in two steps: the page's (id, recency, total) (`{page}`: queue_page.sql),
+# then, for those rows only, what each shows: its own columns, article heading, outlet,
+# assignee and cluster size. A row holds what it shows and nothing more: an article's text
+# and the search vectors are the bulk of a row's bytes.
 QUEUE_ROWS_SQL = """
-SELECT c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title, c.priority, c.priority_parts,
+SELECT c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title, c.priority, p.recency, p.total, c.priority_parts,
        c.status, c.dismiss_reason, c.tags, c.version, c.article_id, c.assignee_id,
        o.name AS outlet_name, u.username AS assignee_username,
        (SELECT size FROM claim_clusters WHERE cluster_key = c.cluster_key) AS cluster_size,
@@ -138,25 +138,65 @@ SELECT c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title,
        -- The article's title, or its first line when it has none, so its whole text never
        -- leaves the database.
        left(CASE WHEN a.title = '' THEN split_part(a.text, E'\\n', 1) ELSE a.title END, 110) AS article_heading
-FROM ({page}) c
+FROM ({page}) p
+JOIN claims c ON c.id = p.id
 JOIN articles a ON a.id = c.article_id
 LEFT JOIN outlets o ON o.id = a.outlet_id
 LEFT JOIN auth_user u ON u.id = c.assignee_id
-""" + QUEUE_ORDER
-
-# A search page's claims: every other filter and the cursor inside each of the two indexed
-# lookups (sentence, article), each ordered and cut to the page before the union (see
-# filters.search_page_ids, the same shape through the ORM for the API). The search is written
-# out in both so that PostgreSQL plans each with the words in view (a common word walks the
-# queue-order index, a rare one sorts its few matches).
-QUEUE_SEARCH_PAGE_SQL = """
-SELECT {columns} FROM claims c WHERE c.id IN (
-    (SELECT c.id FROM claims c {join} WHERE {where} AND c.search @@ websearch_to_tsquery('english', %s) {order} LIMIT %s)
-    UNION
-    (SELECT c.id FROM claims c {join} WHERE {where}
-         AND c.article_id IN (SELECT id FROM articles WHERE search @@ websearch_to_tsquery('english', %s)) {order} LIMIT %s)
-) {order} LIMIT %s
+ORDER BY p.total DESC, p.id DESC
 """
+# One claim's (id, recency, total), for its row after a row action.
+ONE_CLAIM_SQL = f"SELECT id, {RECENCY_SQL} AS recency, priority + {RECENCY_SQL} AS total FROM claims WHERE id = %s"
+
+
+def _queue_page_sql(
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
+) -> tuple[str, list[Any]]:
+    """queue_page.sql with the filters compiled in, and its parameters."""
+    filters = filter_sql(values=values, user=user)
+    total, pk = position if position is not None else (math.inf, MAX_ID)
+    sql = QUEUE_PAGE_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
+    after = [total, total, pk]
+    # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
+    # where they cost an index entry each and the band then holds a few rows more than the
+    # page. After a cursor the band spans the recency weight below it whatever L is.
+    head = limit * (HEAD_ROWS_PER_ROW if position is None and filters.where == filters.in_sentence == "TRUE" else 1)
+    params = [
+        *filters.in_sentence_params, *filters.where_params, *after, head,
+        *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
+        limit - 1,
+        *filters.in_sentence_params, total,
+        *filters.in_article_params, *filters.in_sentence_params, total,
+        total, pk, *filters.where_params, limit,
+    ]
+    return sql, params
+
+
+@dataclass(frozen=True)
+class QueuePosition:
+    id: int
+    recency: float
+    total: float
+
+
+def queue_positions(
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
+) -> list[QueuePosition]:
+    """The first `limit` matching claims after `position` ((total, id) of the last one seen),
+    in queue order: what the queue page, the API and the bulk actions list."""
+    sql, params = _queue_page_sql(user=user, values=values, position=position, limit=limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [QueuePosition(pk, recency, total) for pk, recency, total in cursor.fetchall()]
+
+
+def queue_page_ids(
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
+) -> RawSQL:
+    """queue_positions' ids as a subquery, for a queryset's `id__in` (the API's pages: its
+    rows in the same query)."""
+    sql, params = _queue_page_sql(user=user, values=values, position=position, limit=limit)
+    return RawSQL(f"SELECT id FROM ({sql}) page", params)
 
 
 def _queue_rows(page_sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -179,29 +219,16 @@ class QueuePage:
 
 
 def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], cursor: str | None, page_size: int) -> QueuePage:
-    """One page of the queue after `cursor`, in one hand-written query (the filters'
-    meaning is filters.claims_filtered's; filters.claims_filtered_sql writes it out).
-    Fetches one row more than it shows to know whether there is a next page, so no page
-    ever counts the whole queue; a page is one index range scan however deep it is."""
+    """One page of the queue after `cursor`, in one query (queue_page.sql inside the rows'
+    QUEUE_ROWS_SQL). Fetches one row more than it shows to know whether there is a next
+    page, so no page ever counts the whole queue."""
     position = decode_cursor(cursor) if cursor else None
-    filters = claims_filtered_sql(values=values, user=user)
-    conditions, params = list(filters.conditions), list(filters.params)
-    if position is not None:
-        conditions.append("(c.priority, c.id) < (%s, %s)")
-        params += list(position)
-    limit = page_size + 1
-    join = "JOIN articles a ON a.id = c.article_id" if filters.needs_article else ""
-    if text := (values.get("q") or "").strip():
-        where = " AND ".join(conditions) or "true"
-        page_sql = QUEUE_SEARCH_PAGE_SQL.format(columns=QUEUE_CLAIM_COLUMNS, join=join, where=where, order=QUEUE_ORDER)
-        rows = _queue_rows(page_sql, [*params, text, limit, *params, text, limit, limit])
-    else:
-        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
-        rows = _queue_rows(f"SELECT {QUEUE_CLAIM_COLUMNS} FROM claims c {join} {where} {QUEUE_ORDER} LIMIT %s", [*params, limit])
+    page_sql, params = _queue_page_sql(user=user, values=values, position=position, limit=page_size + 1)
+    rows = _queue_rows(page_sql, params)
     next_cursor = None
     if len(rows) > page_size:
         last = rows[page_size - 1]
-        next_cursor = encode_cursor(Claim(pk=last["id"], priority=last["priority"]))
+        next_cursor = encode_cursor(last["total"], last["id"])
     return QueuePage(rows=rows[:page_size], next_cursor=next_cursor, is_first=position is None)
 
 
@@ -209,7 +236,7 @@ def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, A
     """One queue row (after a row action), in the queue's query shape."""
     if not has_role(user, Role.REVIEWER):
         raise Http404("No such claim.")
-    rows = _queue_rows(f"SELECT {QUEUE_CLAIM_COLUMNS} FROM claims c WHERE c.id = %s", [pk])
+    rows = _queue_rows(ONE_CLAIM_SQL, [pk])
     if not rows:
         raise Http404("No such claim.")
     return rows[0]
@@ -217,12 +244,12 @@ def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, A
 
 def queue_claim_ids(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], limit: int) -> list[int]:
     """The ids of the claims matching the filters, in queue order, at most `limit`."""
-    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by("-priority", "-id")
-    return list(claims.values_list("id", flat=True)[:limit])
+    return [row.id for row in queue_positions(user=user, values=values, position=None, limit=limit)]
 
 
 def claims_existing_ids(*, ids: list[int]) -> list[int]:
-    return list(Claim.objects.filter(pk__in=ids).order_by("-priority", "-id").values_list("id", flat=True))
+    """Those of `ids` still stored, in queue order."""
+    return list(with_recency(Claim.objects.filter(pk__in=ids)).order_by("-total", "-id").values_list("id", flat=True))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, models, transaction
 from django.db.models import F, Max
@@ -55,6 +55,15 @@ DISMISS_FROM = {S.NEW, S.CHECK, S.IN_RESEARCH}
 RESEARCH_FROM = {S.CHECK}
 DRAFT_FROM = {S.CHECK, S.IN_RESEARCH, S.DRAFTED, S.RETURNED, S.APPROVED}
 REOPEN_FROM = {S.DISMISSED}
+
+# The workflow actions a reviewer starts on a claim, and the statuses each may start from:
+# what the services below enforce, and what pages offer (claim_allowed_actions).
+ACTION_FROM: dict[str, set[Claim.Status]] = {
+    "check": CHECK_FROM,
+    "dismiss": DISMISS_FROM,
+    "research": RESEARCH_FROM,
+    "draft": DRAFT_FROM,
+}
 
 MAX_TAGS = 20
 
@@ -127,6 +136,14 @@ def _transition(claim: Claim, *, to: str, allowed_from: set[str], action: str) -
             f"Cannot {action}: the claim is {claim.get_status_display().lower()}."
         )
     claim.status = to
+
+
+def claim_allowed_actions(*, claim_status: str, user: AbstractBaseUser | AnonymousUser) -> frozenset[str]:
+    """The workflow actions (ACTION_FROM's keys) the services let `user` start on a claim in
+    `claim_status`, before a hold by someone else or a stale version refuses one."""
+    if not has_role(user, Role.REVIEWER):
+        return frozenset()
+    return frozenset(action for action, allowed_from in ACTION_FROM.items() if claim_status in allowed_from)
 
 
 # --- assignment ----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
@@ -135,17 +136,20 @@ def _label(choices: type[Claim.Status] | type[Claim.Type], value: str) -> str:
 _PK = 999_999_999
 
 
-def queue_rows(rows: list[dict[str, Any]], *, user_id: int) -> list[QueueRow]:
+def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | AnonymousUser) -> list[QueueRow]:
     detail_url, triage_url = reverse("claims:detail", args=[_PK]), reverse("claims:row_action", args=[_PK])
+    allowed: dict[str, frozenset[str]] = {}  # the services' answer, once per status a page shows
     result = []
     for row in rows:
-        parts, status, pk = priority_breakdown(row["priority_parts"]), row["status"], row["id"]
+        parts, status, pk = priority_breakdown(row["priority_parts"], recency=row["recency"]), row["status"], row["id"]
+        if status not in allowed:
+            allowed[status] = services.claim_allowed_actions(claim_status=status, user=user)
         speaker, title = row["speaker"], row["speaker_title"]
         result.append(
             QueueRow(
                 pk=pk, sentence=row["sentence"], status=status, version=row["version"], tags=row["tags"], dismiss_reason=row["dismiss_reason"],
-                # One decimal: claims a point apart in parts still differ in priority.
-                priority=f"{float(row['priority']):.2f}" if row["priority"] is not None else "?",
+                # The total the queue ranks by: the standing priority and recency.
+                priority=f"{float(row['total']):.2f}" if row["total"] is not None else "?",
                 # Routine and the rest at 0 are left out of the short line, never out of the title.
                 why=" · ".join(f"{part.short} {_number(part.value)}" for part in parts if part.value or part.key == "checkworthiness"),
                 why_title=" + ".join(f"{part.label} {part.value}" + (f" ({part.note})" if part.note else "") for part in parts),
@@ -158,9 +162,9 @@ def queue_rows(rows: list[dict[str, Any]], *, user_id: int) -> list[QueueRow]:
                 status_label=_label(Claim.Status, status),
                 reason=_truncate(row["dismiss_reason"], 40) if status == Claim.Status.DISMISSED else "",
                 assignee=f"@{row['assignee_username']}" if row["assignee_id"] else "unassigned",
-                mine=row["assignee_id"] == user_id,
-                can_check=status in (Claim.Status.NEW, Claim.Status.DISMISSED),
-                can_dismiss=status in (Claim.Status.NEW, Claim.Status.CHECK),
+                mine=row["assignee_id"] == user.pk,
+                can_check="check" in allowed[status],
+                can_dismiss="dismiss" in allowed[status],
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
             )
@@ -191,7 +195,7 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     is_editor = has_role(request.user, Role.EDITOR)
     context: dict[str, Any] = {
         "page": page,
-        "rows": queue_rows(page.rows, user_id=request.user.pk),
+        "rows": queue_rows(page.rows, user=request.user),
         "filter": queue_filter,
         "query": queue_filter.querystring(),
         "here": _queue_here(request),
@@ -243,7 +247,7 @@ def queue_row_action(request: HttpRequest, pk: int) -> HttpResponse:
         if error:
             messages.error(request, f"“{_truncate(claim.sentence, 60)}”: {error}")
         return redirect(_next_url(request))
-    row = queue_rows([selectors.queue_row(user=request.user, pk=pk)], user_id=request.user.pk)[0]
+    row = queue_rows([selectors.queue_row(user=request.user, pk=pk)], user=request.user)[0]
     return HttpResponse(render_queue_rows(request, [row], here=_next_url(request), row_error=error, held=held), status=status)
 
 
@@ -358,7 +362,8 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, **fo
     user = request.user
     context: dict[str, Any] = {
         "claim": claim,
-        "priority_breakdown": priority_breakdown(claim.priority_parts),
+        "priority_breakdown": priority_breakdown(claim.priority_parts, recency=claim.recency),  # type: ignore[attr-defined]  # selectors.claims_for_pages annotates it
+        "allowed": services.claim_allowed_actions(claim_status=claim.status, user=user),
         "article": claim.article,
         "text": selectors.claim_in_context(claim=claim),
         "paragraph": selectors.claim_paragraph(claim=claim),
@@ -424,7 +429,7 @@ def _act(
 
 def _claim_for_action(request: HttpRequest, pk: int) -> Claim:
     # The role was checked by the decorator (403); a missing claim is 404.
-    return get_object_or_404(Claim.objects.select_related("article", "article__outlet", "assignee"), pk=pk)
+    return get_object_or_404(selectors.claims_for_pages(), pk=pk)
 
 
 @require_POST

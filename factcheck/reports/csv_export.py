@@ -47,7 +47,7 @@ COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("all_types", lambda r: ", ".join(r["claim_types"] or [])),
     ("quantities", lambda r: "; ".join(format_quantities(r["quantities"]))),
     ("checkworthiness", lambda r: round(r["score"], 4)),
-    ("priority", lambda r: round(r["priority"], 4)),
+    ("priority", lambda r: round(r["total"], 4)),
     ("speaker", lambda r: r["speaker"]),
     ("speaker_title", lambda r: r["speaker_title"]),
     ("attribution", lambda r: r["attribution"]),

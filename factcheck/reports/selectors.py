@@ -21,7 +21,7 @@ from django.db.models.functions import Coalesce, Left, TruncDate
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.filters import claims_filtered
+from factcheck.claims.filters import claims_filtered, with_recency
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 from factcheck.reports.claimreview import Appearance, ReviewSource
 
@@ -80,9 +80,11 @@ def _appearances_for(rows: list[dict[str, Any]]) -> dict[str, list[tuple[int, Ap
     keys = {row["cluster_key"] for row in rows if row["cluster_key"]}
     loose = [row["claim_id"] for row in rows if not row["cluster_key"]]
     claims = Claim.objects.filter(Q(cluster_key__in=keys) | Q(pk__in=loose)) if keys or loose else Claim.objects.none()
-    seen_at = Coalesce("article__published_at", "article__created_at")
-    found = claims.annotate(seen_at=seen_at).order_by("seen_at", "id").values(
-        "id", "cluster_key", "article_id", "seen_at",
+    # Named apart from claims.seen_at (the same time, copied by the merge): this reads the
+    # article, so it holds for claims stored any other way too.
+    article_seen_at = Coalesce("article__published_at", "article__created_at")
+    found = claims.annotate(article_seen_at=article_seen_at).order_by("article_seen_at", "id").values(
+        "id", "cluster_key", "article_id", "article_seen_at",
         url=F("article__url"),
         published_at=F("article__published_at"),
         outlet=F("article__outlet__name"),
@@ -97,7 +99,7 @@ def _appearances_for(rows: list[dict[str, Any]]) -> dict[str, list[tuple[int, Ap
             headline=_headline(item["heading"]) or f"Article {item['article_id']}",
             url=item["url"] or "",
             published_at=item["published_at"],
-            seen_at=item["seen_at"],
+            seen_at=item["article_seen_at"],
             outlet=item["outlet"] or "",
             outlet_domain=item["outlet_domain"] or "",
         )
@@ -197,8 +199,8 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
     verdicts and clusters come in three indexed queries (correlated subqueries per row cost
     seconds of JIT planning alone on a large export)."""
     chunk = settings.FACTCHECK_EXPORT_CHUNK_ROWS
-    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by("-priority", "-id").values(
-        "id", "sentence", "claim_type", "claim_types", "quantities", "score", "priority", "speaker", "speaker_title",
+    claims = with_recency(claims_filtered(Claim.objects.all(), values=values, user=user)).order_by("-total", "-id").values(
+        "id", "sentence", "claim_type", "claim_types", "quantities", "score", "total", "speaker", "speaker_title",
         "attribution", "status", "dismiss_reason", "tags", "cluster_key", "article_id",
         article_title=_heading("article__"),
         article_url=F("article__url"),

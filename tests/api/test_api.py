@@ -5,6 +5,7 @@ queue's, pages are keyset pages, and nothing but GET/HEAD/OPTIONS is allowed."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from io import StringIO
 from typing import Any
 
@@ -323,6 +324,23 @@ def test_search_pages_walk_the_matches_in_queue_order(reviewer, desk: Desk, djan
         url = body["next"]
     assert seen == expected and len(seen) == 9
     assert client.get(reverse("api:claims") + "?q=crime&cursor=@@@").status_code == 400
+
+
+def test_claims_come_in_queue_order_with_recency_added_as_read(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The queue's rank is the standing priority plus recency (10 points for the newest claim,
+    halving every 7 days): a newer claim that stands lower comes first, and pages carry it."""
+    newest = datetime(2026, 3, 8, 12, tzinfo=UTC)
+    older = make_claim(speaker="Speaker old", priority=50.0, priority_parts={"checkworthiness": 50.0}, seen_at=newest - timedelta(days=7))
+    newer = make_claim(speaker="Speaker new", priority=46.0, priority_parts={"checkworthiness": 46.0}, seen_at=newest)
+    client = token_client(reviewer)
+    first = client.get(reverse("api:claims") + "?speaker=speaker&page_size=1").json()
+    assert [(row["id"], row["priority"], row["priority_parts"]) for row in first["results"]] == [
+        (newer.pk, 56.0, {"checkworthiness": 46.0, "recency": 10.0})
+    ]
+    second = client.get(first["next"]).json()
+    assert [(row["id"], row["priority"], row["priority_parts"]["recency"]) for row in second["results"]] == [(older.pk, 55.0, 5.0)]
+    assert second["next"] is None
+    assert client.get(reverse("api:claim", args=[older.pk])).json()["priority"] == 55.0
 
 
 def test_page_size_default_and_cap(reviewer, settings) -> None:  # type: ignore[no-untyped-def]

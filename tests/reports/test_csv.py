@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import tracemalloc
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from tests.reports.helpers import claim_in_article, cluster_of, publish
 pytestmark = pytest.mark.django_db
 
 URL = reverse("reports:claims_csv")
+NEWEST = datetime(2026, 3, 8, 12, tzinfo=UTC)
 
 
 def login(user: Any) -> Client:
@@ -48,9 +50,10 @@ def test_rows_carry_claim_article_and_verdict_columns(reviewer, editor) -> None:
         sentence="ICE detained nearly 1,500 people in May.", outlet="Boston Herald", title="ICE in Boston", url="https://herald.example/ice",
         speaker="Todd Lyons", speaker_title="Acting ICE Director", attribution="reported", priority=80.0, tags=["ice", "boston"],
         quantities=[{"value": 1500.0, "unit": "people", "hedge": "approximately-below"}], claim_types=["numeric", "official_action"],
+        seen_at=NEWEST - timedelta(days=7),
     )
     publish(checked, author=reviewer, approver=editor, rating="mostly_false", headline="Arrests were lower", explanation="ICE data shows 1,100.")
-    waiting = claim_in_article(sentence="Boston has 4,000 fewer officers.", priority=10.0, status=Claim.Status.NEW)
+    waiting = claim_in_article(sentence="Boston has 4,000 fewer officers.", priority=10.0, status=Claim.Status.NEW, seen_at=NEWEST)
     text, rows = download(login(reviewer))
     assert text.splitlines()[0].split(",") == HEADER
     assert [row["claim_id"] for row in rows] == [str(checked.pk), str(waiting.pk)]  # queue order
@@ -68,7 +71,7 @@ def test_rows_carry_claim_article_and_verdict_columns(reviewer, editor) -> None:
         "verdict_author": reviewer.username, "published_revision": "1", "published_rating": "Mostly false", "approved_by": editor.username,
         "cluster_size": "1",
     }
-    assert first["approved_at"] and first["checkworthiness"] == "0.8" and first["priority"] == "80.0"
+    assert first["approved_at"] and first["checkworthiness"] == "0.8" and first["priority"] == "85.0"  # the queue's rank: 80 standing + 5 recency (a week old)
     assert (rows[1]["verdict_rating"], rows[1]["published_rating"], rows[1]["status"]) == ("", "", "New")
 
 
@@ -127,7 +130,8 @@ def test_formula_cells_are_neutralised_and_numbers_are_not(reviewer) -> None:  #
     assert (row["claim"], row["speaker"], row["speaker_title"], row["tags"], row["dismiss_reason"]) == (
         "'=HYPERLINK(\"http://evil.example\",\"click\")", "'@SUM(A1)", "'+1 strategist", "'-2+3, \tcmd", "'\r=1",
     )
-    assert row["priority"] == "5.0" and row["checkworthiness"] == "0.8"
+    # The queue's rank: 5 standing + 10 recency (the newest claim stored).
+    assert row["priority"] == "15.0" and row["checkworthiness"] == "0.8"
     for cells in list(csv.reader(io.StringIO(text)))[1:]:
         assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells)
 

@@ -7,7 +7,7 @@ actions, 404 on objects).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -19,13 +19,14 @@ from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.models import Article, Outlet
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import selectors
-from factcheck.claims.filters import FILTER_FIELDS, claims_filtered
+from factcheck.claims.filters import FILTER_FIELDS, claims_filtered, with_recency
 from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
 from tests.conftest import PERSONA_PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
+NEWEST = datetime(2026, 3, 8, 12, tzinfo=UTC)
 QUEUE_MAX_QUERIES = 3  # user with role (the session is in Redis), claims page, the filter bar's choices and saved views
 
 
@@ -70,12 +71,12 @@ def shown_ids(html: str) -> list[int]:
 
 def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     article = make_article(outlet="Boston Globe")
-    low = make_claim(article, priority=20.0, sentence="Crime fell 5 percent.")
+    low = make_claim(article, priority=20.0, sentence="Crime fell 5 percent.", seen_at=NEWEST - timedelta(days=7))
     high = make_claim(
-        article, priority=81.5, sentence="ICE detained nearly 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons",
+        article, priority=69.5, sentence="ICE detained nearly 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons",
         speaker_title="Acting ICE Director", quantities=[{"text": "nearly 1,500 people", "value": 1500, "unit": "people", "hedge": "approximately-below"}],
-        priority_parts={"checkworthiness": 44.5, "type": 15, "spread": 10.0, "recency": 12.0, "outlets": 4},
-        cluster_key="c" * 40, assignee=editor, tags=["ice"],
+        priority_parts={"checkworthiness": 44.5, "type": 15, "spread": 10.0, "outlets": 4},
+        cluster_key="c" * 40, assignee=editor, tags=["ice"], seen_at=NEWEST,
     )
     ClaimCluster.objects.create(cluster_key="c" * 40, size=6, outlet_count=4)
     client = logged_in(reviewer)
@@ -85,8 +86,11 @@ def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_nu
     html = response.content.decode()
     assert shown_ids(html) == [high.pk, low.pk]
     row = html[html.index(f'id="claim-{high.pk}"') : html.index(f'id="claim-{low.pk}"')]
+    # Recency is added as the queue reads: 10 points (the default weight) for the newest claim,
+    # half as many a half-life (7 days) before it.
+    assert "<strong>79.50</strong>" in row and f'id="claim-{low.pk}"' in html and "<strong>25.00</strong>" in html
     for expected in (
-        "cw 45 · type 15 · spread 10 · new 12", "Numeric / statistical", "under 1,500 people",
+        "cw 45 · type 15 · spread 10 · new 10", "Numeric / statistical", "under 1,500 people",
         "Todd Lyons, Acting ICE Director", "Boston Globe", "×6 · 4 outlets", "New", "@eddie-editor", "#ice",
     ):
         assert expected in row, expected
@@ -203,9 +207,10 @@ def test_invalid_filters_are_reported_and_ignored(reviewer, filter_world: dict[s
     assert "Assignee must be" in html
 
 
-def test_the_queue_query_means_what_the_shared_filters_mean(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
-    """The queue page's hand-written SQL (filters.claims_filtered_sql) against claims_filtered,
-    which the API and the CSV export use: every filter alone and with each other one, first
+def test_the_queue_page_lists_what_the_filtered_queryset_does(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
+    """The queue page's query (queue_page.sql: head, band, then the filters compiled from
+    filters.claim_filter_q) against the plain queryset the API's other lists and the CSV export
+    use (claims_filtered, ordered by total): every filter alone and with each other one, first
     pages and pages after a cursor."""
     undated = make_article(outlet="Boston Globe", text="Rivers flooded the valley.")  # no date: its import date counts
     Article.objects.filter(pk=undated.pk).update(created_at=datetime(2025, 6, 15, 12, tzinfo=UTC))
@@ -226,7 +231,9 @@ def test_the_queue_query_means_what_the_shared_filters_mean(reviewer, editor, fi
     pairs = [{**a, **b} for n, a in enumerate(single) for b in single[n + 1 :] if set(a).isdisjoint(b)]
     matched = 0
     for values in [{}, *single, *pairs]:
-        expected = list(claims_filtered(Claim.objects.all(), values=values, user=reviewer).order_by("-priority", "-id").values_list("id", flat=True))
+        expected = list(
+            with_recency(claims_filtered(Claim.objects.all(), values=values, user=reviewer)).order_by("-total", "-id").values_list("id", flat=True)
+        )
         page = selectors.queue_page(user=reviewer, values=values, cursor=None, page_size=2)
         ids = [row["id"] for row in page.rows]
         if page.next_cursor:
@@ -486,3 +493,112 @@ def test_bulk_action_progress_is_its_owners(reviewer, editor, outsider) -> None:
     assert "<html" in page and 'hx-trigger="every 1s"' in page
     partial = client.get(reverse("claims:bulk_detail", args=[bulk.pk]), **HTMX).content.decode()
     assert "<html" not in partial and '<b id="bulk-processed">1</b> of <b>2</b>' in partial
+
+
+# --- The order: standing priority plus recency, read at request time ---------------------------
+
+
+def recency_points(days_old: float) -> float:
+    """The default weights' recency (10 points, halving every 7 days), to 4 decimals, as
+    claim_recency_points gives it."""
+    return round(10.0 * 0.5 ** (days_old / 7.0) * 10000) / 10000
+
+
+def order_by_total(claims: list[Claim]) -> list[int]:
+    """Queue order computed here: recency counts back from the newest claim stored (NEWEST in
+    `crossing`, whichever claims are listed)."""
+
+    def total(claim: Claim) -> float:
+        return claim.priority + recency_points((NEWEST - claim.seen_at).total_seconds() / 86400)
+
+    return [claim.pk for claim in sorted(claims, key=lambda claim: (total(claim), claim.pk), reverse=True)]
+
+
+def walk(reviewer, values: dict[str, Any], page_size: int) -> list[int]:  # type: ignore[no-untyped-def]
+    seen: list[int] = []
+    cursor = None
+    while True:
+        page = selectors.queue_page(user=reviewer, values=values, cursor=cursor, page_size=page_size)
+        seen += [row["id"] for row in page.rows]
+        if not (cursor := page.next_cursor):
+            return seen
+
+
+@pytest.fixture
+def crossing() -> list[Claim]:
+    """Claims whose totals cross their standing order: a newer claim outranks an older one
+    that stands higher (45 + 10 over 50 + 0.5), and totals tie across standing priorities
+    (40 + 10 = 45 + 5 = 50), each pair twice, so that pages split ties."""
+    import random
+
+    combos = [(priority, days) for priority in (30.0, 35.0, 40.0, 45.0, 50.0) for days in (0, 7, 14, 30, 90)]
+    combos += combos[:12]
+    random.Random(3).shuffle(combos)
+    about_floods = make_article(text="Rivers flooded the valley overnight.")
+    claims = []
+    for n, (priority, days) in enumerate(combos):
+        article = about_floods if n % 5 == 0 else None
+        sentence = f"The flood cost {n} million." if n % 3 == 0 else f"Claim {n} is about taxes."
+        claims.append(make_claim(article, priority=priority, seen_at=NEWEST - timedelta(days=days), sentence=sentence,
+                                 claim_type="numeric" if n % 2 else "quote"))
+    return claims
+
+
+def test_recency_reorders_the_queue_and_pages_walk_it_exactly(reviewer, settings, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
+    expected = order_by_total(crossing)
+    newer = next(c for c in crossing if (c.priority, c.seen_at) == (45.0, NEWEST))
+    older = next(c for c in crossing if (c.priority, c.seen_at) == (50.0, NEWEST - timedelta(days=30)))
+    assert expected.index(newer.pk) < expected.index(older.pk)  # the test's own premise: totals cross
+    settings.FACTCHECK_QUEUE_PAGE_SIZE = 4
+    client = logged_in(reviewer)
+    seen: list[int] = []
+    url = reverse("claims:list")
+    while url:
+        html = client.get(url).content.decode()
+        seen += shown_ids(html)
+        match = re.search(r'<a class="button" href="(\?[^"]*after=[^"]+)"', html)
+        url = reverse("claims:list") + match.group(1).replace("&amp;", "&") if match else ""
+    assert seen == expected
+    for size in (1, 3, 7, 50):
+        assert walk(reviewer, {}, size) == expected, size
+
+
+def test_recency_order_holds_with_a_filter_and_a_search(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
+    numeric = order_by_total([c for c in crossing if c.claim_type == "numeric"])
+    floods = order_by_total([c for c in crossing if "flood" in c.sentence or "flooded" in c.article.text])
+    both = order_by_total([c for c in crossing if c.claim_type == "numeric" and ("flood" in c.sentence or "flooded" in c.article.text)])
+    assert 0 < len(both) < len(floods) < len(crossing)
+    for size in (2, 5):
+        assert walk(reviewer, {"type": ["numeric"]}, size) == numeric
+        assert walk(reviewer, {"q": "flood"}, size) == floods
+        assert walk(reviewer, {"q": "flood", "type": ["numeric"]}, size) == both
+
+
+def test_the_row_offers_what_the_services_allow(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The row's buttons come from services.claim_allowed_actions, which reads the transition
+    tables the services enforce: every status, each action offered iff the service accepts it."""
+    from factcheck.claims import services
+    from factcheck.claims.errors import TransitionNotAllowed
+
+    client = logged_in(reviewer)
+    calls = {
+        "check": lambda claim: services.claim_mark_check(claim=claim, actor=reviewer),
+        "dismiss": lambda claim: services.claim_dismiss(claim=claim, actor=reviewer, reason="Opinion."),
+        "research": lambda claim: services.claim_start_research(claim=claim, actor=reviewer),
+    }
+    for status in Claim.Status:
+        allowed = services.claim_allowed_actions(claim_status=status, user=reviewer)
+        claim = make_claim(status=status)
+        html = client.get(reverse("claims:list"), {"status": status}).content.decode()
+        row = html[html.index(f'id="claim-{claim.pk}"') :]
+        assert ('value="check"' in row) == ("check" in allowed), status
+        assert ('data-key="d"' in row) == ("dismiss" in allowed), status
+        for action, call in calls.items():
+            try:
+                call(make_claim(status=status))
+            except TransitionNotAllowed:
+                assert action not in allowed, (status, action)
+            else:
+                assert action in allowed, (status, action)
+    # The drift this replaced: a claim in research may be dismissed, and its row says so.
+    assert "dismiss" in services.claim_allowed_actions(claim_status=Claim.Status.IN_RESEARCH, user=reviewer)

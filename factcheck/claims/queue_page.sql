@@ -1,0 +1,75 @@
+-- One page of the triage queue: (id, recency, total) of the matching claims after the cursor,
+-- in (total DESC, id DESC) order, where total = the standing priority (claims.priority) + the
+-- recency points (claim_recency_points with claim_queue_ranking(), as the queue is read).
+--
+-- Why this shape: sorting every matching claim by total would read all of them for every
+-- page. But recency lies between 0 and the recency weight W, so a claim can only be on the
+-- page if its standing priority is at least L - W, where L is the page-size-th highest total
+-- among *any* page-size (or more) matching claims after the cursor:
+--   head:  the first matching claims in standing order (a short walk down
+--          claim_queue_order_idx), and L from them (more of them raise L: see head size in
+--          selectors._queue_page_sql);
+--   band:  every claim whose standing priority lies in [L - W, the cursor's total] and whose
+--          total is at least L, read from claim_queue_order_idx alone (it includes seen_at),
+--          never from the table (each total computed once: the cursor is applied to the few
+--          that pass);
+--   page:  the band after the cursor in total order, each claim checked against the filters
+--          until the page is full (so a page reads about as many rows as it shows).
+-- Exact: a claim after the cursor stands at or below the cursor's total, since recency is
+-- never negative.
+--
+-- The filters (where) and the search's two conditions (in_sentence, in_article) come compiled
+-- from filters.claim_filter_q and filters.search_for. Each search condition is its own branch
+-- of head and band, planned on its own: a common word walks the index until the page is full,
+-- a rare one sorts its few matches (one OR across both would make PostgreSQL read every
+-- claim). Without a search the second branch is FALSE and costs nothing. A claim matching
+-- both is the first branch's only (so that each claim counts once without a UNION's hashing).
+--
+-- Parameters, in order: head: (in_sentence, where, cursor, head size) and (in_article,
+-- in_sentence, where, cursor, head size), limit - 1; band: (in_sentence, total) and
+-- (in_article, in_sentence, total); page: (total, id), where, limit. "cursor" is the
+-- cursor's total, then its (total, id).
+WITH ranking AS MATERIALIZED (
+    SELECT newest, recency, half_life_days FROM claim_queue_ranking()
+),
+-- (claim_recency_points takes `ranking` joined, not read through subqueries in its
+-- arguments: only then does PostgreSQL inline the function, and a call per claim costs far
+-- more than the inlined expression.)
+head AS (
+    SELECT total FROM (
+        (SELECT claims.id, claims.priority + t.recency AS total
+         FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+         WHERE {in_sentence} AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
+         ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
+        UNION ALL
+        (SELECT claims.id, claims.priority + t.recency AS total
+         FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+         WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
+         ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
+    ) first_in_standing_order
+    ORDER BY total DESC OFFSET %s LIMIT 1
+),
+lowest AS MATERIALIZED (
+    -- L, and the lowest standing priority a claim with a total of L can have (materialized:
+    -- head is read once). Fewer matches than a page: every claim after the cursor is a
+    -- candidate.
+    SELECT total, total - (SELECT recency FROM ranking) AS priority
+    FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
+),
+band AS MATERIALIZED (
+    SELECT claims.id, claims.priority + t.recency AS total
+    FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+    WHERE {in_sentence} AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
+      AND claims.priority + t.recency >= (SELECT total FROM lowest)
+    UNION ALL
+    SELECT claims.id, claims.priority + t.recency AS total
+    FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+    WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
+      AND claims.priority + t.recency >= (SELECT total FROM lowest)
+)
+SELECT b.id, round((b.total - matching.priority)::numeric, 4)::float8 AS recency, b.total
+FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DESC, id DESC) b
+-- The recency points back from the total: both have 4 decimals, so rounding recovers them.
+CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where}) matching
+ORDER BY b.total DESC, b.id DESC
+LIMIT %s
