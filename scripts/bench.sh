@@ -18,6 +18,13 @@ say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Pyt
 "$PY" bench/pipeline_bench.py
 say "What a run costs: 100 new BBC articles on 0 and on 300,000 stored claims"
 "$PY" bench/run_cost_bench.py
+# Long (six runs of the whole job over ~21,000 articles): BENCH_SCALEOUT=0 skips it, and BENCH_SCALEOUT_ARGS
+# shrinks it, e.g. BENCH_SCALEOUT_ARGS="--articles 2000 --repeat 1" make bench.
+if [ "${BENCH_SCALEOUT:-1}" != 0 ]; then
+  say "Scale-out: the job on a standalone Spark master, 1 then 2 workers of 1 core (BBC x10)"
+  # shellcheck disable=SC2086 # word splitting intended: a list of arguments
+  "$PY" bench/scaleout_bench.py ${BENCH_SCALEOUT_ARGS:-}
+fi
 say "Triage queue latency (200,000 claims, 10 concurrent users)"
 # wrk measures the latency percentiles; without root the bench falls back to Python threads.
 if ! command -v wrk >/dev/null && is_root; then apt_install wrk; fi
