@@ -1,22 +1,24 @@
 """Claim matching: which earlier fact-checks a new claim repeats.
 
     index = MatchIndex.build(entries)              # once per library; picklable
-    index.match(texts, top=5)                      # [[(entry id, score), ...], ...] per text
+    index.match(texts, top=5, dates=None)          # [[(entry id, score), ...], ...] per text
 
 Two stages, both vectorised over a batch of texts:
 
-1. Candidates: a field-weighted BM25 over the library's claim, title and summary (word
-   unigrams and bigrams, light stemming, tweets/URLs/hashtags normalised). BM25 is linear
-   in each field's term weights, so the weighted sum of the fields is one sparse matrix
-   and a batch of queries is one sparse product.
-2. Re-ranking of the best CANDIDATES per text by a logistic regression over pairwise
-   features: the per-field BM25 scores, character 3-5-gram TF-IDF cosine, the cosine of a
-   static embedding distilled from all-MiniLM-L6-v2 (one vector per WordPiece, computed
-   once offline: `python -m pipeline.train_matching`), number overlap and word coverage.
-   The reported score is the re-ranker's probability that the pair is a match.
+1. Candidates: BM25 (k1 0.9, b 0.4) over each entry's claim + title + summary, on content
+   words (stop words out, plurals stripped; URLs, tweet trailers, hashtags and @mentions
+   normalised), the query's words counted once. A batch is one sparse product.
+2. Re-ranking of each text's CANDIDATES best by a pairwise logistic regression over: the
+   BM25 score (raw, relative to the text's best, rank), BM25 per field, the cosine of
+   character 4-gram TF-IDF, the cosine of a static embedding distilled from
+   all-MiniLM-L6-v2 (one vector per WordPiece, idf-weighted mean) and, where both dates
+   are known, the days between the claim and the check. The score is the re-ranker's match
+   probability (Platt-scaled; "dated" and "undated" models).
 
+Fields, terms, features and parameters were chosen by 5-fold cross-validation on the
+CheckThat! 2021 2A train tweets (`python -m pipeline.train_matching`, docs/matching.md).
 Pure Python + numpy/scipy/scikit-learn/tokenizers: no Django, no database, no Spark. The
-Spark job broadcasts a built index (or the library rows, building it once per executor).
+Spark job broadcasts a built index (it pickles) or builds one per executor from the rows.
 """
 
 from __future__ import annotations
@@ -59,7 +61,6 @@ _TAG = re.compile(r"[#@](\w+)")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _DIGIT_GROUP = re.compile(r"(?<=\d)[,.](?=\d{3}\b)")
 _WORD = re.compile(r"[a-z0-9]+")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _DAY_MONTH_YEAR = re.compile(r"(\d{1,2})\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})")
@@ -132,10 +133,6 @@ def tweet_date(text: str) -> date | None:
     return parse_date(match[0].rsplit(")", 1)[1]) if match else None
 
 
-def numbers(text: str) -> frozenset[str]:
-    return frozenset(_NUMBER.findall(_DIGIT_GROUP.sub("", text)))
-
-
 @dataclass(frozen=True)
 class Artifact:
     """The trained files as bytes (a few MB): picklable, so Spark can broadcast them."""
@@ -181,8 +178,8 @@ class StaticEmbedding:
         return cls(table, artifact.files["tokenizer.json"].decode("utf-8"))
 
     def pieces(self, texts: Sequence[str]) -> sp.csr_matrix:
-        """Piece counts per text (texts x vocabulary), special tokens left out."""
-        encodings = self._tokenizer.encode_batch([normalise(t) for t in texts], add_special_tokens=False)
+        """Piece counts per normalised text (texts x vocabulary), special tokens left out."""
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         indptr = np.zeros(len(texts) + 1, np.int64)
         indptr[1:] = np.cumsum([len(e.ids) for e in encodings])
         ids = np.fromiter((i for e in encodings for i in e.ids), np.int64, int(indptr[-1]))
@@ -246,28 +243,22 @@ class MatchIndex:
         df = np.asarray(present.sum(axis=0)).ravel()
         idf = np.log(1 + (count - df + 0.5) / (df + 0.5)).astype(np.float32)
         config = index.config
-        index.combined_by_doc = _bm25_weights(tf["claim"] + tf["title"] + tf["summary"], idf, config.k1, config.b)
-        index.combined = index.combined_by_doc.T.tocsr()
+        index.combined = _bm25_weights(tf["claim"] + tf["title"] + tf["summary"], idf, config.k1, config.b).T.tocsr()
         index.fields_by_doc = {name: _bm25_weights(tf[name], idf, config.k1, config.b) for name in FIELDS}
 
         whole = [" ".join(parts) for parts in zip(texts["claim"], texts["title"], texts["summary"], strict=True)]
-        index.char_vectoriser = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), n_features=2**20, alternate_sign=False, norm=None)
+        index.char_vectoriser = HashingVectorizer(analyzer="char_wb", ngram_range=(4, 4), n_features=2**20, alternate_sign=False, norm=None)
         grams = index.char_vectoriser.transform([normalise(t).lower() for t in whole]).tocsr()
         char_df = np.bincount(grams.indices, minlength=grams.shape[1]).astype(np.float32)
         index.char_idf = np.log((1 + count) / (1 + char_df)).astype(np.float32) + 1
         index.char_docs = _l2_rows(_log_tf(grams).multiply(index.char_idf[None, :]).tocsr())
-        index.claim_char_docs = _l2_rows(
-            _log_tf(index.char_vectoriser.transform([normalise(t).lower() for t in texts["claim"]])).multiply(index.char_idf[None, :]).tocsr()
-        )
 
         index.embedding = StaticEmbedding.from_artifact(artifact)
-        pieces = index.embedding.pieces(whole)
+        pieces = index.embedding.pieces([normalise(t) for t in whole])
         piece_df = np.bincount(pieces.indices, minlength=pieces.shape[1]).astype(np.float32)
         index.piece_idf = np.log((1 + count) / (1 + piece_df)).astype(np.float32)
         index.doc_vectors = index.embedding.encode(pieces, index.piece_idf)
-        index.claim_vectors = index.embedding.encode(index.embedding.pieces(texts["claim"]), index.piece_idf)
-        index.doc_numbers = [numbers(t) for t in whole]
-        index.doc_words = [frozenset(words(normalise(t))) for t in texts["claim"]]
+        index.claim_vectors = index.embedding.encode(index.embedding.pieces([normalise(t) for t in texts["claim"]]), index.piece_idf)
         index.doc_days = _days([parse_date(row.get("date")) for row in rows])
         stored = json.loads(artifact.files["reranker.json"]) if "reranker.json" in artifact.files else {}
         index.rerankers = {name: Reranker.from_json(model) for name, model in stored.items()}
@@ -276,17 +267,18 @@ class MatchIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def query_terms(self, texts: Sequence[str]) -> sp.csr_matrix:
-        """Which library terms each text holds (binary: a repeated word counts once)."""
-        matrix = _term_counts([terms(t) for t in texts], self.vocabulary, known_only=True)
+    def query_terms(self, normalised: Sequence[str]) -> sp.csr_matrix:
+        """Which library terms each (normalised) text holds: binary, a repeat counts once."""
+        matrix = _term_counts([words(t) for t in normalised], self.vocabulary, known_only=True)
         matrix.data[:] = 1
         return matrix
 
-    def candidates(self, query: sp.csr_matrix, limit: int) -> tuple[np.ndarray, np.ndarray]:
-        """(query row, library row) pairs: each text's `limit` best by field-weighted BM25,
-        ties broken by library order (so results are deterministic)."""
+    def candidates(self, query: sp.csr_matrix, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(query rows, library rows, BM25 scores) of each text's `limit` best entries by
+        BM25 over the whole entry, best first, ties broken by library order."""
         pair_query: list[np.ndarray] = []
         pair_doc: list[np.ndarray] = []
+        pair_score: list[np.ndarray] = []
         for start in range(0, query.shape[0], BLOCK):
             scores = (query[start : start + BLOCK] @ self.combined).tocsr()
             for offset in range(scores.shape[0]):
@@ -294,59 +286,48 @@ class MatchIndex:
                 if high == low:
                     continue
                 docs, values = scores.indices[low:high], scores.data[low:high]
+                if high - low > limit:
+                    # Everything scoring at least the limit-th best, so ties there stay in.
+                    threshold = np.partition(values, high - low - limit)[high - low - limit]
+                    keep = values >= threshold
+                    docs, values = docs[keep], values[keep]
                 order = np.lexsort((docs, -values))[:limit]
                 pair_query.append(np.full(len(order), start + offset, np.int64))
                 pair_doc.append(docs[order])
+                pair_score.append(values[order].astype(np.float64))
         if not pair_query:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        return np.concatenate(pair_query), np.concatenate(pair_doc)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(pair_query), np.concatenate(pair_doc), np.concatenate(pair_score)
 
     def features(self, texts: Sequence[str], dates: Sequence[date | None] | None = None, limit: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(pair query rows, pair library rows, feature matrix: FEATURES then DATE_FEATURES)
         for the candidates of texts. The date features are 0 where either date is unknown."""
         limit = limit or self.config.candidates
         normalised = [normalise(t) for t in texts]
-        query = self.query_terms(texts)
-        q_rows, d_rows = self.candidates(query, limit)
+        query = self.query_terms(normalised)
+        q_rows, d_rows, combined = self.candidates(query, limit)
         if len(q_rows) == 0:
             return q_rows, d_rows, np.zeros((0, len(FEATURES) + len(DATE_FEATURES)))
-        combined = _pair_dot(query, self.combined_by_doc, q_rows, d_rows)
         per_field = [_pair_dot(query, self.fields_by_doc[name], q_rows, d_rows) for name in FIELDS]
         grams = self.char_vectoriser.transform([t.lower() for t in normalised])
         q_chars = _l2_rows(_log_tf(grams).multiply(self.char_idf[None, :]).tocsr())
         char_all = _pair_dot(q_chars, self.char_docs, q_rows, d_rows)
-        char_claim = _pair_dot(q_chars, self.claim_char_docs, q_rows, d_rows)
-        q_vectors = self.embedding.encode(self.embedding.pieces(texts), self.piece_idf)
+        q_vectors = self.embedding.encode(self.embedding.pieces(normalised), self.piece_idf)
         emb_all = np.einsum("ij,ij->i", q_vectors[q_rows], self.doc_vectors[d_rows])
         emb_claim = np.einsum("ij,ij->i", q_vectors[q_rows], self.claim_vectors[d_rows])
-        q_numbers = [numbers(t) for t in normalised]
-        q_words = [frozenset(words(t)) for t in normalised]
-        shared_numbers = np.array([len(q_numbers[q] & self.doc_numbers[d]) for q, d in zip(q_rows, d_rows, strict=True)], np.float64)
-        missing_numbers = np.array([len(self.doc_numbers[d] - q_numbers[q]) for q, d in zip(q_rows, d_rows, strict=True)], np.float64)
-        coverage = np.array([len(q_words[q] & self.doc_words[d]) / max(1, len(self.doc_words[d])) for q, d in zip(q_rows, d_rows, strict=True)], np.float64)
-        rank = np.zeros(len(q_rows))
-        best = np.zeros(len(q_rows))
-        emb_best = np.zeros(len(q_rows))
-        char_best = np.zeros(len(q_rows))
-        for start, stop in _runs(q_rows):
-            rank[start:stop] = np.arange(stop - start)
-            best[start:stop] = combined[start:stop].max()
-            emb_best[start:stop] = emb_all[start:stop].max()
-            char_best[start:stop] = char_all[start:stop].max()
+        starts = np.r_[0, np.flatnonzero(np.diff(q_rows)) + 1]
+        run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(q_rows)]))
+        rank = np.arange(len(q_rows)) - starts[run]
         columns = [
             np.log1p(combined),
-            combined / np.maximum(best, 1e-9),
+            combined / combined[starts][run],
             *(np.log1p(s) for s in per_field),
             char_all,
-            char_claim,
-            char_all - char_best,
+            char_all - np.maximum.reduceat(char_all, starts)[run],
             emb_all,
             emb_claim,
-            emb_all - emb_best,
+            emb_all - np.maximum.reduceat(emb_all, starts)[run],
             np.log1p(rank),
-            np.minimum(shared_numbers, 3),
-            np.minimum(missing_numbers, 3),
-            coverage,
         ]
         q_days = _days(dates if dates is not None else [None] * len(texts))
         delta = self.doc_days[d_rows] - q_days[q_rows]
@@ -434,15 +415,11 @@ FEATURES = (
     "bm25_title_log",
     "bm25_summary_log",
     "char_cosine",
-    "char_cosine_claim",
     "char_cosine_gap",
     "embedding_cosine",
     "embedding_cosine_claim",
     "embedding_cosine_gap",
     "bm25_rank_log",
-    "shared_numbers",
-    "unmatched_numbers",
-    "claim_word_coverage",
 )
 DATE_FEATURES = ("dates_known", "days_after_log", "days_before_log", "within_3_days", "within_30_days_after")
 
