@@ -163,19 +163,31 @@ class StaticEmbedding:
     """A sentence vector = idf-weighted mean of per-WordPiece vectors (model2vec-style),
     L2-normalised. The table was distilled once from all-MiniLM-L6-v2."""
 
-    def __init__(self, table: np.ndarray, tokenizer_json: str) -> None:
+    def __init__(self, quantised: np.ndarray, scale: np.ndarray, tokenizer_json: str) -> None:
+        self._state = (quantised, scale, tokenizer_json)
+        self._load()
+
+    def _load(self) -> None:
         from tokenizers import Tokenizer
 
-        self.table = table
+        quantised, scale, tokenizer_json = self._state
+        self.table = quantised.astype(np.float32) * scale.astype(np.float32)[:, None]
         self._tokenizer = Tokenizer.from_str(tokenizer_json)
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
 
+    # Pickled as the int8 table (a quarter of the float32 one); unpickling rebuilds the rest.
+    def __getstate__(self) -> tuple[np.ndarray, np.ndarray, str]:
+        return self._state
+
+    def __setstate__(self, state: tuple[np.ndarray, np.ndarray, str]) -> None:
+        self._state = state
+        self._load()
+
     @classmethod
     def from_artifact(cls, artifact: Artifact) -> StaticEmbedding:
         arrays = np.load(io.BytesIO(artifact.files["embedding.npz"]), allow_pickle=False)
-        table = arrays["vectors_int8"].astype(np.float32) * arrays["scale"].astype(np.float32)[:, None]
-        return cls(table, artifact.files["tokenizer.json"].decode("utf-8"))
+        return cls(arrays["vectors_int8"], arrays["scale"], artifact.files["tokenizer.json"].decode("utf-8"))
 
     def pieces(self, texts: Sequence[str]) -> sp.csr_matrix:
         """Piece counts per normalised text (texts x vocabulary), special tokens left out."""
@@ -257,8 +269,9 @@ class MatchIndex:
         pieces = index.embedding.pieces([normalise(t) for t in whole])
         piece_df = np.bincount(pieces.indices, minlength=pieces.shape[1]).astype(np.float32)
         index.piece_idf = np.log((1 + count) / (1 + piece_df)).astype(np.float32)
-        index.doc_vectors = index.embedding.encode(pieces, index.piece_idf)
-        index.claim_vectors = index.embedding.encode(index.embedding.pieces([normalise(t) for t in texts["claim"]]), index.piece_idf)
+        # float16 halves the pickled index; products are taken in float32 (see _pair_cosine).
+        index.doc_vectors = index.embedding.encode(pieces, index.piece_idf).astype(np.float16)
+        index.claim_vectors = index.embedding.encode(index.embedding.pieces([normalise(t) for t in texts["claim"]]), index.piece_idf).astype(np.float16)
         index.doc_days = _days([parse_date(row.get("date")) for row in rows])
         stored = json.loads(artifact.files["reranker.json"]) if "reranker.json" in artifact.files else {}
         index.rerankers = {name: Reranker.from_json(model) for name, model in stored.items()}
@@ -313,8 +326,9 @@ class MatchIndex:
         q_chars = _l2_rows(_log_tf(grams).multiply(self.char_idf[None, :]).tocsr())
         char_all = _pair_dot(q_chars, self.char_docs, q_rows, d_rows)
         q_vectors = self.embedding.encode(self.embedding.pieces(normalised), self.piece_idf)
-        emb_all = np.einsum("ij,ij->i", q_vectors[q_rows], self.doc_vectors[d_rows])
-        emb_claim = np.einsum("ij,ij->i", q_vectors[q_rows], self.claim_vectors[d_rows])
+        q_vectors = q_vectors.astype(np.float16)
+        emb_all = _pair_cosine(q_vectors, self.doc_vectors, q_rows, d_rows)
+        emb_claim = _pair_cosine(q_vectors, self.claim_vectors, q_rows, d_rows)
         starts = np.r_[0, np.flatnonzero(np.diff(q_rows)) + 1]
         run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(q_rows)]))
         rank = np.arange(len(q_rows)) - starts[run]
@@ -463,6 +477,18 @@ def _log_tf(matrix: sp.spmatrix) -> sp.csr_matrix:
 def _l2_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
     return sp.csr_matrix(sp.diags(1 / np.maximum(norms, 1e-9)) @ matrix, dtype=np.float32)
+
+
+def _pair_cosine(left: np.ndarray, right: np.ndarray, left_rows: np.ndarray, right_rows: np.ndarray) -> np.ndarray:
+    """Row-wise dot products of unit vectors stored as float16, summed in float32."""
+    out = np.zeros(len(left_rows), np.float64)
+    chunk = 20_000
+    for start in range(0, len(left_rows), chunk):
+        stop = start + chunk
+        a = left[left_rows[start:stop]].astype(np.float32)
+        b = right[right_rows[start:stop]].astype(np.float32)
+        out[start:stop] = np.einsum("ij,ij->i", a, b)
+    return out
 
 
 def _pair_dot(left: sp.csr_matrix, right: sp.csr_matrix, left_rows: np.ndarray, right_rows: np.ndarray) -> np.ndarray:
