@@ -44,6 +44,10 @@ FIELDS = ("claim", "title", "summary")
 OPTIONAL_FIELDS = ("title", "summary", "rating", "url", "date", "publisher")
 # Candidates per text handed from the BM25 stage to the re-ranker.
 CANDIDATES = 50
+# Control characters that str.split() treats as whitespace but the BERT normaliser deletes.
+_DELETED_CONTROLS = str.maketrans("", "", "\x0b\x0c\x1c\x1d\x1e\x1f\x85")
+# The per-token piece cache is cleared past this many tokens, so memory stays bounded.
+MAX_CACHED_TOKENS = 300_000
 # Queries per block of the sparse candidate search (bounds the dense block: BLOCK x library).
 BLOCK = 256
 
@@ -175,6 +179,7 @@ class StaticEmbedding:
         self._tokenizer = Tokenizer.from_str(tokenizer_json)
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
+        self._cache: dict[str, np.ndarray] = {}
 
     # Pickled as the int8 table (a quarter of the float32 one); unpickling rebuilds the rest.
     def __getstate__(self) -> tuple[np.ndarray, np.ndarray, str]:
@@ -191,10 +196,19 @@ class StaticEmbedding:
 
     def pieces(self, texts: Sequence[str]) -> sp.csr_matrix:
         """Piece counts per normalised text (texts x vocabulary), special tokens left out."""
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        # WordPiece never crosses whitespace, so pieces are cached per whitespace token
+        # (after deleting the controls that str.split() would split on but BERT deletes).
+        tokens = [text.translate(_DELETED_CONTROLS).split() for text in texts]
+        if len(self._cache) > MAX_CACHED_TOKENS:
+            self._cache.clear()
+        new = sorted({token for row in tokens for token in row if token not in self._cache})
+        for token, encoding in zip(new, self._tokenizer.encode_batch(new, add_special_tokens=False) if new else [], strict=True):
+            self._cache[token] = np.asarray(encoding.ids, np.int64)
+        cache = self._cache
+        per_text = [np.concatenate([cache[token] for token in row]) if row else np.zeros(0, np.int64) for row in tokens]
         indptr = np.zeros(len(texts) + 1, np.int64)
-        indptr[1:] = np.cumsum([len(e.ids) for e in encodings])
-        ids = np.fromiter((i for e in encodings for i in e.ids), np.int64, int(indptr[-1]))
+        indptr[1:] = np.cumsum([len(ids) for ids in per_text])
+        ids = np.concatenate(per_text) if per_text else np.zeros(0, np.int64)
         counts = sp.csr_matrix((np.ones(len(ids), np.float32), ids, indptr), shape=(len(texts), self.table.shape[0]))
         counts.sum_duplicates()
         return counts
@@ -269,9 +283,8 @@ class MatchIndex:
         pieces = index.embedding.pieces([normalise(t) for t in whole])
         piece_df = np.bincount(pieces.indices, minlength=pieces.shape[1]).astype(np.float32)
         index.piece_idf = np.log((1 + count) / (1 + piece_df)).astype(np.float32)
-        # float16 halves the pickled index; products are taken in float32 (see _pair_cosine).
-        index.doc_vectors = index.embedding.encode(pieces, index.piece_idf).astype(np.float16)
-        index.claim_vectors = index.embedding.encode(index.embedding.pieces([normalise(t) for t in texts["claim"]]), index.piece_idf).astype(np.float16)
+        index.doc_vectors = index.embedding.encode(pieces, index.piece_idf)
+        index.claim_vectors = index.embedding.encode(index.embedding.pieces([normalise(t) for t in texts["claim"]]), index.piece_idf)
         index.doc_days = _days([parse_date(row.get("date")) for row in rows])
         stored = json.loads(artifact.files["reranker.json"]) if "reranker.json" in artifact.files else {}
         index.rerankers = {name: Reranker.from_json(model) for name, model in stored.items()}
@@ -326,7 +339,6 @@ class MatchIndex:
         q_chars = _l2_rows(_log_tf(grams).multiply(self.char_idf[None, :]).tocsr())
         char_all = _pair_dot(q_chars, self.char_docs, q_rows, d_rows)
         q_vectors = self.embedding.encode(self.embedding.pieces(normalised), self.piece_idf)
-        q_vectors = q_vectors.astype(np.float16)
         emb_all = _pair_cosine(q_vectors, self.doc_vectors, q_rows, d_rows)
         emb_claim = _pair_cosine(q_vectors, self.claim_vectors, q_rows, d_rows)
         starts = np.r_[0, np.flatnonzero(np.diff(q_rows)) + 1]
@@ -480,14 +492,12 @@ def _l2_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:
 
 
 def _pair_cosine(left: np.ndarray, right: np.ndarray, left_rows: np.ndarray, right_rows: np.ndarray) -> np.ndarray:
-    """Row-wise dot products of unit vectors stored as float16, summed in float32."""
+    """Row-wise dot products of float32 unit vectors, in chunks (bounded temporaries)."""
     out = np.zeros(len(left_rows), np.float64)
     chunk = 20_000
     for start in range(0, len(left_rows), chunk):
         stop = start + chunk
-        a = left[left_rows[start:stop]].astype(np.float32)
-        b = right[right_rows[start:stop]].astype(np.float32)
-        out[start:stop] = np.einsum("ij,ij->i", a, b)
+        out[start:stop] = np.einsum("ij,ij->i", left[left_rows[start:stop]], right[right_rows[start:stop]])
     return out
 
 
