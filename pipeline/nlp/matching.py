@@ -242,6 +242,19 @@ class MatchIndex:
     """A built library: sparse BM25 weights, character n-gram and embedding vectors of
     every entry. Picklable (plain numpy/scipy arrays and a stateless hashing vectoriser)."""
 
+    vocabulary: dict[str, int]
+    combined: sp.csr_matrix  # terms x entries: BM25 weights over the whole entry
+    fields_by_doc: dict[str, sp.csr_matrix]  # entries x terms, per field
+    char_vectoriser: Any
+    char_idf: np.ndarray
+    char_docs: sp.csr_matrix
+    embedding: StaticEmbedding
+    piece_idf: np.ndarray
+    doc_vectors: np.ndarray
+    claim_vectors: np.ndarray
+    doc_days: np.ndarray
+    rerankers: dict[str, Reranker]
+
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.config = MatchConfig()
