@@ -1,0 +1,577 @@
+"""Claim matching: which earlier fact-checks a new claim repeats.
+
+    index = MatchIndex.build(entries)              # once per library; picklable
+    index.match(texts, top=5, dates=None)          # [[(entry id, score), ...], ...] per text
+
+Two stages, both vectorised over a batch of texts:
+
+1. Candidates: BM25 (k1 0.9, b 0.4) over each entry's claim + title + summary, on content
+   words (stop words out, plurals stripped; URLs, tweet trailers, hashtags and @mentions
+   normalised), the query's words counted once. A batch is one sparse product.
+2. Re-ranking of each text's CANDIDATES best by a pairwise logistic regression over: the
+   BM25 score (raw, relative to the text's best, rank), BM25 per field, the cosine of
+   character 4-gram TF-IDF, the cosine of a static embedding distilled from
+   all-MiniLM-L6-v2 (one vector per WordPiece, idf-weighted mean) and, where both dates
+   are known, the days between the claim and the check. The score is the re-ranker's match
+   probability (Platt-scaled; "dated" and "undated" models).
+
+Fields, terms, features and parameters were chosen by 5-fold cross-validation on the
+CheckThat! 2021 2A train tweets (`python -m pipeline.train_matching`, docs/matching.md).
+Pure Python + numpy/scipy/scikit-learn/tokenizers: no Django, no database, no Spark. The
+Spark job broadcasts a built index (it pickles) or builds one per executor from the rows.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+ARTIFACT_PACKAGE_PATH = ("models", "matching")
+EMBEDDING_FILES = ("embedding.npz", "tokenizer.json")
+ARTIFACT_FILES = ("metadata.json", "reranker.json", *EMBEDDING_FILES)
+FIELDS = ("claim", "title", "summary")
+OPTIONAL_FIELDS = ("title", "summary", "rating", "url", "date", "publisher")
+# Candidates per text handed from the BM25 stage to the re-ranker.
+CANDIDATES = 50
+# Control characters that str.split() treats as whitespace but the BERT normaliser deletes.
+_DELETED_CONTROLS = str.maketrans("", "", "\x0b\x0c\x1c\x1d\x1e\x1f\x85")
+# The per-token piece cache is cleared past this many tokens, so memory stays bounded.
+MAX_CACHED_TOKENS = 300_000
+# Queries per block of the sparse candidate search (bounds the dense block: BLOCK x library).
+BLOCK = 256
+
+_STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between both but by
+    can could did do does doing down during each few for from further had has have having he her here hers herself him himself
+    his how i if in into is it its itself just let me more most my myself nor of off on once only or other our ours ourselves
+    out over own same she should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with would you your yours
+    yourself yourselves rt via amp""".split()
+)
+_URL = re.compile(r"(?:https?://|www\.)\S+|\bpic\.twitter\.com/\S+|\b[\w.-]+\.(?:com|org|net|ly|co|gov|uk)/\S*", re.IGNORECASE)
+_TWEET_TRAILER = re.compile(r"\s+[—–-]\s+([^()\n]{0,80}?)\s*\(@\w+\)\s+\w+\s+\d{1,2},\s+\d{4}\s*$")
+_TAG = re.compile(r"[#@](\w+)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_DIGIT_GROUP = re.compile(r"(?<=\d)[,.](?=\d{3}\b)")
+_WORD = re.compile(r"[a-z0-9]+")
+_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DAY_MONTH_YEAR = re.compile(r"(\d{1,2})\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})")
+_MONTH_DAY_YEAR = re.compile(r"([A-Za-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})")
+
+
+class LibraryError(ValueError):
+    """A library line that cannot be used: says which line and what is wrong."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+def normalise(text: str) -> str:
+    """The form both sides are matched in: NFKC, no URLs or tweet trailers (the author's
+    name is kept), hashtags and @mentions split into words, digit groups joined."""
+    text = unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'")
+    text = _URL.sub(" ", text)
+    text = _TWEET_TRAILER.sub(r" \1", text)
+    text = _TAG.sub(lambda m: " " + _CAMEL.sub(" ", m.group(1)).replace("_", " ") + " ", text)
+    return _DIGIT_GROUP.sub("", text)
+
+
+def _stem(word: str) -> str:
+    """A conservative plural stripper (Harman's S-stemmer): enough to join claim/claims."""
+    if len(word) > 4 and word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
+        return word[:-1]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("us", "ss", "is")):
+        return word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Content words of normalised text: lower case, stop words out, plurals stemmed."""
+    return [_stem(w) for w in _WORD.findall(text.lower().replace("'s ", " ")) if w not in _STOP_WORDS]
+
+
+def terms(text: str) -> list[str]:
+    """The BM25 terms of raw text: its content words (bigrams did worse on train)."""
+    return words(normalise(text))
+
+
+def parse_date(value: str | None) -> date | None:
+    """A calendar date from ISO 8601 (`2019-06-05`, a datetime's date part), `5 June 2019`
+    or `June 5, 2019`; None for anything else."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        if match := _ISO_DATE.match(text):
+            return date(int(match[1]), int(match[2]), int(match[3]))
+        if match := _DAY_MONTH_YEAR.fullmatch(text):
+            day, month, year = match[1], match[2], match[3]
+        elif match := _MONTH_DAY_YEAR.fullmatch(text):
+            month, day, year = match[1], match[2], match[3]
+        else:
+            return None
+        number = _MONTHS.get(month[:3].lower())
+        return date(int(year), number, int(day)) if number else None
+    except ValueError:
+        return None
+
+
+def tweet_date(text: str) -> date | None:
+    """The date in a pasted tweet's trailer (`— Name (@handle) June 4, 2019`), if any."""
+    match = _TWEET_TRAILER.search(unicodedata.normalize("NFKC", text))
+    return parse_date(match[0].rsplit(")", 1)[1]) if match else None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """The trained files as bytes (a few MB): picklable, so Spark can broadcast them."""
+
+    files: dict[str, bytes]
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return json.loads(self.files["metadata.json"])
+
+
+def default_artifact_dir() -> Path:
+    return Path(str(resources.files("pipeline").joinpath(*ARTIFACT_PACKAGE_PATH)))
+
+
+def read_artifact(directory: str | Path | None = None, *, embedding_only: bool = False) -> Artifact:
+    """The artifact's files (through importlib.resources by default, so it also loads from
+    the zip spark-submit ships); `embedding_only` for training, before re-rankers exist."""
+    names = EMBEDDING_FILES if embedding_only else ARTIFACT_FILES
+    if directory is None:
+        root = resources.files("pipeline").joinpath(*ARTIFACT_PACKAGE_PATH)
+        return Artifact({name: root.joinpath(name).read_bytes() for name in names})
+    base = Path(directory)
+    return Artifact({name: (base / name).read_bytes() for name in names})
+
+
+class StaticEmbedding:
+    """A sentence vector = idf-weighted mean of per-WordPiece vectors (model2vec-style),
+    L2-normalised. The table was distilled once from all-MiniLM-L6-v2."""
+
+    def __init__(self, quantised: np.ndarray, scale: np.ndarray, tokenizer_json: str) -> None:
+        self._state = (quantised, scale, tokenizer_json)
+        self._load()
+
+    def _load(self) -> None:
+        from tokenizers import Tokenizer
+
+        quantised, scale, tokenizer_json = self._state
+        self.table = quantised.astype(np.float32) * scale.astype(np.float32)[:, None]
+        self._tokenizer = Tokenizer.from_str(tokenizer_json)
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self._cache: dict[str, np.ndarray] = {}
+
+    # Pickled as the int8 table (a quarter of the float32 one); unpickling rebuilds the rest.
+    def __getstate__(self) -> tuple[np.ndarray, np.ndarray, str]:
+        return self._state
+
+    def __setstate__(self, state: tuple[np.ndarray, np.ndarray, str]) -> None:
+        self._state = state
+        self._load()
+
+    @classmethod
+    def from_artifact(cls, artifact: Artifact) -> StaticEmbedding:
+        arrays = np.load(io.BytesIO(artifact.files["embedding.npz"]), allow_pickle=False)
+        return cls(arrays["vectors_int8"], arrays["scale"], artifact.files["tokenizer.json"].decode("utf-8"))
+
+    def pieces(self, texts: Sequence[str]) -> sp.csr_matrix:
+        """Piece counts per normalised text (texts x vocabulary), special tokens left out."""
+        # WordPiece never crosses whitespace, so pieces are cached per whitespace token
+        # (after deleting the controls that str.split() would split on but BERT deletes).
+        tokens = [text.translate(_DELETED_CONTROLS).split() for text in texts]
+        if len(self._cache) > MAX_CACHED_TOKENS:
+            self._cache.clear()
+        new = sorted({token for row in tokens for token in row if token not in self._cache})
+        for token, encoding in zip(new, self._tokenizer.encode_batch(new, add_special_tokens=False) if new else [], strict=True):
+            self._cache[token] = np.asarray(encoding.ids, np.int64)
+        cache = self._cache
+        per_text = [np.concatenate([cache[token] for token in row]) if row else np.zeros(0, np.int64) for row in tokens]
+        indptr = np.zeros(len(texts) + 1, np.int64)
+        indptr[1:] = np.cumsum([len(ids) for ids in per_text])
+        ids = np.concatenate(per_text) if per_text else np.zeros(0, np.int64)
+        counts = sp.csr_matrix((np.ones(len(ids), np.float32), ids, indptr), shape=(len(texts), self.table.shape[0]))
+        counts.sum_duplicates()
+        return counts
+
+    def encode(self, counts: sp.csr_matrix, idf: np.ndarray) -> np.ndarray:
+        weighted = counts.multiply(idf[None, :]).tocsr()
+        vectors = np.asarray(weighted @ self.table, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-9)
+
+
+def _bm25_weights(tf: sp.csr_matrix, idf: np.ndarray, k1: float, b: float) -> sp.csr_matrix:
+    """Per-document BM25 term weights (documents x vocabulary) of one field."""
+    tf = tf.tocsr().astype(np.float32)
+    lengths = np.asarray(tf.sum(axis=1)).ravel()
+    average = float(lengths.mean()) if len(lengths) and lengths.mean() > 0 else 1.0
+    norm = k1 * (1 - b + b * lengths / average)
+    rows = np.repeat(np.arange(tf.shape[0]), np.diff(tf.indptr))
+    data = tf.data * (k1 + 1) / (tf.data + norm[rows]) * idf[tf.indices]
+    return sp.csr_matrix((data.astype(np.float32), tf.indices, tf.indptr), shape=tf.shape)
+
+
+@dataclass
+class MatchConfig:
+    k1: float = 0.9
+    b: float = 0.4
+    candidates: int = CANDIDATES
+
+
+class MatchIndex:
+    """A built library: sparse BM25 weights, character n-gram and embedding vectors of
+    every entry. Picklable (plain numpy/scipy arrays and a stateless hashing vectoriser)."""
+
+    vocabulary: dict[str, int]
+    combined: sp.csr_matrix  # terms x entries: BM25 weights over the whole entry
+    fields_by_doc: dict[str, sp.csr_matrix]  # entries x terms, per field
+    char_vectoriser: Any
+    char_idf: np.ndarray
+    char_docs: sp.csr_matrix
+    embedding: StaticEmbedding
+    piece_idf: np.ndarray
+    doc_vectors: np.ndarray
+    claim_vectors: np.ndarray
+    doc_days: np.ndarray
+    rerankers: dict[str, Reranker]
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.config = MatchConfig()
+
+    @classmethod
+    def build(cls, entries: Iterable[Mapping[str, Any]], artifact: Artifact | None = None, config: MatchConfig | None = None) -> MatchIndex:
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        artifact = artifact if artifact is not None else read_artifact()
+        index = cls()
+        index.config = config or MatchConfig()
+        rows = list(entries)
+        index.ids = [str(row["id"]) for row in rows]
+        texts = {name: [str(row.get(name) or "") for row in rows] for name in FIELDS}
+        field_terms = {name: [terms(text) for text in texts[name]] for name in FIELDS}
+        vocabulary: dict[str, int] = {}
+        for name in FIELDS:
+            for doc in field_terms[name]:
+                for term in doc:
+                    vocabulary.setdefault(term, len(vocabulary))
+        index.vocabulary = vocabulary
+        count = len(rows)
+        tf = {name: _term_counts(field_terms[name], vocabulary) for name in FIELDS}
+        present = (tf["claim"] + tf["title"] + tf["summary"]).astype(bool).astype(np.float32)
+        df = np.asarray(present.sum(axis=0)).ravel()
+        idf = np.log(1 + (count - df + 0.5) / (df + 0.5)).astype(np.float32)
+        config = index.config
+        index.combined = _bm25_weights(tf["claim"] + tf["title"] + tf["summary"], idf, config.k1, config.b).T.tocsr()
+        index.fields_by_doc = {name: _bm25_weights(tf[name], idf, config.k1, config.b) for name in FIELDS}
+
+        whole = [" ".join(parts) for parts in zip(texts["claim"], texts["title"], texts["summary"], strict=True)]
+        index.char_vectoriser = HashingVectorizer(analyzer="char_wb", ngram_range=(4, 4), n_features=2**20, alternate_sign=False, norm=None)
+        grams = index.char_vectoriser.transform([normalise(t).lower() for t in whole]).tocsr()
+        char_df = np.bincount(grams.indices, minlength=grams.shape[1]).astype(np.float32)
+        index.char_idf = np.log((1 + count) / (1 + char_df)).astype(np.float32) + 1
+        index.char_docs = _l2_rows(_log_tf(grams).multiply(index.char_idf[None, :]).tocsr())
+
+        index.embedding = StaticEmbedding.from_artifact(artifact)
+        pieces = index.embedding.pieces([normalise(t) for t in whole])
+        piece_df = np.bincount(pieces.indices, minlength=pieces.shape[1]).astype(np.float32)
+        index.piece_idf = np.log((1 + count) / (1 + piece_df)).astype(np.float32)
+        index.doc_vectors = index.embedding.encode(pieces, index.piece_idf)
+        index.claim_vectors = index.embedding.encode(index.embedding.pieces([normalise(t) for t in texts["claim"]]), index.piece_idf)
+        index.doc_days = _days([parse_date(row.get("date")) for row in rows])
+        stored = json.loads(artifact.files["reranker.json"]) if "reranker.json" in artifact.files else {}
+        index.rerankers = {name: Reranker.from_json(model) for name, model in stored.items()}
+        return index
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def query_terms(self, normalised: Sequence[str]) -> sp.csr_matrix:
+        """Which library terms each (normalised) text holds: binary, a repeat counts once."""
+        matrix = _term_counts([words(t) for t in normalised], self.vocabulary, known_only=True)
+        matrix.data[:] = 1
+        return matrix
+
+    def candidates(self, query: sp.csr_matrix, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(query rows, library rows, BM25 scores) of each text's `limit` best entries by
+        BM25 over the whole entry, best first, ties broken by library order."""
+        pair_query: list[np.ndarray] = []
+        pair_doc: list[np.ndarray] = []
+        pair_score: list[np.ndarray] = []
+        for start in range(0, query.shape[0], BLOCK):
+            scores = (query[start : start + BLOCK] @ self.combined).tocsr()
+            for offset in range(scores.shape[0]):
+                low, high = scores.indptr[offset], scores.indptr[offset + 1]
+                if high == low:
+                    continue
+                docs, values = scores.indices[low:high], scores.data[low:high]
+                if high - low > limit:
+                    # Everything scoring at least the limit-th best, so ties there stay in.
+                    threshold = np.partition(values, high - low - limit)[high - low - limit]
+                    keep = values >= threshold
+                    docs, values = docs[keep], values[keep]
+                order = np.lexsort((docs, -values))[:limit]
+                pair_query.append(np.full(len(order), start + offset, np.int64))
+                pair_doc.append(docs[order])
+                pair_score.append(values[order].astype(np.float64))
+        if not pair_query:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(pair_query), np.concatenate(pair_doc), np.concatenate(pair_score)
+
+    def features(self, texts: Sequence[str], dates: Sequence[date | None] | None = None, limit: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pair query rows, pair library rows, feature matrix: FEATURES then DATE_FEATURES)
+        for the candidates of texts. The date features are 0 where either date is unknown."""
+        limit = limit or self.config.candidates
+        normalised = [normalise(t) for t in texts]
+        query = self.query_terms(normalised)
+        q_rows, d_rows, combined = self.candidates(query, limit)
+        if len(q_rows) == 0:
+            return q_rows, d_rows, np.zeros((0, len(FEATURES) + len(DATE_FEATURES)))
+        per_field = [_pair_dot(query, self.fields_by_doc[name], q_rows, d_rows) for name in FIELDS]
+        grams = self.char_vectoriser.transform([t.lower() for t in normalised])
+        q_chars = _l2_rows(_log_tf(grams).multiply(self.char_idf[None, :]).tocsr())
+        char_all = _pair_dot(q_chars, self.char_docs, q_rows, d_rows)
+        q_vectors = self.embedding.encode(self.embedding.pieces(normalised), self.piece_idf)
+        emb_all = _pair_cosine(q_vectors, self.doc_vectors, q_rows, d_rows)
+        emb_claim = _pair_cosine(q_vectors, self.claim_vectors, q_rows, d_rows)
+        starts = np.r_[0, np.flatnonzero(np.diff(q_rows)) + 1]
+        run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(q_rows)]))
+        rank = np.arange(len(q_rows)) - starts[run]
+        columns = [
+            np.log1p(combined),
+            combined / combined[starts][run],
+            *(np.log1p(s) for s in per_field),
+            char_all,
+            char_all - np.maximum.reduceat(char_all, starts)[run],
+            emb_all,
+            emb_claim,
+            emb_all - np.maximum.reduceat(emb_all, starts)[run],
+            np.log1p(rank),
+        ]
+        q_days = _days(dates if dates is not None else [None] * len(texts))
+        delta = self.doc_days[d_rows] - q_days[q_rows]
+        known = ~np.isnan(delta)
+        delta = np.where(known, delta, 0.0)
+        columns += [
+            known.astype(np.float64),
+            np.log1p(np.clip(delta, 0, None)),
+            np.log1p(np.clip(-delta, 0, None)),
+            (known & (np.abs(delta) <= 3)).astype(np.float64),
+            (known & (delta >= 0) & (delta <= 30)).astype(np.float64),
+        ]
+        return q_rows, d_rows, np.column_stack(columns)
+
+    def match(self, texts: Sequence[str], top: int = 5, dates: Sequence[date | None] | None = None) -> list[list[tuple[str, float]]]:
+        """The `top` best library entries per text, best first, with the re-ranker's
+        probability (rounded to 6 places; ties by library order). `dates` (optional, one
+        per text): when the claim was made, e.g. the article's publication date; a pair
+        where both dates are known is scored by the model that uses their distance. An
+        empty or all-stop-word text gets no matches."""
+        results: list[list[tuple[str, float]]] = [[] for _ in texts]
+        if not texts or not self.ids or top <= 0:
+            return results
+        q_rows, d_rows, matrix = self.features(texts, dates, max(top, self.config.candidates))
+        if len(q_rows) == 0:
+            return results
+        scores = np.round(self.probability(matrix), 6)
+        for start, stop in _runs(q_rows):
+            docs = d_rows[start:stop]
+            order = np.lexsort((docs, -scores[start:stop]))[:top]
+            results[q_rows[start]] = [(self.ids[docs[i]], float(scores[start + i])) for i in order]
+        return results
+
+    def probability(self, matrix: np.ndarray) -> np.ndarray:
+        """Match probability per pair: the dated model where both dates are known."""
+        if not self.rerankers:
+            raise RuntimeError("this index was built without re-rankers (an embedding-only artifact)")
+        dated = matrix[:, len(FEATURES)] > 0
+        out = self.rerankers["undated"].probability(matrix[:, : len(FEATURES)])
+        if dated.any():
+            out[dated] = self.rerankers["dated"].probability(matrix[dated])
+        return out
+
+
+@dataclass(frozen=True)
+class Reranker:
+    """A standardised logistic regression, stored as JSON (no pickled estimator)."""
+
+    features: tuple[str, ...]
+    coefficients: np.ndarray
+    intercept: float
+    mean: np.ndarray
+    scale: np.ndarray
+
+    @classmethod
+    def from_json(cls, model: Mapping[str, Any]) -> Reranker:
+        return cls(
+            tuple(model["features"]),
+            np.asarray(model["coefficients"], np.float64),
+            float(model["intercept"]),
+            np.asarray(model["mean"], np.float64),
+            np.asarray(model["scale"], np.float64),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "features": list(self.features),
+            "coefficients": self.coefficients.tolist(),
+            "intercept": self.intercept,
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+        }
+
+    def probability(self, matrix: np.ndarray) -> np.ndarray:
+        if matrix.shape[1] != len(self.features):
+            raise ValueError(f"re-ranker expects {len(self.features)} features, got {matrix.shape[1]}")
+        z = ((matrix - self.mean) / self.scale) @ self.coefficients + self.intercept
+        return 1 / (1 + np.exp(-z))
+
+
+FEATURES = (
+    "bm25_log",
+    "bm25_relative",
+    "bm25_claim_log",
+    "bm25_title_log",
+    "bm25_summary_log",
+    "char_cosine",
+    "char_cosine_gap",
+    "embedding_cosine",
+    "embedding_cosine_claim",
+    "embedding_cosine_gap",
+    "bm25_rank_log",
+)
+DATE_FEATURES = ("dates_known", "days_after_log", "days_before_log", "within_3_days", "within_30_days_after")
+
+
+def _days(dates: Sequence[date | None]) -> np.ndarray:
+    return np.array([d.toordinal() if d is not None else np.nan for d in dates], np.float64)
+
+
+def _runs(rows: np.ndarray) -> Iterator[tuple[int, int]]:
+    """(start, stop) of each run of equal values in a sorted-by-run array."""
+    if len(rows) == 0:
+        return
+    edges = np.flatnonzero(np.diff(rows)) + 1
+    starts = np.r_[0, edges]
+    stops = np.r_[edges, len(rows)]
+    yield from zip(starts.tolist(), stops.tolist(), strict=True)
+
+
+def _term_counts(documents: Sequence[Sequence[str]], vocabulary: Mapping[str, int], known_only: bool = False) -> sp.csr_matrix:
+    indptr = [0]
+    indices: list[int] = []
+    for doc in documents:
+        if known_only:
+            indices.extend(vocabulary[t] for t in doc if t in vocabulary)
+        else:
+            indices.extend(vocabulary[t] for t in doc)
+        indptr.append(len(indices))
+    matrix = sp.csr_matrix(
+        (np.ones(len(indices), np.float32), np.asarray(indices, np.int64), np.asarray(indptr, np.int64)), shape=(len(documents), len(vocabulary))
+    )
+    matrix.sum_duplicates()
+    return matrix
+
+
+def _log_tf(matrix: sp.spmatrix) -> sp.csr_matrix:
+    matrix = sp.csr_matrix(matrix, dtype=np.float32)
+    matrix.data = np.log1p(matrix.data)
+    return matrix
+
+
+def _l2_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+    return sp.csr_matrix(sp.diags(1 / np.maximum(norms, 1e-9)) @ matrix, dtype=np.float32)
+
+
+def _pair_cosine(left: np.ndarray, right: np.ndarray, left_rows: np.ndarray, right_rows: np.ndarray) -> np.ndarray:
+    """Row-wise dot products of float32 unit vectors, in chunks (bounded temporaries)."""
+    out = np.zeros(len(left_rows), np.float64)
+    chunk = 20_000
+    for start in range(0, len(left_rows), chunk):
+        stop = start + chunk
+        out[start:stop] = np.einsum("ij,ij->i", left[left_rows[start:stop]], right[right_rows[start:stop]])
+    return out
+
+
+def _pair_dot(left: sp.csr_matrix, right: sp.csr_matrix, left_rows: np.ndarray, right_rows: np.ndarray) -> np.ndarray:
+    """Row-wise dot products left[left_rows[i]] . right[right_rows[i]], in chunks."""
+    out = np.zeros(len(left_rows), np.float64)
+    chunk = 20_000
+    for start in range(0, len(left_rows), chunk):
+        stop = start + chunk
+        product = left[left_rows[start:stop]].multiply(right[right_rows[start:stop]])
+        out[start:stop] = np.asarray(product.sum(axis=1)).ravel()
+    return out
+
+
+def read_library(lines: Iterable[str]) -> list[dict[str, str]]:
+    """Library entries from JSON lines (`id`, `claim`, optional text fields); blank lines
+    are skipped. Raises LibraryError naming the first bad line."""
+    entries: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise LibraryError(number, f"not JSON ({error.msg})") from None
+        if not isinstance(row, dict):
+            raise LibraryError(number, f"expected a JSON object, got {type(row).__name__}")
+        for name in ("id", "claim"):
+            if name not in row or row[name] is None:
+                raise LibraryError(number, f'missing "{name}"')
+        if not isinstance(row["id"], str | int) or isinstance(row["id"], bool) or not str(row["id"]).strip():
+            raise LibraryError(number, '"id" must be a non-empty string or an integer')
+        if not isinstance(row["claim"], str) or not row["claim"].strip():
+            raise LibraryError(number, '"claim" must be a non-empty string')
+        for name in OPTIONAL_FIELDS:
+            if row.get(name) is not None and not isinstance(row[name], str):
+                raise LibraryError(number, f'"{name}" must be a string')
+        key = str(row["id"])
+        if key in seen:
+            raise LibraryError(number, f'duplicate id "{key}"')
+        seen.add(key)
+        if any(c in key for c in "\t\n\r"):
+            raise LibraryError(number, '"id" must not contain tabs or line breaks')
+        entries.append({"id": key, "claim": row["claim"], **{name: row[name] for name in OPTIONAL_FIELDS if row.get(name)}})
+    return entries
+
+
+def mean_average_precision(rankings: Mapping[str, Sequence[str]], relevant: Mapping[str, set[str]], depth: int = 5) -> float:
+    """MAP@depth as CheckThat! scores it: precision at each relevant hit in the top
+    `depth`, summed and divided by the number of relevant entries; queries in `relevant`."""
+    total = 0.0
+    for query, gold in relevant.items():
+        hits = 0
+        precision_sum = 0.0
+        for rank, entry in enumerate(list(rankings.get(query, ()))[:depth], start=1):
+            if entry in gold:
+                hits += 1
+                precision_sum += hits / rank
+        total += precision_sum / len(gold)
+    return total / max(1, len(relevant))
+
+
+__all__ = ["Artifact", "LibraryError", "MatchConfig", "MatchIndex", "mean_average_precision", "normalise", "read_artifact", "read_library", "terms"]
