@@ -69,11 +69,11 @@ def _row_prepare(row: SourceRow, *, layout: str, publisher: str) -> _ChunkRow:
         return _ChunkRow(row.number, row.where, None, str(exc))
 
 
-def _entry(prepared: PreparedFactCheck, batch: FactCheckImport, now: Any) -> FactCheck:
+def _entry(prepared: PreparedFactCheck, digest: str, batch: FactCheckImport, now: Any) -> FactCheck:
     return FactCheck(
         publisher=prepared.publisher, external_id=prepared.external_id, claim=prepared.claim, title=prepared.title,
         summary=prepared.summary, rating_text=prepared.rating_text, rating_value=prepared.rating_value, url=prepared.url,
-        published_on=prepared.published_on, speaker=prepared.speaker, metadata=prepared.metadata, content_hash=prepared.content_hash,
+        published_on=prepared.published_on, speaker=prepared.speaker, metadata=prepared.metadata, content_hash=digest,
         source=FactCheck.Source.IMPORTED, import_batch=batch, updated_at=now,
     )
 
@@ -97,16 +97,17 @@ def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: i
         record = item.factcheck
         assert record is not None
         key = (record.publisher, record.external_id)
+        digest = record.content_hash
         known = to_create.get(key) or to_update.get(key) or stored.get(key)
         if known is None:
-            to_create[key] = _entry(record, batch, now)
+            to_create[key] = _entry(record, digest, batch, now)
             created += 1
         elif known.source == FactCheck.Source.DESK:
             errors.append({"row": item.number, "where": item.where, "reason": "This id is the desk's own published verdict; an import does not overwrite it."})
-        elif known.content_hash == record.content_hash:
+        elif known.content_hash == digest:
             unchanged += 1
         else:
-            replacement = _entry(record, batch, now)
+            replacement = _entry(record, digest, batch, now)
             replacement.pk = known.pk
             (to_create if key in to_create else to_update)[key] = replacement
             updated += 1
