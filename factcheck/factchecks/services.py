@@ -35,7 +35,7 @@ from factcheck.factchecks.matching import ClaimText, LibraryEntry, engine_availa
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.factchecks.readers import HEAD_BYTES, detect_layout, read_factcheck_rows
 from factcheck.factchecks.rows import PreparedFactCheck, prepare_factcheck
-from factcheck.queueing import queued_row_send, task_send
+from factcheck.queueing import queued_row_send, queued_rows_resend, task_send
 from pipeline.match_store import UPSERT_CLAIM_MATCHES
 
 logger = logging.getLogger(__name__)
@@ -280,6 +280,14 @@ def _import_send(import_id: int) -> bool:
 
     queued = FactCheckImport.objects.filter(status=FactCheckImport.Status.QUEUED)
     return queued_row_send(factcheck_import_run, queued=queued, pk=import_id, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=QUEUE_UNAVAILABLE)
+
+
+def factcheck_imports_resend() -> list[int]:
+    """Send the queued imports whose message could not be sent (the reaper calls this)."""
+    from factcheck.factchecks.tasks import factcheck_import_run
+
+    queued = FactCheckImport.objects.filter(status=FactCheckImport.Status.QUEUED)
+    return queued_rows_resend(factcheck_import_run, queued=queued, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=QUEUE_UNAVAILABLE)
 
 
 # --- Matching new fact-checks against the queue ----------------------------------------------

@@ -18,9 +18,12 @@ from factcheck.articles.readers import ImportFileError, ReadPosition
 from factcheck.factchecks import readers
 from factcheck.factchecks.models import FactCheck, FactCheckImport
 from factcheck.factchecks.readers import detect_layout, read_json_document
+from factcheck.factchecks.services import QUEUE_UNAVAILABLE
 from factcheck.factchecks.tasks import factcheck_import_run
+from factcheck.runs.services import runs_reap
 from tests.conftest import PERSONA_PASSWORD, SHARED_DATA
 from tests.reports.helpers import claim_in_article, publish
+from tests.web.test_run_faults import broker_down
 
 Layout = FactCheckImport.Layout
 
@@ -271,13 +274,23 @@ def test_upload_page_imports_small_files_at_once_and_shows_the_summary(admin_use
     assert partial.startswith('<div id="import-progress"') and "hx-get" not in partial  # finished: no more polling
 
 
+@pytest.fixture(autouse=True)
+def upload_dir(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_UPLOAD_DIR = tmp_path / "uploads"
+    return settings.FACTCHECK_UPLOAD_DIR
+
+
 @pytest.mark.django_db
-def test_upload_page_queues_large_files_for_the_worker(admin_user, settings) -> None:  # type: ignore[no-untyped-def]
+def test_upload_page_queues_large_files_for_the_worker(admin_user, settings, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
     settings.FACTCHECK_IMPORT_INLINE_MAX_BYTES = 10
     client = logged_in(admin_user)
-    upload(client, "\n".join(LIAR_ROWS[:2]).encode())
+    with broker_down(), django_capture_on_commit_callbacks(execute=True):
+        upload(client, "\n".join(LIAR_ROWS[:2]).encode())
     batch = FactCheckImport.objects.get()
-    assert batch.status == FactCheckImport.Status.QUEUED and batch.upload_name
+    assert (batch.status, batch.error) == (FactCheckImport.Status.QUEUED, QUEUE_UNAVAILABLE) and batch.upload_name
+    assert runs_reap().factcheck_imports_sent == [batch.pk]  # the broker is back: the reaper sends it
+    batch.refresh_from_db()
+    assert (batch.status, batch.error) == (FactCheckImport.Status.QUEUED, "")
     assert 'hx-trigger="every 2s"' in client.get(reverse("library:import_detail", args=[batch.pk])).content.decode()
     factcheck_import_run(batch.pk)
     factcheck_import_run(batch.pk)  # a second delivery finds it done
