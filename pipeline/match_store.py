@@ -8,6 +8,8 @@ claim_ids bigint[], factcheck_ids bigint[], scores double precision[], ranks sma
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib.resources import files
 
-UPSERT_CLAIM_MATCHES = (Path(__file__).parent / "sql" / "upsert_claim_matches.sql").read_text()
+# Through importlib.resources: Spark ships the package as a zip (--py-files), where a path
+# relative to __file__ does not exist.
+UPSERT_CLAIM_MATCHES = files("pipeline").joinpath("sql", "upsert_claim_matches.sql").read_text(encoding="utf-8")
