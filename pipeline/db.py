@@ -76,14 +76,13 @@ STAGING_TYPES = {
 # What the Spark job stages besides: the claim's signature for clustering (tokens, bands).
 SIGNATURE_COLUMNS = ("tokens", "bands")
 
-# The queue's rank is the PostgreSQL function claim_priority_parts(score, claim_type, signals,
-# outlets, seen_at, newest) -> one row (parts jsonb), called in FROM so that PostgreSQL inlines
-# it (claims migration 0011 creates it, and the one-row table ranking_weights whose weights it
-# reads): every part in points, the outlet count, the topic, the weights' version and
-# `priority`, their sum. The merge and the web app's re-rank both call it, so the formula and
-# its weights have one definition each. Recency is counted back from the newest article
-# stored, so a re-run with no new articles changes nothing.
-NEWEST_ARTICLE = "SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles"
+# The queue's standing rank is the PostgreSQL function claim_priority_parts(score, claim_type,
+# signals, outlets) -> one row (parts jsonb), called in FROM so that PostgreSQL inlines it
+# (claims migration 0015 creates it; it reads the one-row table ranking_weights): every part in
+# points, the outlet count, the topic, the weights' version and `priority`, their sum. The merge
+# and the web app's re-rank both call it, so the formula and its weights have one definition
+# each. Recency is not stored: the queue adds claim_recency_points(seen_at, ...) as it reads,
+# so newer articles never make a run rewrite stored priorities.
 # The version of the weights claim_priority_parts reads (0: none stored, the defaults).
 WEIGHTS_VERSION = "SELECT COALESCE((SELECT version FROM ranking_weights WHERE id = 1), 0)"
 # The stored priorities' parts: the function's, less the sum (the priority column holds it).
@@ -166,7 +165,7 @@ RETURNING c.id
 # when they differ, so a re-run writes nothing; reviewer-owned columns (status, assignee,
 # version) are never in the SET list, so reviewers' work is never overwritten.
 # New claims are inserted with the priority REFRESH_PRIORITIES would give them in their
-# provisional clusters, against the merge's one newest-article time, so only the claims
+# provisional clusters, so only the claims
 # whose clusters the clustering then changes are written twice: a second write of every new
 # row, with its index entries and search vector, is what the load stage used to spend most
 # on. REFRESH_PRIORITIES stays the authority; this only saves the rewrite.
@@ -190,22 +189,21 @@ WITH staged AS (
     FROM appearances m JOIN articles a ON a.id = m.article_id
     GROUP BY m.cluster_key
 ), p AS (
-    SELECT s.*, pp.parts
+    SELECT s.*, pp.parts, COALESCE(a.published_at, a.created_at) AS seen_at
     FROM staged s
     JOIN articles a ON a.id = s.article_id
     LEFT JOIN outlets o ON o.cluster_key = s.cluster_key
-    CROSS JOIN LATERAL claim_priority_parts(s.score, s.claim_type, s.rank_signals, o.outlet_count,
-                                            COALESCE(a.published_at, a.created_at), %(newest)s::timestamptz) pp
+    CROSS JOIN LATERAL claim_priority_parts(s.score, s.claim_type, s.rank_signals, o.outlet_count) pp
 )
 INSERT INTO claims (
     article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
     quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
-    status, first_run_id, last_run_id, created_at, updated_at, version
+    seen_at, status, first_run_id, last_run_id, created_at, updated_at, version
 )
 SELECT
     p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
-    p.rank_signals, p.context, p.cluster_key, {PRIORITY}, {PRIORITY_PARTS}, 'new', p.run_id, p.run_id, now(), now(), 1
+    p.rank_signals, p.context, p.cluster_key, {PRIORITY}, {PRIORITY_PARTS}, p.seen_at, 'new', p.run_id, p.run_id, now(), now(), 1
 FROM p
 ORDER BY p.claim_key
 ON CONFLICT (claim_key) DO UPDATE SET
@@ -220,8 +218,9 @@ ON CONFLICT (claim_key) DO UPDATE SET
     rank_signals = EXCLUDED.rank_signals,
     context = EXCLUDED.context,
     cluster_key = EXCLUDED.cluster_key,
+    seen_at = EXCLUDED.seen_at,
     -- A claim whose score, type or signals changed is ranked anew with them; its priority
-    -- alone never makes a row differ (REFRESH_PRIORITIES follows clusters and recency).
+    -- alone never makes a row differ (REFRESH_PRIORITIES follows clusters).
     priority = EXCLUDED.priority,
     priority_parts = EXCLUDED.priority_parts,
     last_run_id = EXCLUDED.last_run_id,
@@ -231,6 +230,7 @@ WHERE (claims.sentence, claims.score, claims.claim_type, claims.claim_types, cla
     IS DISTINCT FROM (EXCLUDED.sentence, EXCLUDED.score, EXCLUDED.claim_type, EXCLUDED.claim_types,
        EXCLUDED.quantities, EXCLUDED.speaker, EXCLUDED.speaker_title, EXCLUDED.attribution, EXCLUDED.rank_signals,
        EXCLUDED.context, EXCLUDED.cluster_key)
+    OR claims.seen_at IS DISTINCT FROM EXCLUDED.seen_at
 RETURNING claims.id
 """
 
@@ -294,21 +294,15 @@ SELECT s.cluster_key FROM run_staged s
 WHERE EXISTS (SELECT 1 FROM claims c WHERE c.cluster_key = s.cluster_key AND c.first_run_id IS DISTINCT FROM s.run_id)
 """
 
-# Claims that an earlier run (or other means) wrote: while none exist, there is no priority
-# computed against another newest-article time.
-EARLIER_CLAIMS_EXIST = "SELECT EXISTS (SELECT 1 FROM claims WHERE first_run_id IS DISTINCT FROM %(run_id)s)"
-
-# Every claim's priority (scope ""), or those of a scope (a WHERE clause on c), against the
-# newest-article time %(newest)s; only rows whose priority or parts differ are written. The
-# web app's re-rank after a change of weights runs it too (factcheck.claims.services.claims_rerank).
+# Every claim's standing priority (scope ""), or those of a scope (a WHERE clause on c); only
+# rows whose priority or parts differ are written. The web app's re-rank after a change of
+# weights runs it too (factcheck.claims.services.claims_rerank).
 REFRESH_PRIORITIES = f"""
 WITH p AS (
     SELECT c.id, pp.parts
     FROM claims c
-    JOIN articles a ON a.id = c.article_id
     LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
-    CROSS JOIN LATERAL claim_priority_parts(c.score, c.claim_type, c.rank_signals, cc.outlet_count,
-                                            COALESCE(a.published_at, a.created_at), %(newest)s::timestamptz) pp
+    CROSS JOIN LATERAL claim_priority_parts(c.score, c.claim_type, c.rank_signals, cc.outlet_count) pp
     {{scope}}
 )
 UPDATE claims c SET priority = {PRIORITY}, priority_parts = {PRIORITY_PARTS}
@@ -484,10 +478,6 @@ class StagedMerge:
             for table, columns in SCRATCH_JOIN_COLUMNS.items():
                 analyze_scratch(conn, f"{table} ({columns})")
             conn.execute(RUN_STAGED.format(table="run_staged") + " WITH NO DATA", {**self.params, "buckets": -1, "chosen": []})
-            # One newest-article time for the whole merge: every priority it writes is
-            # computed against it, and it is the basis the merge records.
-            row = conn.execute(NEWEST_ARTICLE).fetchone()
-            self.params["newest"] = row[0] if row else None
             self.started = True
         else:
             analyze_scratch(conn, f"claim_staging ({SCRATCH_JOIN_COLUMNS['claim_staging']})")
@@ -536,25 +526,21 @@ class StagedMerge:
 
 
     def refresh_priorities(self) -> None:
-        """Priorities against the merge's newest-article time: all of them when that time
-        moved since the last merge (every claim's recency moved with it), or the ranking
-        weights changed since the stored priorities were computed, and earlier claims exist;
-        otherwise only where the run's clustering can have changed them. Then the time and
-        the weights' version are recorded as the basis. (The version is read before the
-        refresh: weights saved in between make the next merge refresh everything again.)"""
+        """The standing priorities the run's clustering can have changed; all of them when
+        the weights changed since the stored priorities were computed (a re-rank that never
+        ran). Then the weights' version is recorded as the basis. (The version is read before
+        the refresh: weights saved in between make the next merge refresh everything again.)"""
         conn = self.conn
-        basis = conn.execute("SELECT newest_at, weights_version FROM claim_priority_basis ORDER BY id LIMIT 1").fetchone()
+        basis = conn.execute("SELECT weights_version FROM claim_priority_basis ORDER BY id LIMIT 1").fetchone()
         version_row = conn.execute(WEIGHTS_VERSION).fetchone()
         self.params["weights_version"] = version_row[0] if version_row else 0
-        moved = basis is None or basis[0] != self.params["newest"] or basis[1] != self.params["weights_version"]
-        earlier = conn.execute(EARLIER_CLAIMS_EXIST, self.params).fetchone()
-        if moved and earlier and earlier[0]:
+        if basis is not None and basis[0] != self.params["weights_version"]:
             conn.execute(REFRESH_PRIORITIES.format(scope=""), self.params)
         else:
             conn.execute(RUN_PRIORITY_SCOPE)
             conn.execute(REFRESH_PRIORITIES.format(scope="WHERE c.cluster_key IN (SELECT cluster_key FROM run_priority_scope)"), self.params)
         conn.execute("DELETE FROM claim_priority_basis")
-        conn.execute("INSERT INTO claim_priority_basis (newest_at, weights_version) VALUES (%(newest)s, %(weights_version)s)", self.params)
+        conn.execute("INSERT INTO claim_priority_basis (weights_version) VALUES (%(weights_version)s)", self.params)
 
 
 def merge_staging(

@@ -48,14 +48,12 @@ class ClaimCluster(models.Model):
 
 
 class PriorityBasis(models.Model):
-    """The newest article time the stored claims' recency points were computed against, and
-    the version of the ranking weights they were all computed with (one row, written by the
-    pipeline's merge; the web app's re-rank records its weights version). While both hold, a
-    run refreshes the priorities of the claims whose clusters it changed only; when newer
-    articles arrive, or the weights changed and no re-rank has caught up (its task failed, or
-    a merge read the old weights), the merge refreshes them all."""
+    """The version of the ranking weights the stored priorities were all computed with (one
+    row, written by the pipeline's merge and the web app's re-rank). While it is the current
+    one, a run refreshes the priorities of the claims whose clusters it changed only; when the
+    weights changed and no re-rank has caught up (its task failed, or a merge read the old
+    weights), the merge refreshes them all."""
 
-    newest_at = models.DateTimeField()
     weights_version = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
@@ -126,9 +124,13 @@ class Claim(models.Model):
     rank_signals = models.JSONField(default=dict, db_default=models.Value({}, output_field=models.JSONField()), blank=True)
     # The sentence a reader needs to understand the claim (its subject is a pronoun); or empty.
     context = models.TextField(blank=True, default="", db_default="")
-    priority = models.FloatField(default=0.0, help_text="Queue rank: the sum of priority_parts' points.")
-    # claim_priority_parts() (migration 0011): every part in points, outlets, topic, weights_version.
+    priority = models.FloatField(
+        default=0.0, help_text="Standing priority: the sum of priority_parts' points; the queue adds recency when it reads."
+    )
+    # claim_priority_parts() (migration 0015): every standing part in points, outlets, topic,
+    # weights_version. Recency is not stored: claim_recency_points(seen_at, ...) at read time.
     priority_parts = models.JSONField(default=dict, blank=True)
+    seen_at = models.DateTimeField(null=True, blank=True, help_text="When the claim's article was published (or imported).")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW)
     # Indexed by claim_assignee_status_idx, which leads with it.
     assignee = models.ForeignKey(

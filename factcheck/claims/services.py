@@ -45,7 +45,7 @@ from factcheck.claims.models import (
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.factchecks.library import factcheck_record_verdict
 from factcheck.queueing import queued_row_send, queued_rows_resend
-from pipeline.db import MERGE_LOCK_ID, NEWEST_ARTICLE, REFRESH_PRIORITIES, WEIGHTS_VERSION
+from pipeline.db import MERGE_LOCK_ID, REFRESH_PRIORITIES, WEIGHTS_VERSION
 
 S = Claim.Status
 
@@ -640,11 +640,6 @@ def ranking_weights_set(*, actor: AbstractBaseUser, weights: dict[str, float]) -
     return current
 
 
-# The newest-article time the stored priorities were computed against (the pipeline's merge
-# records it), or, before any merge, the newest article's.
-RERANK_NEWEST = f"SELECT COALESCE((SELECT newest_at FROM claim_priority_basis ORDER BY id LIMIT 1), ({NEWEST_ARTICLE}))"
-
-
 def claims_rerank() -> int:
     """Every claim's priority and parts with the current weights (the pipeline's own
     REFRESH_PRIORITIES); returns the claims whose priority changed, 0 when run again.
@@ -653,13 +648,11 @@ def claims_rerank() -> int:
     interleave: whichever comes second waits and computes with what the first committed."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
-        cursor.execute(RERANK_NEWEST)
-        (newest,) = cursor.fetchone()
         # Read before the refresh: weights saved in between leave the basis behind, and the
         # next merge then refreshes every priority itself (pipeline.db.StagedMerge).
         cursor.execute(WEIGHTS_VERSION)
         (version,) = cursor.fetchone()
-        cursor.execute(REFRESH_PRIORITIES.format(scope=""), {"newest": newest})
+        cursor.execute(REFRESH_PRIORITIES.format(scope=""), {})
         changed = cursor.rowcount
         cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])
         return changed

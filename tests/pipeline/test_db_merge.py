@@ -50,13 +50,14 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     assert claim.cluster_key == "c" * 40 and ClaimCluster.objects.get().size == 1
     assert claim.rank_signals == json.loads(SIGNALS) and claim.context == ""
     # The default weights: 30 x 0.9 check-worthiness + 20 x 0.7 public interest + 12 x 0.2 source
-    # (the article's own assertion) + 12 x 0.5 specificity + 8 for a number + no spread + fully
-    # recent (the newest article).
+    # (the article's own assertion) + 12 x 0.5 specificity + 8 for a number + no spread; recency
+    # is not stored (the queue adds it as it reads, from seen_at).
     assert claim.priority_parts == {
         "checkworthiness": 27.0, "public_interest": 14.0, "source": 2.4, "specificity": 6.0, "type": 8.0, "routine": 0.0,
-        "spread": 0.0, "recency": 10.0, "outlets": 1, "topic": "immigration", "weights_version": 1,
+        "spread": 0.0, "outlets": 1, "topic": "immigration", "weights_version": 1,
     }
-    assert claim.priority == pytest.approx(67.4, abs=1e-9)
+    assert claim.priority == pytest.approx(57.4, abs=1e-9)
+    assert claim.seen_at == article.created_at
 
     Claim.objects.filter(pk=claim.pk).update(status="check", assignee=reviewer, version=3)
     updated_at = Claim.objects.get().updated_at
@@ -71,7 +72,7 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     claim.refresh_from_db()
     assert (claim.score, claim.claim_type, claim.status, claim.assignee_id, claim.version) == (0.95, "comparison", "check", reviewer.pk, 3)
     assert (claim.priority_parts["checkworthiness"], claim.priority_parts["type"]) == (28.5, 7.0)
-    assert claim.priority == pytest.approx(28.5 + 14.0 + 2.4 + 6.0 + 7.0 + 10.0, abs=1e-9)
+    assert claim.priority == pytest.approx(28.5 + 14.0 + 2.4 + 6.0 + 7.0, abs=1e-9)
 
     # New signals (a tuned lexicon) are the pipeline's too, and move the priority.
     routine = '{"public_interest": 0.0, "topic": "", "source": 0.2, "specificity": 0.5, "routine": 0.5}'
@@ -79,7 +80,7 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     assert db.merge_staging(dsn, run_id=run.pk) == (1, 1)
     claim.refresh_from_db()
     assert (claim.rank_signals["routine"], claim.priority_parts["routine"], claim.priority_parts["topic"]) == (0.5, -10.0, "")
-    assert claim.priority == pytest.approx(28.5 + 2.4 + 6.0 + 7.0 - 10.0 + 10.0, abs=1e-9)
+    assert claim.priority == pytest.approx(28.5 + 2.4 + 6.0 + 7.0 - 10.0, abs=1e-9)
     assert (claim.status, claim.assignee_id, claim.version) == ("check", reviewer.pk, 3)
 
 
@@ -240,34 +241,41 @@ def test_merge_in_bucket_chunks_gives_what_one_merge_gives() -> None:
     assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
 
 
-def test_priorities_follow_newer_articles_and_growing_clusters() -> None:
+def test_priorities_follow_growing_clusters_and_newer_articles_rewrite_nothing() -> None:
     dsn = database_url_for_job()
     old, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)
     run = run_create(article_ids=[old.pk])
     a = "a" * 40
     db.copy_to_staging(dsn, [claim_row(run.pk, old.pk, a, 0, 40)])
     db.merge_staging(dsn, run_id=run.pk)
-    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 10.0  # the newest article
+    first = Claim.objects.get(claim_key=a)
+    assert first.seen_at == datetime(2026, 1, 1, tzinfo=UTC) and "recency" not in first.priority_parts
 
-    # A week newer article from another outlet repeats the claim: the stored claim's
-    # recency halves (a half-life of 7 days) and its spread counts two outlets, though only b is staged.
+    # A week newer article from another outlet, a claim of its own: the stored claim's row is
+    # not touched (recency is the queue's, at read time).
+    lone, _ = article_ingest(data=ArticleInput(text=TEXT, outlet="C", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
+    run2 = run_create(article_ids=[lone.pk])
+    db.copy_to_staging(dsn, [claim_row(run2.pk, lone.pk, "d" * 40, 0, 40)])
+    db.merge_staging(dsn, run_id=run2.pk)
+    assert Claim.objects.get(claim_key=a).updated_at == first.updated_at
+
+    # Another newer article repeats the claim: its spread counts two outlets, though only b is staged.
     new, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} B", outlet="B", published_at=datetime(2026, 1, 8, tzinfo=UTC)), batch=None)
-    run2 = run_create(article_ids=[new.pk])
+    run3 = run_create(article_ids=[new.pk])
     b = "b" * 40
-    db.copy_to_staging(dsn, [claim_row(run2.pk, new.pk, b, 0, 40)])
-    db.merge_staging(dsn, run_id=run2.pk, assigned=[(b, a)])
+    db.copy_to_staging(dsn, [claim_row(run3.pk, new.pk, b, 0, 40)])
+    db.merge_staging(dsn, run_id=run3.pk, assigned=[(b, a)])
     parts = Claim.objects.get(claim_key=a).priority_parts
-    assert (parts["recency"], parts["outlets"], parts["spread"]) == (5.0, 2, 4.0)
+    assert (parts["outlets"], parts["spread"]) == (2, 4.0)
     assert Claim.objects.get(claim_key=b).priority_parts["outlets"] == 2
 
-    # Same newest article, a third outlet joins the stored cluster: its members follow.
+    # A third outlet joins the stored cluster: its members follow.
     third, _ = article_ingest(data=ArticleInput(text=f"{AGAIN} C", outlet="C", published_at=datetime(2026, 1, 5, tzinfo=UTC)), batch=None)
-    run3 = run_create(article_ids=[third.pk])
+    run4 = run_create(article_ids=[third.pk])
     c = "c" * 40
-    db.copy_to_staging(dsn, [claim_row(run3.pk, third.pk, c, 0, 40, cluster_key=a)])  # staged into a's cluster
-    db.merge_staging(dsn, run_id=run3.pk)
-    assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
-    assert Claim.objects.get(claim_key=a).priority_parts["recency"] == 5.0
+    db.copy_to_staging(dsn, [claim_row(run4.pk, third.pk, c, 0, 40, cluster_key=a)])  # staged into a's cluster
+    db.merge_staging(dsn, run_id=run4.pk)
+    assert {claim.priority_parts["outlets"] for claim in Claim.objects.filter(cluster_key=a)} == {3}
 
 
 def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:

@@ -32,7 +32,7 @@ def priorities(claims: list, outlets: list[int] | None = None) -> dict[str, floa
             """
             SELECT t.sentence, (p.parts->>'priority')::float
             FROM unnest(%s::text[], %s::float8[], %s::text[], %s::jsonb[], %s::int[]) AS t(sentence, score, claim_type, signals, outlets)
-            CROSS JOIN LATERAL claim_priority_parts(t.score, t.claim_type, t.signals, t.outlets, now(), now()) AS p(parts)
+            CROSS JOIN LATERAL claim_priority_parts(t.score, t.claim_type, t.signals, t.outlets) AS p(parts)
             """,
             [[c.sentence for c in claims], [c.score for c in claims], [c.claim_type for c in claims],
              [json.dumps(c.signals) for c in claims], outlets or [1] * len(claims)],

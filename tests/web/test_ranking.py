@@ -48,13 +48,18 @@ def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
 
 
 def priority_parts(*, score: float, claim_type: str, signals: dict[str, Any], outlets: int | None, days_old: float) -> dict[str, Any]:
+    """The standing parts (claim_priority_parts) with the recency points the queue adds as it
+    reads (claim_recency_points, with the stored weights), and `priority` their sum."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT p.parts FROM claim_priority_parts(%s, %s, %s::jsonb, %s, %s, %s) p",
-            [score, claim_type, json.dumps(signals), outlets, NEWEST - timedelta(days=days_old), NEWEST],
+            "SELECT p.parts, claim_recency_points(%s, %s, (w.weights->>'recency')::float8, (w.weights->>'recency_half_life_days')::float8)"
+            " FROM claim_priority_parts(%s, %s, %s::jsonb, %s) p"
+            " CROSS JOIN (SELECT COALESCE((SELECT weights FROM ranking_weights WHERE id = 1), %s::jsonb) AS weights) w",
+            [NEWEST - timedelta(days=days_old), NEWEST, score, claim_type, json.dumps(signals), outlets, json.dumps(DEFAULT_RANKING_WEIGHTS)],
         )
-        (parts,) = cursor.fetchone()
-    return parts if isinstance(parts, dict) else json.loads(parts)
+        (parts, recency) = cursor.fetchone()
+    parts = parts if isinstance(parts, dict) else json.loads(parts)
+    return {**parts, "recency": recency, "priority": round(parts["priority"] + recency, 4)}
 
 
 def test_the_function_gives_every_part_and_their_sum_with_the_default_weights() -> None:
@@ -103,15 +108,15 @@ def queue_order(user) -> list[int]:  # type: ignore[no-untyped-def]
 def test_rerank_writes_the_functions_parts_and_a_second_run_writes_nothing(reviewer) -> None:  # type: ignore[no-untyped-def]
     public = make_claim(1, score=0.5, signals=ECONOMY)
     company = make_claim(2, score=0.99, signals=ROUTINE)
-    PriorityBasis.objects.create(newest_at=NEWEST, weights_version=0)  # as a merge under older weights left it
+    PriorityBasis.objects.create(weights_version=0)  # as a merge under older weights left it
     assert services.claims_rerank() == 2
     assert PriorityBasis.objects.get().weights_version == 1  # the next merge need not refresh them all
     public.refresh_from_db()
     assert public.priority_parts == {
         "checkworthiness": 15.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0, "routine": 0.0,
-        "spread": 0.0, "recency": 10.0, "outlets": 1, "topic": "economy", "weights_version": 1,
+        "spread": 0.0, "outlets": 1, "topic": "economy", "weights_version": 1,
     }
-    assert public.priority == pytest.approx(69.8, abs=1e-9)
+    assert public.priority == pytest.approx(59.8, abs=1e-9)  # standing: the queue adds recency as it reads
     assert queue_order(reviewer) == [public.pk, company.pk]  # public interest above routine results
     assert services.claims_rerank() == 0
 
@@ -254,4 +259,4 @@ def test_the_rerank_waits_for_a_merge_in_progress() -> None:
     assert finished.wait(30)  # the merge committed: the re-rank goes on
     thread.join()
     claim.refresh_from_db()
-    assert claim.priority == pytest.approx(69.8, abs=1e-9)
+    assert claim.priority == pytest.approx(59.8, abs=1e-9)

@@ -75,6 +75,23 @@ FUNCTION_BACKWARD = "DROP FUNCTION claim_priority_parts(double precision, text, 
 
 BATCH = 2000
 
+# The statements this migration ran as they stood then (pipeline.db has moved on since: a
+# migration must not change with the code).
+NEWEST_ARTICLE = "SELECT COALESCE(max(COALESCE(published_at, created_at)), now()) AS at FROM articles"
+REFRESH_PRIORITIES = """
+WITH p AS (
+    SELECT c.id, pp.parts
+    FROM claims c
+    JOIN articles a ON a.id = c.article_id
+    LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
+    CROSS JOIN LATERAL claim_priority_parts(c.score, c.claim_type, c.rank_signals, cc.outlet_count,
+                                            COALESCE(a.published_at, a.created_at), %(newest)s::timestamptz) pp
+)
+UPDATE claims c SET priority = (p.parts ->> 'priority')::double precision, priority_parts = p.parts - 'priority'
+FROM p
+WHERE c.id = p.id AND (c.priority, c.priority_parts) IS DISTINCT FROM ((p.parts ->> 'priority')::double precision, p.parts - 'priority')
+"""
+
 
 def seed_weights(apps, schema_editor):  # type: ignore[no-untyped-def]
     apps.get_model("claims", "RankingWeights").objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
@@ -93,7 +110,6 @@ def drop_function(apps, schema_editor):  # type: ignore[no-untyped-def]
 def rank_stored_claims(apps, schema_editor):  # type: ignore[no-untyped-def]
     """The stored claims' signals, then every priority with the new formula, against the
     newest-article time the stored priorities were computed with."""
-    from pipeline.db import NEWEST_ARTICLE, REFRESH_PRIORITIES, WEIGHTS_VERSION
     from pipeline.nlp.ranking import rank_signals
 
     with schema_editor.connection.cursor() as cursor:
@@ -121,8 +137,8 @@ def rank_stored_claims(apps, schema_editor):  # type: ignore[no-untyped-def]
             last_id = rows[-1][0]
         cursor.execute(f"SELECT COALESCE((SELECT newest_at FROM claim_priority_basis ORDER BY id LIMIT 1), ({NEWEST_ARTICLE}))")
         (newest,) = cursor.fetchone()
-        cursor.execute(REFRESH_PRIORITIES.format(scope=""), {"newest": newest})
-        cursor.execute(f"UPDATE claim_priority_basis SET weights_version = ({WEIGHTS_VERSION})")
+        cursor.execute(REFRESH_PRIORITIES, {"newest": newest})
+        cursor.execute("UPDATE claim_priority_basis SET weights_version = COALESCE((SELECT version FROM ranking_weights WHERE id = 1), 0)")
 
 
 class Migration(migrations.Migration):
