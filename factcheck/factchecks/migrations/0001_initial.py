@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('claims', '0015_alter_evidence_kind'),
+        ('claims', '0016_evidence_kind_fact_check'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('claims', '0014_merge_0011_ranking_0013_submission_keys'),
+        ('claims', '0015_recency_at_read'),
     ]
 
     operations = [
