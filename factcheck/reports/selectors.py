@@ -81,9 +81,10 @@ def _appearances_for(rows: list[dict[str, Any]]) -> dict[str, list[tuple[int, Ap
     keys = {row["cluster_key"] for row in rows if row["cluster_key"]}
     loose = [row["claim_id"] for row in rows if not row["cluster_key"]]
     claims = Claim.objects.filter(Q(cluster_key__in=keys) | Q(pk__in=loose)) if keys or loose else Claim.objects.none()
-    seen_at = Coalesce("article__published_at", "article__created_at")
-    found = claims.annotate(seen_at=seen_at).order_by("seen_at", "id").values(
-        "id", "cluster_key", "article_id", "seen_at",
+    # Named apart from Claim.seen_at (which the pipeline's merge fills): claims stored
+    # without it (older rows, tests) still need their article's date here.
+    found = claims.annotate(appeared_at=Coalesce("article__published_at", "article__created_at")).order_by("appeared_at", "id").values(
+        "id", "cluster_key", "article_id", "appeared_at",
         url=F("article__url"),
         published_at=F("article__published_at"),
         outlet=F("article__outlet__name"),
@@ -98,7 +99,7 @@ def _appearances_for(rows: list[dict[str, Any]]) -> dict[str, list[tuple[int, Ap
             headline=_headline(item["heading"]) or f"Article {item['article_id']}",
             url=item["url"] or "",
             published_at=item["published_at"],
-            seen_at=item["seen_at"],
+            seen_at=item["appeared_at"],
             outlet=item["outlet"] or "",
             outlet_domain=item["outlet_domain"] or "",
         )
