@@ -133,6 +133,7 @@ INSTALLED_APPS = [
     "factcheck.runs",
     "factcheck.claims",
     "factcheck.reports",
+    "factcheck.factchecks",
     "rest_framework",
     "drf_spectacular",
     "factcheck.api",
@@ -272,6 +273,9 @@ FACTCHECK_PUBLIC_BASE_URL = env_http_url("FACTCHECK_PUBLIC_BASE_URL", "", requir
 FACTCHECK_EXPORT_CHUNK_ROWS = env_int("FACTCHECK_EXPORT_CHUNK_ROWS", 2000, minimum=1)
 # The most verdicts one PDF report lays out (a larger one asks to narrow the period or view).
 FACTCHECK_REPORT_MAX_VERDICTS = env_int("FACTCHECK_REPORT_MAX_VERDICTS", 200, minimum=1)
+# --- The fact-check library (factcheck/factchecks) ------------------------------------------
+# How many library fact-checks are kept per claim when new fact-checks are matched to the queue.
+FACTCHECK_MATCH_TOP = env_int("FACTCHECK_MATCH_TOP", 5, minimum=1)
 # --- REST API (factcheck/api) ---------------------------------------------------------------
 FACTCHECK_API_PAGE_SIZE = env_int("FACTCHECK_API_PAGE_SIZE", 50, minimum=1)
 FACTCHECK_API_MAX_PAGE_SIZE = env_int("FACTCHECK_API_MAX_PAGE_SIZE", 200, minimum=1)

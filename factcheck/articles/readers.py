@@ -76,7 +76,7 @@ def max_line_bytes(max_text_chars: int) -> int:
     return 4 * max_text_chars + 256 * 1024
 
 
-def _physical_lines(stream: BinaryIO, position: ReadPosition, limit: int) -> Iterator[bytes | None]:
+def physical_lines(stream: BinaryIO, position: ReadPosition, limit: int) -> Iterator[bytes | None]:
     """Lines as bytes; None stands for a line longer than `limit`, which is skipped unread."""
     while True:
         line = stream.readline(limit + 1)
@@ -97,7 +97,7 @@ def read_csv(stream: BinaryIO, position: ReadPosition, *, line_limit: int) -> It
 
     def text_lines() -> Iterator[str]:
         first = True
-        for line in _physical_lines(stream, position, line_limit):
+        for line in physical_lines(stream, position, line_limit):
             if first and line is not None:
                 refuse_utf16(line)
             if line is None:
@@ -180,7 +180,7 @@ def _csv_header(reader: Iterator[list[str]], flags: dict[str, bool]) -> list[str
 
 def read_jsonl(stream: BinaryIO, position: ReadPosition, *, line_limit: int) -> Iterator[SourceRow]:
     number = 0
-    for line_number, line in enumerate(_physical_lines(stream, position, line_limit), start=1):
+    for line_number, line in enumerate(physical_lines(stream, position, line_limit), start=1):
         where = f"line {line_number}"
         if line is None:
             number += 1

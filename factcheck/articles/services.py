@@ -6,7 +6,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -289,7 +289,7 @@ def _rows_import(*, batch: ImportBatch, rows: Iterator[SourceRow], position: Rea
 def _batch_fail(*, batch: ImportBatch, error: str, discard_upload: bool) -> None:
     fields: dict[str, object] = {"status": ImportBatch.Status.FAILED, "error": error, "finished_at": timezone.now()}
     if discard_upload:
-        _upload_delete(batch.upload_name)
+        upload_delete(batch.upload_name)
         fields["upload_name"] = ""
     ImportBatch.objects.filter(pk=batch.pk).update(**fields)
     batch.refresh_from_db()
@@ -313,15 +313,18 @@ def _batch_finish(*, batch: ImportBatch, start_pipeline: bool) -> None:
         ImportBatch.objects.filter(pk=batch.pk).update(
             status=ImportBatch.Status.DONE, error="", finished_at=timezone.now(), upload_name=""
         )
-    _upload_delete(batch.upload_name)
+    upload_delete(batch.upload_name)
     batch.refresh_from_db()
 
 
+def _batch_lock(batch_id: int) -> AbstractContextManager[bool]:
+    return advisory_lock(IMPORT_LOCK_KEY + batch_id)
+
+
 @contextmanager
-def _batch_lock(batch_id: int) -> Iterator[bool]:
-    """A session-level advisory lock: one process works on a batch at a time, and a crashed
+def advisory_lock(key: int) -> Iterator[bool]:
+    """A session-level advisory lock: one process works on an import at a time, and a crashed
     one releases it with its connection, so a redelivered task can take over."""
-    key = IMPORT_LOCK_KEY + batch_id
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
         held = bool(cursor.fetchone()[0])
@@ -337,7 +340,7 @@ def upload_path(upload_name: str) -> Path:
     return Path(settings.FACTCHECK_UPLOAD_DIR) / upload_name
 
 
-def _upload_delete(upload_name: str) -> None:
+def upload_delete(upload_name: str) -> None:
     if upload_name:
         upload_path(upload_name).unlink(missing_ok=True)
 
@@ -435,7 +438,7 @@ def articles_import_file(
     return result
 
 
-def _upload_store(uploaded: UploadedFile) -> tuple[str, str, int]:
+def upload_store(uploaded: UploadedFile) -> tuple[str, str, int]:
     """Copy an upload under FACTCHECK_UPLOAD_DIR chunk by chunk; returns (name, sha256, size)."""
     directory = Path(settings.FACTCHECK_UPLOAD_DIR)
     directory.mkdir(parents=True, exist_ok=True)
@@ -453,7 +456,7 @@ def _upload_store(uploaded: UploadedFile) -> tuple[str, str, int]:
 def import_upload_start(*, uploaded: UploadedFile, created_by: User | None, default_outlet: str = "") -> ImportBatch:
     """Store an uploaded file as a new batch: small files import now, large ones in Celery."""
     file_format = detect_format(uploaded.name or "")
-    upload_name, sha256, size = _upload_store(uploaded)
+    upload_name, sha256, size = upload_store(uploaded)
     batch = _batch_create(
         source=uploaded.name or "upload", file_format=file_format, created_by=created_by, default_outlet=default_outlet,
         status=ImportBatch.Status.QUEUED, upload_name=upload_name, file_sha256=sha256, file_size=size,

@@ -219,6 +219,7 @@ class Evidence(models.Model):
         NEWS_REPORT = "news_report", "News report"
         ACADEMIC_SOURCE = "academic_source", "Academic source"
         ARCHIVED_COPY = "archived_copy", "Archived copy"
+        FACT_CHECK = "fact_check", "Earlier fact-check"
         OTHER = "other", "Other"
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence")

@@ -43,6 +43,7 @@ from factcheck.claims.models import (
     Verdict,
 )
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
+from factcheck.factchecks.library import factcheck_record_verdict
 from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
 from pipeline.sql import statement
@@ -458,6 +459,8 @@ def verdict_approve(*, verdict: Verdict, actor: AbstractBaseUser, expected_versi
     claim.status = S.APPROVED
     _save(claim, ["status"])
     _record(claim, actor=actor, verb="verdict.approve", before=before, **_verdict_state(verdict))
+    # Published means in the library too: the next claim like it is "checked before".
+    factcheck_record_verdict(verdict=verdict)
     return verdict
 
 

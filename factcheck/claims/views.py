@@ -53,6 +53,8 @@ from factcheck.claims.models import BulkAction, Claim, Verdict
 from factcheck.claims.quantities import format_quantities
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
 from factcheck.claims.services import BulkKind
+from factcheck.factchecks.models import ClaimMatch
+from factcheck.factchecks.selectors import claim_match_for_prefill, claim_matches_for, verdict_initial_from_match
 
 # --- The triage queue ----------------------------------------------------------------------
 
@@ -342,21 +344,26 @@ def bulk_detail(request: HttpRequest, pk: int) -> HttpResponse:
 # --- The claim page ------------------------------------------------------------------------
 
 
-def _verdict_initial(claim: Claim, workspace: selectors.Workspace) -> dict[str, Any]:
+def _verdict_initial(claim: Claim, workspace: selectors.Workspace, start_from: ClaimMatch | None = None) -> dict[str, Any]:
     current = workspace.current_verdict
-    if current is None:
-        return {"version": ""}
-    return {
-        "rating": current.rating,
-        "headline": current.headline,
-        "explanation": current.explanation,
-        "evidence": [e.pk for e in current.evidence.all()],
-        # Editing an approved verdict starts a new revision: there is no version to match.
-        "version": "" if current.status == Verdict.Status.APPROVED else current.version,
-    }
+    initial: dict[str, Any] = {"version": ""}
+    if current is not None:
+        initial = {
+            "rating": current.rating,
+            "headline": current.headline,
+            "explanation": current.explanation,
+            "evidence": [e.pk for e in current.evidence.all()],
+            # Editing an approved verdict starts a new revision: there is no version to match.
+            "version": "" if current.status == Verdict.Status.APPROVED else current.version,
+        }
+    if start_from is not None:
+        # A verdict started from a confirmed earlier fact-check: its rating and evidence
+        # filled in, for the reviewer to edit before sending.
+        initial.update(verdict_initial_from_match(match=start_from, evidence=workspace.evidence, current=initial))
+    return initial
 
 
-def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, **forms: Any) -> HttpResponse:
+def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, start_from: ClaimMatch | None = None, **forms: Any) -> HttpResponse:
     workspace = selectors.claim_workspace(claim=claim)
     current = workspace.current_verdict
     user = request.user
@@ -383,7 +390,9 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, **fo
         "tag_form": TagForm(),
         "annotation_form": AnnotationForm(initial={"submission": uuid.uuid4()}),
         "evidence_form": EvidenceForm(initial={"submission": uuid.uuid4()}),
-        "verdict_form": VerdictForm(initial=_verdict_initial(claim, workspace), claim=claim, evidence=workspace.evidence),
+        "verdict_form": VerdictForm(initial=_verdict_initial(claim, workspace, start_from), claim=claim, evidence=workspace.evidence),
+        "start_from": start_from,
+        "matches": claim_matches_for(claim=claim),
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
         "assignable": selectors.assignable_users() if has_role(user, Role.EDITOR) else [],
     }
@@ -394,7 +403,15 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, **fo
 @require_GET
 def claim_detail(request: HttpRequest, pk: int) -> HttpResponse:
     claim = selectors.claim_get_for_user(user=request.user, pk=pk)
-    return _render_claim(request, claim)
+    from_match = request.GET.get("from_match", "")
+    start_from = claim_match_for_prefill(claim=claim, pk=int(from_match)) if from_match.isdigit() else None
+    return _render_claim(request, claim, start_from=start_from)
+
+
+def claim_page_response(request: HttpRequest, claim: Claim, *, status: int = 200, **context: Any) -> HttpResponse:
+    """The claim page with extra context, for the actions other apps put on it (the library's
+    matches): a refused action shows its reason here, as the claim's own actions do."""
+    return _render_claim(request, claim, status=status, **context)
 
 
 def _act(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.conf import settings
@@ -77,6 +77,18 @@ class Appearance:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """An earlier fact-check of the same claim (a confirmed library match), cited as evidence."""
+
+    publisher: str
+    claim: str
+    title: str = ""
+    url: str = ""
+    published_on: date | None = None
+    rating: str = ""
+
+
+@dataclass(frozen=True)
 class ReviewSource:
     """Everything one ClaimReview is built from."""
 
@@ -95,6 +107,7 @@ class ReviewSource:
     approved_at: datetime
     appearances: list[Appearance]  # first seen first; never empty
     first_appearance: Appearance
+    citations: tuple[Citation, ...] = ()
 
 
 def claim_reviewed_text(sentence: str, *, attribution: str = "") -> str:
@@ -155,6 +168,22 @@ def _appearance(appearance: Appearance) -> dict[str, Any]:
     return node
 
 
+def _citation(citation: Citation) -> dict[str, Any]:
+    """schema.org `citation`: a CreativeWork (the earlier fact-check) with who published it."""
+    node: dict[str, Any] = {
+        "@type": "CreativeWork",
+        "name": citation.title or citation.claim,
+        "publisher": {"@type": "Organization", "name": citation.publisher},
+    }
+    if citation.url:
+        node["url"] = citation.url
+    if citation.published_on:
+        node["datePublished"] = citation.published_on.isoformat()
+    if citation.rating:
+        node["description"] = f"Rated “{citation.rating}”: {citation.claim}"
+    return node
+
+
 def claimreview_document(source: ReviewSource, *, page_url: str, organisation: Organisation) -> dict[str, Any]:
     """The ClaimReview for a published verdict; `page_url` is the public verdict page."""
     label = str(R(source.rating).label)
@@ -169,7 +198,7 @@ def claimreview_document(source: ReviewSource, *, page_url: str, organisation: O
     }
     if (claim_author := _claim_author(source)) is not None:
         claim["author"] = claim_author
-    return {
+    document: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": "ClaimReview",
         "url": page_url,
@@ -190,6 +219,11 @@ def claimreview_document(source: ReviewSource, *, page_url: str, organisation: O
         },
         "itemReviewed": claim,
     }
+    if source.citations:
+        # Earlier fact-checks of the same claim that a reviewer confirmed: the evidence of
+        # prior work, as schema.org's `citation` of a CreativeWork.
+        document["citation"] = [_citation(citation) for citation in source.citations]
+    return document
 
 
 def json_for_script(document: Any) -> str:

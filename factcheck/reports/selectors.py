@@ -23,7 +23,8 @@ from django.http import Http404
 from factcheck.accounts.roles import Role, has_role
 from factcheck.claims.filters import claims_filtered, with_recency
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
-from factcheck.reports.claimreview import Appearance, ReviewSource
+from factcheck.factchecks.selectors import citations_for_claims
+from factcheck.reports.claimreview import Appearance, Citation, ReviewSource
 
 APPROVED = Verdict.Status.APPROVED
 
@@ -120,9 +121,23 @@ def _first_claims(keys: set[str]) -> dict[str, int | None]:
     return dict(ClaimCluster.objects.filter(cluster_key__in=keys).values_list("cluster_key", "first_claim_id"))
 
 
+def _citations_for(claim_ids: list[int]) -> dict[int, tuple[Citation, ...]]:
+    return {
+        claim_id: tuple(
+            Citation(
+                publisher=entry.publisher, claim=entry.claim, title=entry.title, url=entry.url,
+                published_on=entry.published_on, rating=entry.rating_text,
+            )
+            for entry in entries
+        )
+        for claim_id, entries in citations_for_claims(claim_ids).items()
+    }
+
+
 def _sources(rows: list[dict[str, Any]]) -> list[ReviewSource]:
     appearances = _appearances_for(rows)
     first_claims = _first_claims({row["cluster_key"] for row in rows if row["cluster_key"]})
+    citations = _citations_for([row["claim_id"] for row in rows])
     sources = []
     for row in rows:
         members = appearances.get(row["cluster_key"] or f"claim:{row['claim_id']}", [])
@@ -140,7 +155,7 @@ def _sources(rows: list[dict[str, Any]]) -> list[ReviewSource]:
                 speaker_title=row["speaker_title"], article_author=row["article_author"] or "", outlet=row["outlet"] or "",
                 rating=row["rating"], headline=row["headline"], explanation=row["explanation"], revision=row["revision"],
                 first_published_at=row["first_published_at"] or row["approved_at"], approved_at=row["approved_at"],
-                appearances=listed, first_appearance=first,
+                appearances=listed, first_appearance=first, citations=citations.get(row["claim_id"], ()),
             )
         )
     return sources

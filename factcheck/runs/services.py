@@ -160,6 +160,7 @@ class ReapResult:
     failed: list[int] = field(default_factory=list)
     sent: list[int] = field(default_factory=list)
     imports_sent: list[int] = field(default_factory=list)
+    factcheck_imports_sent: list[int] = field(default_factory=list)
     bulk_actions_sent: list[int] = field(default_factory=list)
 
 
@@ -171,10 +172,11 @@ def runs_reap() -> ReapResult:
        or failed after its last attempt, and its staged rows are deleted;
     2. a queued run that is due and whose message was never sent (the broker was down) or was
        sent RESEND_SECONDS ago gets its message (again: a lost message is no loss);
-    3. a queued import or bulk action whose message could not be sent gets it.
+    3. a queued import (of articles or fact-checks) or bulk action whose message could not be sent gets it.
     """
     from factcheck.articles.services import import_batches_resend
     from factcheck.claims.services import bulk_actions_resend
+    from factcheck.factchecks.services import factcheck_imports_resend
 
     result = ReapResult()
     now = timezone.now()
@@ -205,7 +207,8 @@ def runs_reap() -> ReapResult:
             break  # the broker is down: the next sweep tries again
         result.sent.append(run_id)
     result.imports_sent = import_batches_resend()
+    result.factcheck_imports_sent = factcheck_imports_resend()
     result.bulk_actions_sent = bulk_actions_resend()
-    if result.requeued or result.failed or result.sent or result.imports_sent or result.bulk_actions_sent:
+    if result.requeued or result.failed or result.sent or result.imports_sent or result.factcheck_imports_sent or result.bulk_actions_sent:
         logger.info("Reaper: %s", result)
     return result

@@ -13,7 +13,8 @@ rating; ratingValue lies between worstRating and bestRating (numbers, worst < be
 the absolute URL of the page hosting the fact check; the JSON-LD declares the schema.org
 context. Here a missing recommended property is an error too: the desk's exports promise all
 of them. On top of that every node must be a schema.org type that the property accepts and
-carry only properties schema.org defines for that type.
+carry only properties schema.org defines for that type. `citation` (schema.org: a CreativeWork or
+Text, repeatable like any schema.org property) is how a review cites earlier fact-checks.
 """
 
 from __future__ import annotations
@@ -65,12 +66,14 @@ EXPECTS: dict[str, set[str]] = {
     "appearance": {"url", "CreativeWork"},
     "firstAppearance": {"url", "CreativeWork"},
     "logo": {"url", "ImageObject"},
+    "citation": {"CreativeWork", "text"},
+    "description": {"text"},
     "ratingValue": {"number"},
     "bestRating": {"number"},
     "worstRating": {"number"},
 }
 # Properties that may hold a list (the rest take a single value).
-REPEATABLE = {"appearance", "author", "sameAs"}
+REPEATABLE = {"appearance", "author", "sameAs", "citation"}
 
 REQUIRED = {"ClaimReview": ("claimReviewed", "reviewRating", "url"), "Rating": ("alternateName",)}
 RECOMMENDED = {

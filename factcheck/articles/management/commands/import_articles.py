@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +14,22 @@ from factcheck.articles.readers import ImportFileError
 from factcheck.articles.services import articles_import_file
 
 
+def article_counts(batch: ImportBatch) -> str:
+    return f"{batch.rows_stored} stored, {batch.rows_duplicate} duplicates, {batch.rows_rejected} rejected"
+
+
 class ProgressBar:
     """One line rewritten in place on a terminal; a line every few seconds elsewhere (logs)."""
 
-    def __init__(self, stream: OutputWrapper, label: str, width: int = 24) -> None:
+    def __init__(self, stream: OutputWrapper, label: str, width: int = 24, describe: Callable[[Any], str] | None = None) -> None:
         self.stream, self.label, self.width = stream, label, width
+        # What the counters after "N rows" say; the fact-check import counts other things.
+        self.describe = describe or article_counts
         self.started = time.monotonic()
         self.last_line = self.started
         self.interactive = stream.isatty()
 
-    def update(self, batch: ImportBatch, *, final: bool = False) -> None:
+    def update(self, batch: Any, *, final: bool = False) -> None:
         now = time.monotonic()
         if not (final or self.interactive or now - self.last_line >= 2):
             return
@@ -32,8 +39,7 @@ class ProgressBar:
         filled = int(self.width * min(fraction, 1.0))
         line = (
             f"{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {fraction:4.0%} "
-            f"{batch.rows_read} rows ({rate:,.0f} rows/s): {batch.rows_stored} stored, "
-            f"{batch.rows_duplicate} duplicates, {batch.rows_rejected} rejected"
+            f"{batch.rows_read} rows ({rate:,.0f} rows/s): {self.describe(batch)}"
         )
         self.stream.write(("\r" + line + "\x1b[K") if self.interactive else line + "\n", ending="")
         if final and self.interactive:

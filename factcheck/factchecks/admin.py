@@ -1,0 +1,44 @@
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
+
+
+@admin.register(FactCheck)
+class FactCheckAdmin(admin.ModelAdmin):
+    list_display = ["claim", "publisher", "rating_text", "rating_value", "published_on", "source"]
+    list_filter = ["source", "publisher", "rating_value"]
+    search_fields = ["claim", "title", "speaker", "external_id"]
+    readonly_fields = ["source", "external_id", "verdict", "import_batch", "content_hash", "created_at", "updated_at"]
+
+
+@admin.register(ClaimMatch)
+class ClaimMatchAdmin(admin.ModelAdmin):
+    list_display = ["claim", "factcheck", "score", "rank", "status", "decided_by", "decided_at"]
+    list_filter = ["status"]
+    list_select_related = ["claim", "factcheck", "decided_by"]
+    raw_id_fields = ["claim", "factcheck"]
+    # Decisions are audited: they are made on the claim page (claim_match_decide), not here.
+    readonly_fields = ["claim", "factcheck", "score", "rank", "status", "decided_by", "decided_at", "version", "created_at", "updated_at"]
+
+
+@admin.register(FactCheckImport)
+class FactCheckImportAdmin(admin.ModelAdmin):
+    list_display = [
+        "id", "source", "layout", "status", "rows_read", "rows_created", "rows_updated", "rows_unchanged", "rows_rejected", "created_at", "progress_page",
+    ]
+    list_filter = ["status", "layout"]
+    readonly_fields = [f.name for f in FactCheckImport._meta.fields]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[FactCheckImport]:
+        return super().get_queryset(request).defer("errors")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # imports are made on the upload page (library:import)
+
+    @admin.display(description="Progress")
+    def progress_page(self, batch: FactCheckImport) -> str:
+        return format_html('<a href="{}">Show</a>', reverse("library:import_detail", args=[batch.pk]))

@@ -1,0 +1,66 @@
+"""The desk's own published verdicts as library entries.
+
+Called by claims.services.verdict_approve inside its transaction, so a verdict and its
+library entry are published together. Kept apart from services.py, which builds on the
+claims services: this module needs only the models, so the claims services can import it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+
+from factcheck.claims.models import Verdict
+from factcheck.factchecks.models import FactCheck
+from factcheck.reports.claimreview import RATING_VALUE
+
+
+def desk_external_id(claim_id: int) -> str:
+    return f"claim:{claim_id}"
+
+
+def _public_url(claim_id: int) -> str:
+    base = settings.FACTCHECK_PUBLIC_BASE_URL
+    return base.rstrip("/") + reverse("factchecks:page", args=[claim_id]) if base else ""
+
+
+def factcheck_record_verdict(*, verdict: Verdict) -> FactCheck:
+    """Add (or bring up to date) the library entry for an approved verdict: one entry per
+    claim, pointing at its newest approved revision. Idempotent: the same verdict again
+    changes nothing. New or changed entries are matched against the queue once this commits."""
+    if verdict.status != Verdict.Status.APPROVED:
+        raise ValueError("Only an approved verdict enters the library.")
+    claim = verdict.claim
+    values = {
+        "claim": claim.sentence,
+        "title": verdict.headline,
+        "summary": verdict.explanation[:5000],
+        "rating_text": str(Verdict.Rating(verdict.rating).label),
+        "rating_value": RATING_VALUE[verdict.rating],
+        "url": _public_url(claim.pk),
+        "published_on": verdict.approved_at.date() if verdict.approved_at else None,
+        "speaker": claim.speaker,
+        "source": FactCheck.Source.DESK,
+        "verdict": verdict,
+    }
+    entry = FactCheck.objects.select_for_update().filter(publisher=settings.FACTCHECK_ORG_NAME, external_id=desk_external_id(claim.pk)).first()
+    if entry is None:
+        entry = FactCheck(publisher=settings.FACTCHECK_ORG_NAME, external_id=desk_external_id(claim.pk), **values)
+    elif all(getattr(entry, name) == value for name, value in values.items()):
+        return entry
+    else:
+        for name, value in values.items():
+            setattr(entry, name, value)
+    entry.full_clean(exclude=["search", "verdict"], validate_constraints=False)
+    entry.save()
+    entry_id = entry.pk
+    transaction.on_commit(lambda: _send_match(entry_id))
+    return entry
+
+
+def _send_match(factcheck_id: int) -> None:
+    from factcheck.factchecks.tasks import factchecks_match_new
+    from factcheck.queueing import task_send
+
+    task_send(factchecks_match_new, args=([factcheck_id],), queue=settings.CELERY_TASK_DEFAULT_QUEUE)

@@ -1,0 +1,84 @@
+"""Matching queued claims against library fact-checks, with the pipeline's own engine.
+
+Pure: plain data in, plain data out, no database. The engine is pipeline.nlp.matching
+(MatchIndex.build(entries), index.match(texts, top)), the same code the Spark job and
+`python -m pipeline match` run, so a claim gets the same candidates whichever path found them.
+Where that module is not installed, nothing matches (and the caller logs it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+ENGINE_MODULE = "pipeline.nlp.matching"
+
+
+@dataclass(frozen=True)
+class LibraryEntry:
+    """One fact-check as the engine reads it (the LIBRARY.jsonl fields of `python -m pipeline match`)."""
+
+    id: int
+    claim: str
+    title: str = ""
+    summary: str = ""
+    rating: str = ""
+    url: str = ""
+    date: str = ""
+    publisher: str = ""
+    # The claim whose own approved verdict this is (the desk's entries): never matched to it.
+    own_claim_id: int | None = None
+
+    def as_engine_entry(self) -> dict[str, str]:
+        return {
+            "id": str(self.id), "claim": self.claim, "title": self.title, "summary": self.summary,
+            "rating": self.rating, "url": self.url, "date": self.date, "publisher": self.publisher,
+        }
+
+
+@dataclass(frozen=True)
+class ClaimText:
+    id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    claim_id: int
+    factcheck_id: int
+    score: float
+    rank: int  # 1 = the claim's best match
+
+
+def engine_available() -> bool:
+    return importlib.util.find_spec(ENGINE_MODULE) is not None
+
+
+def _engine() -> Any:
+    return importlib.import_module(ENGINE_MODULE).MatchIndex
+
+
+def match_claims_against(factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int) -> list[MatchRow]:
+    """Each claim's best `top` fact-checks among `factchecks`, best first, ranked 1..top.
+    Empty when the engine is not installed."""
+    if not factchecks or not claims or not engine_available():
+        return []
+    index = _engine().build([entry.as_engine_entry() for entry in factchecks])
+    own = {entry.id: entry.own_claim_id for entry in factchecks if entry.own_claim_id is not None}
+    # One more candidate than kept: a claim's own verdict, when in the library, is dropped.
+    results = index.match([claim.text for claim in claims], top + 1 if own else top)
+    rows: list[MatchRow] = []
+    for claim, candidates in zip(claims, results, strict=True):
+        rank = 0
+        for raw_id, score in candidates:
+            factcheck_id = int(raw_id)
+            if own.get(factcheck_id) == claim.id:
+                continue
+            rank += 1
+            if rank > top:
+                break
+            rows.append(MatchRow(claim_id=claim.id, factcheck_id=factcheck_id, score=float(score), rank=rank))
+    return rows
