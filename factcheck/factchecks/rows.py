@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
+from typing import Protocol
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -213,7 +214,12 @@ def prepare_claimreview(fields: Mapping[str, object], *, publisher: str) -> Prep
     )
 
 
-PREPARERS = {
+class Preparer(Protocol):
+    def __call__(self, fields: Mapping[str, object], *, publisher: str) -> PreparedFactCheck: ...
+
+
+# Keyed by the layout's value: an import stores it as a plain string.
+PREPARERS: dict[str, Preparer] = {
     Layout.LIAR: prepare_liar,
     Layout.SNOPES: prepare_snopes,
     Layout.CLAIMREVIEW: prepare_claimreview,
