@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
     from factcheck.audit.models import AuditEvent
 
@@ -23,7 +23,7 @@ class TransitionNotAllowed(WorkflowError):
 class HeldByOther(WorkflowError):
     """The claim is assigned to someone else; the caller must ask before taking it (force=True)."""
 
-    def __init__(self, holder: AbstractBaseUser) -> None:
+    def __init__(self, holder: User) -> None:
         super().__init__(f"{holder.get_username()} is working on this claim. Take it over?")
         self.holder = holder
 

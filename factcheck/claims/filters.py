@@ -74,7 +74,8 @@ class QueueFilterForm(forms.Form):
     q = forms.CharField(required=False, max_length=500, label="Search")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         low, high = data.get("score_min"), data.get("score_max")
         if low is not None and high is not None and low > high:
             self.add_error("score_max", "The highest score must not be below the lowest.")
@@ -99,7 +100,7 @@ class QueueFilter:
         query = QueryDict(mutable=True)
         for name in FILTER_FIELDS:
             value = self.values.get(name)
-            if value in (None, "", []):
+            if value is None or value in ("", []):
                 continue
             if isinstance(value, list):
                 query.setlist(name, value)

@@ -13,7 +13,7 @@ from factcheck.articles.models import Article
 from factcheck.runs.models import PipelineRun
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 # The longest free text a person may write into each field (characters). Forms show and
 # check them; the models' validators enforce them in every service (full_clean), so a
@@ -298,7 +298,7 @@ class Verdict(models.Model):
     def __str__(self) -> str:
         return f"{self.get_rating_display()}: {self.headline}"
 
-    def written_by(self, user: AbstractBaseUser) -> bool:
+    def written_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
         """Whether `user` wrote any of this revision's text (then they may not approve or return it)."""
         return user.pk in self.contributor_ids or self.author_id == user.pk
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
 from django.db.models import Prefetch, QuerySet
 from django.db.models.expressions import RawSQL
@@ -109,7 +109,7 @@ def claim_workspace(*, claim: Claim) -> Workspace:
     )
 
 
-def assignable_users() -> QuerySet[AbstractBaseUser]:
+def assignable_users() -> QuerySet[User]:
     """Everyone who may hold a claim: active users with a role."""
     return (
         get_user_model()
@@ -283,11 +283,11 @@ def queue_choices(*, user: AbstractBaseUser | AnonymousUser) -> QueueChoices:
     )
 
 
-def saved_views_for(*, user: AbstractBaseUser | AnonymousUser) -> list[SavedView]:
+def saved_views_for(*, user: User) -> list[SavedView]:
     return list(SavedView.objects.filter(user_id=user.pk).only("id", "name", "query").order_by("name"))
 
 
-def saved_view_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> SavedView:
+def saved_view_get_for_user(*, user: User, pk: int) -> SavedView:
     """The access helper: a saved view is its owner's; anyone else gets 404."""
     try:
         return SavedView.objects.get(pk=pk, user_id=user.pk)
@@ -295,7 +295,7 @@ def saved_view_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) 
         raise Http404("No such saved view.") from exc
 
 
-def bulk_action_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> BulkAction:
+def bulk_action_get_for_user(*, user: User, pk: int) -> BulkAction:
     """The access helper: a bulk action is seen by whoever started it, and by admins."""
     actions = BulkAction.objects.all() if has_role(user, Role.ADMIN) else BulkAction.objects.filter(user_id=user.pk)
     try:

@@ -22,7 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, models, transaction
 from django.db.models import F, Max
@@ -72,7 +72,7 @@ MAX_TAGS = 20
 # --- helpers -----------------------------------------------------------------------------
 
 
-def _require(actor: AbstractBaseUser, role: Role, what: str) -> None:
+def _require(actor: User, role: Role, what: str) -> None:
     if not has_role(actor, role):
         raise PermissionDenied(f"{what} needs the {role.name.lower()} role.")
 
@@ -100,9 +100,11 @@ def _check_version(claim: Claim, expected_version: int | None) -> None:
         )
 
 
-def _check_hold(claim: Claim, actor: AbstractBaseUser, force: bool) -> None:
+def _check_hold(claim: Claim, actor: User, force: bool) -> None:
     if claim.assignee_id is not None and claim.assignee_id != actor.pk and not force:
-        raise HeldByOther(claim.assignee)
+        holder = claim.assignee
+        assert holder is not None, "assignee_id is set"
+        raise HeldByOther(holder)
 
 
 def _state(claim: Claim) -> dict[str, Any]:
@@ -119,7 +121,7 @@ def _save(claim: Claim, fields: Iterable[str]) -> None:
     claim.save(update_fields=[*fields, "version", "updated_at"])
 
 
-def _record(claim: Claim, *, actor: AbstractBaseUser, verb: str, before: dict[str, Any], comment: str = "", **extra: Any) -> None:
+def _record(claim: Claim, *, actor: User, verb: str, before: dict[str, Any], comment: str = "", **extra: Any) -> None:
     audit_record(
         actor=actor,
         verb=verb,
@@ -131,7 +133,7 @@ def _record(claim: Claim, *, actor: AbstractBaseUser, verb: str, before: dict[st
     )
 
 
-def _transition(claim: Claim, *, to: str, allowed_from: set[str], action: str) -> None:
+def _transition(claim: Claim, *, to: str, allowed_from: set[Claim.Status], action: str) -> None:
     if claim.status not in allowed_from:
         raise TransitionNotAllowed(
             f"Cannot {action}: the claim is {claim.get_status_display().lower()}."
@@ -154,8 +156,8 @@ def claim_allowed_actions(*, claim_status: str, user: AbstractBaseUser | Anonymo
 def claim_assign(
     *,
     claim: Claim,
-    actor: AbstractBaseUser,
-    assignee: AbstractBaseUser | None,
+    actor: User,
+    assignee: User | None,
     expected_version: int | None = None,
     force: bool = False,
 ) -> Claim:
@@ -190,7 +192,7 @@ def claim_assign(
 
 
 @transaction.atomic
-def claim_mark_check(*, claim: Claim, actor: AbstractBaseUser, expected_version: int | None = None, force: bool = False) -> Claim:
+def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Triage: worth checking. Also how a dismissed claim is reconsidered."""
     _require(actor, Role.REVIEWER, "Triaging a claim")
     claim = _locked(claim)
@@ -205,7 +207,7 @@ def claim_mark_check(*, claim: Claim, actor: AbstractBaseUser, expected_version:
 
 
 @transaction.atomic
-def claim_dismiss(*, claim: Claim, actor: AbstractBaseUser, reason: str, expected_version: int | None = None, force: bool = False) -> Claim:
+def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: int | None = None, force: bool = False) -> Claim:
     """Triage: not worth checking, and why."""
     _require(actor, Role.REVIEWER, "Dismissing a claim")
     reason = (reason or "").strip()
@@ -225,7 +227,7 @@ def claim_dismiss(*, claim: Claim, actor: AbstractBaseUser, reason: str, expecte
 
 
 @transaction.atomic
-def claim_start_research(*, claim: Claim, actor: AbstractBaseUser, expected_version: int | None = None, force: bool = False) -> Claim:
+def claim_start_research(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Someone starts researching the claim; it becomes theirs."""
     _require(actor, Role.REVIEWER, "Researching a claim")
     claim = _locked(claim)
@@ -242,7 +244,7 @@ def claim_start_research(*, claim: Claim, actor: AbstractBaseUser, expected_vers
 def claim_set_status(
     *,
     claim: Claim,
-    actor: AbstractBaseUser,
+    actor: User,
     status: str,
     reason: str = "",
     expected_version: int | None = None,
@@ -268,7 +270,7 @@ def normalise_tag(tag: str) -> str:
 
 
 @transaction.atomic
-def claim_tag(*, claim: Claim, actor: AbstractBaseUser, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Claim:
+def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Claim:
     _require(actor, Role.REVIEWER, "Tagging a claim")
     claim = _locked(claim)
     added = [t for t in (normalise_tag(t) for t in add) if t]
@@ -290,7 +292,7 @@ def claim_tag(*, claim: Claim, actor: AbstractBaseUser, add: Sequence[str] = (),
 
 
 @transaction.atomic
-def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str, submission_key: uuid.UUID | None = None) -> Annotation:
+def annotation_add(*, claim: Claim, actor: User, body: str, submission_key: uuid.UUID | None = None) -> Annotation:
     """Add a note. A submission_key already used on this claim returns that note instead:
     the claim's lock makes a second copy of the same form wait, then find the first."""
     _require(actor, Role.REVIEWER, "Annotating a claim")
@@ -312,7 +314,7 @@ def annotation_add(*, claim: Claim, actor: AbstractBaseUser, body: str, submissi
 
 @transaction.atomic
 def evidence_add(
-    *, claim: Claim, actor: AbstractBaseUser, kind: str, url: str, title: str, note: str = "", submission_key: uuid.UUID | None = None
+    *, claim: Claim, actor: User, kind: str, url: str, title: str, note: str = "", submission_key: uuid.UUID | None = None
 ) -> Evidence:
     """Add a source; a submission_key already used on this claim returns that entry (as for notes)."""
     _require(actor, Role.REVIEWER, "Adding evidence")
@@ -346,7 +348,7 @@ def _verdict_state(verdict: Verdict) -> dict[str, Any]:
 def verdict_draft(
     *,
     claim: Claim,
-    actor: AbstractBaseUser,
+    actor: User,
     rating: str,
     headline: str,
     explanation: str,
@@ -427,7 +429,7 @@ def _locked_verdict(verdict: Verdict) -> tuple[Claim, Verdict]:
     return claim, Verdict.objects.select_for_update().get(pk=verdict.pk)
 
 
-def _check_reviewable(claim: Claim, verdict: Verdict, actor: AbstractBaseUser, expected_version: int | None, action: str) -> None:
+def _check_reviewable(claim: Claim, verdict: Verdict, actor: User, expected_version: int | None, action: str) -> None:
     _require(actor, Role.EDITOR, f"{action.capitalize()} a verdict")
     if expected_version is not None and verdict.version != expected_version:
         raise StaleVersion(
@@ -445,7 +447,7 @@ def _check_reviewable(claim: Claim, verdict: Verdict, actor: AbstractBaseUser, e
 
 
 @transaction.atomic
-def verdict_approve(*, verdict: Verdict, actor: AbstractBaseUser, expected_version: int | None = None) -> Verdict:
+def verdict_approve(*, verdict: Verdict, actor: User, expected_version: int | None = None) -> Verdict:
     """An editor who did not write it publishes the verdict."""
     claim, verdict = _locked_verdict(verdict)
     _check_reviewable(claim, verdict, actor, expected_version, "approve")
@@ -465,7 +467,7 @@ def verdict_approve(*, verdict: Verdict, actor: AbstractBaseUser, expected_versi
 
 
 @transaction.atomic
-def verdict_return(*, verdict: Verdict, actor: AbstractBaseUser, comment: str, expected_version: int | None = None) -> Verdict:
+def verdict_return(*, verdict: Verdict, actor: User, comment: str, expected_version: int | None = None) -> Verdict:
     """An editor sends the verdict back to its author with what to change."""
     comment = (comment or "").strip()
     if not comment:
@@ -490,7 +492,7 @@ def verdict_return(*, verdict: Verdict, actor: AbstractBaseUser, comment: str, e
 
 
 @transaction.atomic
-def saved_view_create(*, user: AbstractBaseUser, name: str, query: str) -> SavedView:
+def saved_view_create(*, user: User, name: str, query: str) -> SavedView:
     """Save (or overwrite) the user's view `name` with the queue's canonical query string."""
     if not has_role(user, Role.REVIEWER):
         raise PermissionDenied("This needs the reviewer role.")
@@ -503,7 +505,7 @@ def saved_view_create(*, user: AbstractBaseUser, name: str, query: str) -> Saved
 
 
 @transaction.atomic
-def saved_view_delete(*, user: AbstractBaseUser, view: SavedView) -> None:
+def saved_view_delete(*, user: User, view: SavedView) -> None:
     if view.user_id != user.pk:
         raise PermissionDenied("Only its owner deletes a saved view.")
     view.delete()
@@ -522,7 +524,7 @@ class BulkOutcome:
     skipped: int
 
 
-def bulk_check_allowed(*, actor: AbstractBaseUser, action: str, params: dict[str, Any]) -> None:
+def bulk_check_allowed(*, actor: User, action: str, params: dict[str, Any]) -> None:
     """The checks made before a bulk action is counted, run or queued (each claim's service
     checks again): reviewers act on claims; only editors assign to someone else."""
     if not has_role(actor, Role.REVIEWER):
@@ -533,7 +535,7 @@ def bulk_check_allowed(*, actor: AbstractBaseUser, action: str, params: dict[str
         raise PermissionDenied("Only editors assign claims to others.")
 
 
-def _bulk_apply_one(*, claim: Claim, actor: AbstractBaseUser, action: str, params: dict[str, Any], assignee: AbstractBaseUser | None) -> None:
+def _bulk_apply_one(*, claim: Claim, actor: User, action: str, params: dict[str, Any], assignee: User | None) -> None:
     if action == BulkKind.ASSIGN:
         # Editors reassign, so for them a claim someone holds is taken over; a reviewer's
         # bulk "assign to me" leaves claims others hold alone (skipped).
@@ -546,7 +548,7 @@ def _bulk_apply_one(*, claim: Claim, actor: AbstractBaseUser, action: str, param
         claim_tag(claim=claim, actor=actor, add=params.get("add", []), remove=params.get("remove", []))
 
 
-def bulk_apply(*, actor: AbstractBaseUser, action: str, params: dict[str, Any], claim_ids: list[int]) -> BulkOutcome:
+def bulk_apply(*, actor: User, action: str, params: dict[str, Any], claim_ids: list[int]) -> BulkOutcome:
     """Apply an action claim by claim through the workflow services, so each change has its
     guard and its audit row. A claim the action may not touch (a transition not allowed, a
     claim someone else holds, too many tags, one deleted meanwhile) is skipped, not a failure."""
@@ -568,7 +570,7 @@ def bulk_apply(*, actor: AbstractBaseUser, action: str, params: dict[str, Any], 
 
 
 @transaction.atomic
-def bulk_action_create(*, user: AbstractBaseUser, action: str, params: dict[str, Any], claim_ids: list[int]) -> BulkAction:
+def bulk_action_create(*, user: User, action: str, params: dict[str, Any], claim_ids: list[int]) -> BulkAction:
     """Record a bulk action over a fixed list of claims and queue it once this commits."""
     from factcheck.claims.tasks import bulk_action_run
 
@@ -624,7 +626,7 @@ def bulk_action_process(*, bulk_action_id: int) -> BulkAction | None:
 
 
 @transaction.atomic
-def ranking_weights_set(*, actor: AbstractBaseUser, weights: dict[str, float]) -> RankingWeights:
+def ranking_weights_set(*, actor: User, weights: dict[str, float]) -> RankingWeights:
     """Save new ranking weights (admins only), audited, and re-rank the queue once this commits.
 
     Every weight must be given, within its range (ranking.WEIGHT_FIELDS). The same weights

@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
@@ -31,7 +31,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from factcheck.accounts.roles import Role, has_role, role_required
+from factcheck.accounts.roles import Role, has_role, role_required, signed_in_user
 from factcheck.audit.selectors import audit_timeline
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
@@ -226,9 +226,9 @@ def queue_row_action(request: HttpRequest, pk: int) -> HttpResponse:
     form = RowActionForm(request.POST)
     error, status, held = "", 200, False
     if not form.is_valid():
-        error, status = " ".join(message for messages_ in form.errors.values() for message in messages_), 422
+        error, status = " ".join(str(message) for messages_ in form.errors.values() for message in messages_), 422
     else:
-        data, actor = form.cleaned_data, request.user
+        data, actor = form.cleaned_data, signed_in_user(request)
         common = {"claim": claim, "actor": actor, "expected_version": data["version"], "force": data["force"]}
         try:
             if data["action"] == "assign_me":
@@ -262,7 +262,7 @@ def saved_view_create(request: HttpRequest) -> HttpResponse:
         return redirect(_queue_url(request.POST.get("query", "")))
     # Stored canonical: only the filters that are valid, in one order.
     query = queue_filter_from(QueryDict(form.cleaned_data["query"])).querystring()
-    view = services.saved_view_create(user=request.user, name=form.cleaned_data["name"], query=query)
+    view = services.saved_view_create(user=signed_in_user(request), name=form.cleaned_data["name"], query=query)
     messages.success(request, f"Saved the view “{view.name}”.")
     return redirect(_queue_url(view.query))
 
@@ -270,15 +270,15 @@ def saved_view_create(request: HttpRequest) -> HttpResponse:
 @require_GET
 @role_required(Role.REVIEWER)
 def saved_view_open(request: HttpRequest, pk: int) -> HttpResponse:
-    view = selectors.saved_view_get_for_user(user=request.user, pk=pk)
+    view = selectors.saved_view_get_for_user(user=signed_in_user(request), pk=pk)
     return redirect(_queue_url(view.query))
 
 
 @require_POST
 @role_required(Role.REVIEWER)
 def saved_view_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    view = selectors.saved_view_get_for_user(user=request.user, pk=pk)
-    services.saved_view_delete(user=request.user, view=view)
+    view = selectors.saved_view_get_for_user(user=signed_in_user(request), pk=pk)
+    services.saved_view_delete(user=signed_in_user(request), view=view)
     messages.success(request, f"Deleted the view “{view.name}”.")
     return redirect(_next_url(request))
 
@@ -299,9 +299,10 @@ def bulk(request: HttpRequest) -> HttpResponse:
     filters = request.POST.get("filters", "")
     if not form.is_valid():
         return render(request, "claims/bulk_confirm.html", {"form": form, "filters": filters, "count": None}, status=400)
-    params = form.params(actor_id=request.user.pk)
+    actor = signed_in_user(request)
+    params = form.params(actor_id=actor.pk)
     action = form.cleaned_data["action"]
-    services.bulk_check_allowed(actor=request.user, action=action, params=params)
+    services.bulk_check_allowed(actor=actor, action=action, params=params)
     assignee = None
     if action == BulkKind.ASSIGN:
         assignee = get_user_model().objects.filter(pk=params["assignee_id"]).first()
@@ -317,19 +318,19 @@ def bulk(request: HttpRequest) -> HttpResponse:
     if not form.cleaned_data["confirm"] or too_many or not claim_ids:
         return render(request, "claims/bulk_confirm.html", context, status=400 if too_many else 200)
     if len(claim_ids) <= settings.FACTCHECK_BULK_INLINE_MAX:
-        outcome = services.bulk_apply(actor=request.user, action=action, params=params, claim_ids=claim_ids)
+        outcome = services.bulk_apply(actor=actor, action=action, params=params, claim_ids=claim_ids)
         messages.success(
             request, f"{BulkKind(action).label}: {outcome.done} claims done, {outcome.skipped} skipped (not allowed in their status, or held by someone else)."
         )
         return redirect(_queue_url(filters))
-    bulk_action = services.bulk_action_create(user=request.user, action=action, params=params, claim_ids=claim_ids)
+    bulk_action = services.bulk_action_create(user=actor, action=action, params=params, claim_ids=claim_ids)
     return redirect("claims:bulk_detail", pk=bulk_action.pk)
 
 
 @require_GET
 @role_required(Role.REVIEWER)
 def bulk_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    bulk_action = selectors.bulk_action_get_for_user(user=request.user, pk=pk)
+    bulk_action = selectors.bulk_action_get_for_user(user=signed_in_user(request), pk=pk)
     finished = bulk_action.status in (BulkAction.Status.DONE, BulkAction.Status.FAILED)
     processed = bulk_action.done + bulk_action.skipped
     context = {
@@ -473,9 +474,11 @@ def claim_assign(request: HttpRequest, pk: int) -> HttpResponse:
     form = AssignForm(request.POST)
     if not form.is_valid():
         return _render_claim(request, claim, status=400, assign_form=form)
+    actor = signed_in_user(request)
     to = form.cleaned_data["to"]
+    assignee: User | None
     if to == "me":
-        assignee = request.user
+        assignee = actor
     elif to:
         assignee = get_user_model().objects.filter(pk=int(to), is_active=True).first()
         if assignee is None:
@@ -486,7 +489,7 @@ def claim_assign(request: HttpRequest, pk: int) -> HttpResponse:
 
     def action() -> object:
         return services.claim_assign(
-            claim=claim, actor=request.user, assignee=assignee,
+            claim=claim, actor=actor, assignee=assignee,
             expected_version=form.cleaned_data["version"], force=form.cleaned_data["force"],
         )
 
@@ -503,7 +506,7 @@ def claim_tags(request: HttpRequest, pk: int) -> HttpResponse:
         return _render_claim(request, claim, status=400, tag_form=form)
     remove = [form.cleaned_data["remove"]] if form.cleaned_data["remove"] else []
     return _act(
-        request, claim, lambda: services.claim_tag(claim=claim, actor=request.user, add=form.tags_to_add(), remove=remove),
+        request, claim, lambda: services.claim_tag(claim=claim, actor=signed_in_user(request), add=form.tags_to_add(), remove=remove),
         form_name="tag_form", form=form, done="Tags saved.",
     )
 
@@ -518,7 +521,7 @@ def claim_annotate(request: HttpRequest, pk: int) -> HttpResponse:
     return _act(
         request, claim,
         lambda: services.annotation_add(
-            claim=claim, actor=request.user, body=form.cleaned_data["body"], submission_key=form.cleaned_data["submission"]
+            claim=claim, actor=signed_in_user(request), body=form.cleaned_data["body"], submission_key=form.cleaned_data["submission"]
         ),
         form_name="annotation_form", form=form, done="Note added.",
     )
@@ -535,7 +538,7 @@ def claim_add_evidence(request: HttpRequest, pk: int) -> HttpResponse:
     return _act(
         request, claim,
         lambda: services.evidence_add(
-            claim=claim, actor=request.user, kind=data["kind"], url=data["url"], title=data["title"], note=data["note"],
+            claim=claim, actor=signed_in_user(request), kind=data["kind"], url=data["url"], title=data["title"], note=data["note"],
             submission_key=data["submission"],
         ),
         form_name="evidence_form", form=form, done="Evidence added.",
@@ -553,7 +556,7 @@ def claim_verdict(request: HttpRequest, pk: int) -> HttpResponse:
 
     def action() -> object:
         return services.verdict_draft(
-            claim=claim, actor=request.user, rating=data["rating"], headline=data["headline"], explanation=data["explanation"],
+            claim=claim, actor=signed_in_user(request), rating=data["rating"], headline=data["headline"], explanation=data["explanation"],
             evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
         )
 
@@ -570,10 +573,10 @@ def verdict_review(request: HttpRequest, pk: int) -> HttpResponse:
         return _render_claim(request, claim, status=400, review_form=form)
     data = form.cleaned_data
     if data["decision"] == "approve":
-        action: Callable[[], object] = lambda: services.verdict_approve(verdict=verdict, actor=request.user, expected_version=data["version"])  # noqa: E731
+        action: Callable[[], object] = lambda: services.verdict_approve(verdict=verdict, actor=signed_in_user(request), expected_version=data["version"])  # noqa: E731
         done = "Verdict approved and published."
     else:
-        action = lambda: services.verdict_return(verdict=verdict, actor=request.user, comment=data["comment"], expected_version=data["version"])  # noqa: E731
+        action = lambda: services.verdict_return(verdict=verdict, actor=signed_in_user(request), comment=data["comment"], expected_version=data["version"])  # noqa: E731
         done = "Verdict returned to its author."
     return _act(request, claim, action, form_name="review_form", form=form, done=done)
 
@@ -604,7 +607,7 @@ def ranking_weights(request: HttpRequest) -> HttpResponse:
         return _ranking_page(request, form, status=400)
     before = selectors.ranking_weights_current().version
     try:
-        saved = services.ranking_weights_set(actor=request.user, weights=form.cleaned_data)
+        saved = services.ranking_weights_set(actor=signed_in_user(request), weights=form.cleaned_data)
     except ValidationError as refused:
         form.add_error(None, " ".join(refused.messages))
         return _ranking_page(request, form, status=400)

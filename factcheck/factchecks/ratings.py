@@ -8,6 +8,7 @@ maps to None: a guess would put a wrong number in front of a reviewer.
 from __future__ import annotations
 
 import re
+from typing import SupportsFloat, SupportsIndex
 
 from factcheck.claims.models import Verdict
 from factcheck.factchecks.models import SCALE_MAX, SCALE_MIN
@@ -67,10 +68,11 @@ def scale_from_numbers(value: object, best: object, worst: object) -> int | None
     """A numeric ClaimReview rating (ratingValue within worstRating..bestRating) on our scale."""
     numbers = []
     for item in (value, best, worst):
-        if isinstance(item, bool):
+        # What float() takes from a parsed record (JSON or CSV); anything else is no number.
+        if isinstance(item, bool) or not isinstance(item, str | SupportsFloat | SupportsIndex):
             return None
         try:
-            numbers.append(float(item))  # type: ignore[arg-type]
+            numbers.append(float(item))
         except (TypeError, ValueError):
             return None
     value_f, best_f, worst_f = numbers

@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
+from typing import Protocol
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -122,14 +123,14 @@ def prepare_liar(fields: Mapping[str, object], *, publisher: str) -> PreparedFac
     rating_value = scale_from_words(label)
     if rating_value is None:
         raise RowError(f"Unknown LIAR rating {label[:40]!r}: expected pants-fire, false, barely-true, half-true, mostly-true or true.")
-    metadata = {
+    metadata: dict[str, object] = {
         name: _line(fields.get(name))
         for name in ("speaker_job", "state", "party", "context")
         if _line(fields.get(name))
     }
     subjects = [subject for subject in _line(fields.get("subjects")).split(",") if subject]
     if subjects:
-        metadata["subjects"] = subjects  # type: ignore[assignment]
+        metadata["subjects"] = subjects
     return _checked(
         PreparedFactCheck(
             publisher=publisher or LAYOUT_PUBLISHERS[Layout.LIAR],
@@ -183,8 +184,9 @@ def _is_type(node: Mapping[str, object], name: str) -> bool:
 
 def prepare_claimreview(fields: Mapping[str, object], *, publisher: str) -> PreparedFactCheck:
     node: Mapping[str, object] = fields
-    if _is_type(node, "ListItem") and isinstance(node.get("item"), dict):
-        node = node["item"]  # type: ignore[assignment]
+    item = node.get("item")
+    if _is_type(node, "ListItem") and isinstance(item, dict):
+        node = item
     if not _is_type(node, "ClaimReview"):
         raise RowError(f"Not a ClaimReview (@type {node.get('@type')!r}).")
     rating = node.get("reviewRating")
@@ -213,7 +215,12 @@ def prepare_claimreview(fields: Mapping[str, object], *, publisher: str) -> Prep
     )
 
 
-PREPARERS = {
+class Preparer(Protocol):
+    def __call__(self, fields: Mapping[str, object], *, publisher: str) -> PreparedFactCheck: ...
+
+
+# Keyed by the layout's value: an import stores it as a plain string.
+PREPARERS: dict[str, Preparer] = {
     Layout.LIAR: prepare_liar,
     Layout.SNOPES: prepare_snopes,
     Layout.CLAIMREVIEW: prepare_claimreview,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import connection, transaction
@@ -226,7 +226,7 @@ def factcheck_import_process(*, import_id: int, path: Path | None = None, on_pro
     return batch
 
 
-def _import_create(*, source: str, created_by: AbstractBaseUser | None, publisher: str, **fields: Any) -> FactCheckImport:
+def _import_create(*, source: str, created_by: User | None, publisher: str, **fields: Any) -> FactCheckImport:
     batch = FactCheckImport(
         source=source[:500],
         publisher=" ".join(publisher.split())[:200],
@@ -240,7 +240,7 @@ def _import_create(*, source: str, created_by: AbstractBaseUser | None, publishe
 
 
 def factchecks_import_file(
-    *, path: Path, publisher: str = "", created_by: AbstractBaseUser | None = None, on_progress: ProgressCallback | None = None
+    *, path: Path, publisher: str = "", created_by: User | None = None, on_progress: ProgressCallback | None = None
 ) -> FactCheckImport:
     """Import a file in this process (the command line). An unfinished import of the same
     file and publisher is resumed rather than started over."""
@@ -259,7 +259,7 @@ def factchecks_import_file(
     return result
 
 
-def factcheck_import_upload_start(*, uploaded: UploadedFile, created_by: AbstractBaseUser | None, publisher: str = "") -> FactCheckImport:
+def factcheck_import_upload_start(*, uploaded: UploadedFile, created_by: User | None, publisher: str = "") -> FactCheckImport:
     """Store an uploaded file as a new import: small files import now, large ones in Celery."""
     upload_name, sha256, size = upload_store(uploaded)
     batch = _import_create(
@@ -357,7 +357,7 @@ def _match_state(match: ClaimMatch) -> dict[str, Any]:
 
 
 @transaction.atomic
-def claim_match_decide(*, match: ClaimMatch, actor: AbstractBaseUser, decision: str, expected_version: int | None = None) -> ClaimMatch:
+def claim_match_decide(*, match: ClaimMatch, actor: User, decision: str, expected_version: int | None = None) -> ClaimMatch:
     """A reviewer confirms (the fact-check did check this claim) or rejects a match. Deciding
     again the same way changes nothing; changing one's mind is a new decision, audited."""
     if not has_role(actor, Role.REVIEWER):
@@ -390,7 +390,7 @@ def claim_match_decide(*, match: ClaimMatch, actor: AbstractBaseUser, decision: 
     return locked
 
 
-def claim_match_verdict_start(*, match: ClaimMatch, actor: AbstractBaseUser) -> Evidence | None:
+def claim_match_verdict_start(*, match: ClaimMatch, actor: User) -> Evidence | None:
     """Start a verdict from a confirmed match: the earlier fact-check becomes evidence on the
     claim (when it has an address; once, however often this is called), for the verdict form
     to cite. Returns that evidence, or None for a fact-check without a url."""

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from factcheck.accounts.roles import Role, role_required
+from factcheck.accounts.roles import Role, role_required, signed_in_user
 from factcheck.claims.errors import StaleVersion, WorkflowError
 from factcheck.claims.views import claim_page_response
 from factcheck.factchecks import selectors, services
@@ -44,7 +44,9 @@ def import_upload(request: HttpRequest) -> HttpResponse:
     form = LibraryUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _import_page(request, form=form, status=400)
-    batch = services.factcheck_import_upload_start(uploaded=form.cleaned_data["file"], created_by=request.user, publisher=form.cleaned_data["publisher"])
+    batch = services.factcheck_import_upload_start(
+        uploaded=form.cleaned_data["file"], created_by=signed_in_user(request), publisher=form.cleaned_data["publisher"]
+    )
     return redirect("library:import_detail", pk=batch.pk)
 
 
@@ -66,7 +68,7 @@ def match_decide(request: HttpRequest, pk: int) -> HttpResponse:
         return claim_page_response(request, match.claim, status=400, match_error=form.errors.as_text())
     data = form.cleaned_data
     try:
-        services.claim_match_decide(match=match, actor=request.user, decision=data["decision"], expected_version=data["version"])
+        services.claim_match_decide(match=match, actor=signed_in_user(request), decision=data["decision"], expected_version=data["version"])
     except StaleVersion as refused:
         return claim_page_response(request, match.claim, status=409, match_error=refused.message)
     except (WorkflowError, ValidationError) as refused:
@@ -82,7 +84,7 @@ def match_verdict_start(request: HttpRequest, pk: int) -> HttpResponse:
     page opens with the verdict form filled in from it, for the reviewer to edit and send."""
     match = selectors.claim_match_get_for_user(user=request.user, pk=pk)
     try:
-        services.claim_match_verdict_start(match=match, actor=request.user)
+        services.claim_match_verdict_start(match=match, actor=signed_in_user(request))
     except WorkflowError as refused:
         return claim_page_response(request, match.claim, status=400, match_error=refused.message)
     return redirect(reverse("claims:detail", args=[match.claim_id]) + f"?from_match={match.pk}#verdict")

@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from factcheck.accounts.roles import Role, role_required
+from factcheck.accounts.roles import Role, role_required, signed_in_user
 from factcheck.claims import selectors as claim_selectors
 from factcheck.claims.filters import queue_filter_from
 from factcheck.claims.models import Evidence, Verdict
@@ -152,7 +152,7 @@ def claims_csv(request: HttpRequest) -> HttpResponseBase:
 
 
 def _report_form_page(request: HttpRequest, form: ReportForm, *, status: int = 200, error: str = "") -> HttpResponse:
-    context = {"form": form, "saved_views": claim_selectors.saved_views_for(user=request.user), "error": error}
+    context = {"form": form, "saved_views": claim_selectors.saved_views_for(user=signed_in_user(request)), "error": error}
     return render(request, "reports/report_form.html", context, status=status)
 
 
@@ -174,7 +174,7 @@ def report_pdf(request: HttpRequest) -> HttpResponse:
     values: dict[str, Any] = {}
     view_name = ""
     if data["view"]:
-        view = claim_selectors.saved_view_get_for_user(user=request.user, pk=data["view"])
+        view = claim_selectors.saved_view_get_for_user(user=signed_in_user(request), pk=data["view"])
         values, view_name = queue_filter_from(QueryDict(view.query)).values, view.name
     scope = selectors.ReportScope(date_from=data["date_from"], date_to=data["date_to"], values=values, view_name=view_name)
     count = selectors.report_verdict_count(scope=scope, user=request.user)

@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 
@@ -20,7 +22,9 @@ class PipelineRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
     stage = models.CharField(max_length=32, default="queued")
     progress = models.FloatField(default=0.0)
-    articles = models.ManyToManyField(Article, through="PipelineRunArticle", related_name="pipeline_runs")
+    articles: models.ManyToManyField[Article, PipelineRunArticle] = models.ManyToManyField(
+        Article, through="PipelineRunArticle", related_name="pipeline_runs"
+    )
     import_batch = models.ForeignKey(ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="pipeline_runs")
     rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

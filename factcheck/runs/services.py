@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
@@ -29,7 +29,7 @@ def run_create(
     *,
     article_ids: Iterable[int],
     import_batch: ImportBatch | None = None,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
     rerun_of: PipelineRun | None = None,
 ) -> PipelineRun:
     """Create a queued run over `article_ids` and enqueue it once the transaction commits."""
@@ -67,7 +67,7 @@ def run_send(*, run_id: int) -> bool:
 
 
 @transaction.atomic
-def run_rerun(*, run: PipelineRun, created_by: AbstractBaseUser | None = None) -> PipelineRun:
+def run_rerun(*, run: PipelineRun, created_by: User | None = None) -> PipelineRun:
     """A new run over the same articles; the merge makes it a no-op when nothing changed.
     Only a finished run is re-run (a queued or running one will still end by itself)."""
     run = PipelineRun.objects.select_for_update().get(pk=run.pk)  # one re-run at a time (a double click)

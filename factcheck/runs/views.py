@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from factcheck.accounts.roles import Role, role_required
+from factcheck.accounts.roles import Role, role_required, signed_in_user
 from factcheck.runs import selectors, services
 from factcheck.runs.models import PipelineRun
 
@@ -32,7 +32,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def run_rerun(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(PipelineRun, pk=pk)
     try:
-        rerun = services.run_rerun(run=run, created_by=request.user)
+        rerun = services.run_rerun(run=run, created_by=signed_in_user(request))
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect("runs:detail", pk=run.pk)

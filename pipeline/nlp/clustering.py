@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ def claim_text(sentence: str) -> str:
     return quoted if len(quoted) >= 0.5 * len(sentence) else sentence
 
 
-def cluster_tokens(sentence: str, quantities: Iterable[dict[str, object]] = ()) -> list[str]:
+def cluster_tokens(sentence: str, quantities: Iterable[Mapping[str, Any]] = ()) -> list[str]:
     text = THOUSANDS.sub("", claim_text(sentence).lower().replace("’", "'"))
     tokens = {word for word in WORD.findall(text) if word not in STOPWORDS}
     for quantity in quantities:
@@ -124,7 +125,7 @@ def band_keys_batch(token_lists: Sequence[Sequence[str]]) -> list[list[int]]:
     return result
 
 
-def signatures(claims: Iterable[tuple[str, Iterable[dict[str, object]]]]) -> list[tuple[list[str], list[int]]]:
+def signatures(claims: Iterable[tuple[str, Iterable[Mapping[str, Any]]]]) -> list[tuple[list[str], list[int]]]:
     """(tokens, band keys) of (sentence, quantities) pairs, the band keys in one batch."""
     tokens = [cluster_tokens(sentence, quantities) for sentence, quantities in claims]
     return list(zip(tokens, band_keys_batch(tokens), strict=True))
@@ -142,7 +143,7 @@ def candidate_pairs(bands_by_key: dict[str, list[int]], query_keys: set[str] | N
     for key, bands in bands_by_key.items():
         for band in bands:
             buckets[band].append(key)
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for members in buckets.values():
         if len(members) < 2 or (query_keys is not None and query_keys.isdisjoint(members)):
             continue

@@ -1,6 +1,8 @@
 import json
 
 from django.db import migrations
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 # What clustering compares, kept per claim so a run reads the stored claims' token sets and
 # MinHash band keys instead of recomputing them from every stored sentence. Written by the
@@ -26,7 +28,7 @@ DROP TABLE claim_signatures;
 BATCH = 2000
 
 
-def backfill(apps, schema_editor):  # type: ignore[no-untyped-def]
+def backfill(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     from pipeline.nlp.clustering import signatures
 
     with schema_editor.connection.cursor() as cursor:

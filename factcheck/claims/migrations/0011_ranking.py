@@ -5,6 +5,8 @@ both call (see factcheck/claims/ranking.py for what each weight does)."""
 import json
 
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
@@ -93,21 +95,21 @@ WHERE c.id = p.id AND (c.priority, c.priority_parts) IS DISTINCT FROM ((p.parts 
 """
 
 
-def seed_weights(apps, schema_editor):  # type: ignore[no-untyped-def]
+def seed_weights(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     apps.get_model("claims", "RankingWeights").objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
 
 
-def create_function(apps, schema_editor):  # type: ignore[no-untyped-def]
+def create_function(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     # The defaults are spliced in as a literal: PostgreSQL takes no parameters in DDL.
     defaults = "'" + json.dumps(DEFAULT_RANKING_WEIGHTS, sort_keys=True).replace("'", "''") + "'"
     schema_editor.execute(FUNCTION_FORWARD.replace("%(defaults)s", defaults))
 
 
-def drop_function(apps, schema_editor):  # type: ignore[no-untyped-def]
+def drop_function(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     schema_editor.execute(FUNCTION_BACKWARD)
 
 
-def rank_stored_claims(apps, schema_editor):  # type: ignore[no-untyped-def]
+def rank_stored_claims(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     """The stored claims' signals, then every priority with the new formula, against the
     newest-article time the stored priorities were computed with."""
     from pipeline.nlp.ranking import rank_signals

@@ -18,6 +18,8 @@ re-rank never ran).
 import json
 
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
@@ -97,13 +99,13 @@ FROM p WHERE c.id = p.id
 """
 
 
-def create_functions(apps, schema_editor):  # type: ignore[no-untyped-def]
+def create_functions(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     # The defaults are spliced in as a literal: PostgreSQL takes no parameters in DDL.
     defaults = "'" + json.dumps(DEFAULT_RANKING_WEIGHTS, sort_keys=True).replace("'", "''") + "'"
     schema_editor.execute(PARTS_FORWARD.replace("%(defaults)s", defaults))
 
 
-def drop_functions(apps, schema_editor):  # type: ignore[no-untyped-def]
+def drop_functions(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     schema_editor.execute(PARTS_BACKWARD)
 
 

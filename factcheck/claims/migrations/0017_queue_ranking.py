@@ -16,6 +16,8 @@ stored priority):
 import json
 
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
@@ -52,13 +54,13 @@ $fn$;
 """
 
 
-def create_function(apps, schema_editor):  # type: ignore[no-untyped-def]  # Django's RunPython signature
+def create_function(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     # The defaults are spliced in as a literal: PostgreSQL takes no parameters in DDL.
     defaults = "'" + json.dumps(DEFAULT_RANKING_WEIGHTS, sort_keys=True).replace("'", "''") + "'"
     schema_editor.execute(RANKING_FORWARD.replace("%(defaults)s", defaults))
 
 
-def drop_function(apps, schema_editor):  # type: ignore[no-untyped-def]  # Django's RunPython signature
+def drop_function(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     schema_editor.execute(RANKING_BACKWARD)
 
 
