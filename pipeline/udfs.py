@@ -166,7 +166,8 @@ def _match_index(library_ref: Any, candidates: int) -> MatchIndex:
     """`library_ref`: a Spark broadcast of the library rows, or the rows themselves."""
     from pipeline.nlp.matching import MatchConfig, MatchIndex
 
-    key = (getattr(library_ref, "id", None) or id(library_ref), candidates)
+    # A broadcast's id is the same in every task (it may be 0); inline rows are keyed by object.
+    key = (library_ref.id if hasattr(library_ref, "id") else id(library_ref), candidates)
     if key not in _BUILT_INDEX:
         _BUILT_INDEX.clear()
         _BUILT_INDEX[key] = MatchIndex.build(getattr(library_ref, "value", library_ref), config=MatchConfig(candidates=candidates))
