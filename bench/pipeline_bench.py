@@ -1,11 +1,14 @@
 """End-to-end pipeline benchmark: PostgreSQL in, PostgreSQL out, through spark-submit.
 
     python bench/pipeline_bench.py [--corpus ../shared/data/bbc_news/bbc_news.jsonl] [--repeat 3] [--spark-only]
+                                   [--library FILE...]
 
 Uses a throw-away database `<name>_bench` on the server of DATABASE_URL. Prints, for the
 Spark run: articles/s and sentences/s excluding JVM/SparkSession start-up (reported
 separately), claims stored, peak memory of the whole spark-submit process tree; then the
 same extraction in one plain Python process, and the ratio. Medians over --repeat runs.
+--library: fact-check files imported (manage.py import_factchecks) before each run, so the
+run matches its claims against them (the `match` stage); without it the library is empty.
 """
 
 from __future__ import annotations
@@ -183,6 +186,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--spark-only", action="store_true", help="skip the plain-Python runs (to compare Spark settings)")
+    parser.add_argument("--library", type=Path, nargs="*", default=[], help="fact-check files to match against (import_factchecks)")
     args = parser.parse_args()
     if not args.corpus.exists():
         print(f"pipeline bench: corpus {args.corpus} not found (it lives in ../shared/data, outside the repo); skipped.")
@@ -203,6 +207,9 @@ def main() -> int:
     spark_runs = []
     for attempt in range(args.repeat):
         empty_claim_tables()
+        if args.library:
+            # Again each run: emptying the claims cascades to the desk's verdicts and the library.
+            call_command("import_factchecks", *map(str, args.library), verbosity=0)
         figures = run_spark(article_ids)
         spark_runs.append(figures)
         print(

@@ -58,11 +58,14 @@ def command_score() -> int:
     return 0
 
 
-def command_match(library_path: str, top: int, when: str | None) -> int:
-    from pipeline.nlp.matching import LibraryError, MatchIndex, parse_date, read_library
+def command_match(library_path: str, top: int, when: str | None, candidates: int | None = None) -> int:
+    from pipeline.nlp.matching import LibraryError, MatchConfig, MatchIndex, parse_date, read_library
 
     if top < 1:
         print("--top must be at least 1", file=sys.stderr)
+        return 2
+    if candidates is not None and candidates < 1:
+        print("--candidates must be at least 1", file=sys.stderr)
         return 2
     claim_date = parse_date(when) if when else None
     if when and claim_date is None:
@@ -80,7 +83,7 @@ def command_match(library_path: str, top: int, when: str | None) -> int:
     except LibraryError as error:
         print(f"{library_path}: {error}", file=sys.stderr)
         return 2
-    index = MatchIndex.build(entries)
+    index = MatchIndex.build(entries, config=MatchConfig(candidates=candidates) if candidates else None)
     batch: list[str] = []
 
     def flush() -> None:
@@ -115,11 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     match_parser.add_argument(
         "--date", default=None, metavar="YYYY-MM-DD", help="when the claims were made (e.g. the articles' date): nearby fact-checks rank higher"
     )
+    match_parser.add_argument(
+        "--candidates", type=int, default=None, metavar="N", help="BM25 candidates re-ranked per claim (default 50; the Spark job uses 20)"
+    )
     args = parser.parse_args(argv)
     if args.command == "extract":
         return command_extract(args.files)
     if args.command == "match":
-        return command_match(args.library, args.top, args.date)
+        return command_match(args.library, args.top, args.date, args.candidates)
     return command_score()
 
 

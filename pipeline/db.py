@@ -18,12 +18,14 @@ from psycopg import postgres, sql
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
+from pipeline.match_store import UPSERT_CLAIM_MATCHES
 from pipeline.merge import merge_run
 from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node, cluster_tokens
 from pipeline.sql import statement
 from pipeline.staging import STAGING_COLUMNS, STAGING_TABLE
 
 COUNT_RUN_ARTICLES = "SELECT count(*) FROM pipeline_run_articles WHERE run_id = %(run_id)s"
+CLAIM_IDS_BY_KEY = "SELECT claim_key, id FROM claims WHERE claim_key = ANY(%(keys)s)"
 # The binary COPY into claim_staging, its columns and their types from pipeline.staging.
 COPY_STAGING = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
     sql.Identifier(STAGING_TABLE), sql.SQL(", ").join(sql.Identifier(column.name) for column in STAGING_COLUMNS)
@@ -109,6 +111,44 @@ def read_candidate_claims(dsn: str, *, run_id: int, nodes: Iterable[int]) -> dic
     return claims
 
 
+def read_library(dsn: str) -> list[dict[str, str]]:
+    """The fact-check library (read_library.sql) as pipeline.nlp.matching's entries, with
+    own_claim_key where the entry is the desk's verdict on a claim; empty fields left out."""
+    names = ("id", "claim", "title", "summary", "rating", "url", "date", "publisher", "own_claim_key")
+    with connect(dsn) as conn:
+        rows = conn.execute(statement("read_library")).fetchall()
+    entries = []
+    for row in rows:
+        values = dict(zip(names, row, strict=True))
+        values["id"] = str(values["id"])
+        values["date"] = values["date"].isoformat() if values["date"] else None
+        entries.append({name: value for name, value in values.items() if value})
+    return entries
+
+
+def read_article_dates(dsn: str, *, run_id: int) -> list[tuple[int, str]]:
+    with connect(dsn) as conn:
+        return [(int(article), day.isoformat()) for article, day in conn.execute(statement("read_run_article_dates"), {"run_id": run_id})]
+
+
+def write_matches(dsn: str, rows: Sequence[tuple[str, int, float, int]]) -> int:
+    """(claim_key, factcheck_id, score, rank) -> claim_matches through UPSERT_CLAIM_MATCHES
+    (pipeline.match_store: the one rule for what a suggestion may overwrite), in one
+    transaction; a key with no stored claim is dropped. Returns the rows written."""
+    if not rows:
+        return 0
+    with connect(dsn) as conn:
+        ids = dict(conn.execute(CLAIM_IDS_BY_KEY, {"keys": sorted({key for key, *_ in rows})}).fetchall())
+        kept = [row for row in rows if row[0] in ids]
+        params = {
+            "claim_ids": [ids[key] for key, *_ in kept],
+            "factcheck_ids": [factcheck for _, factcheck, _, _ in kept],
+            "scores": [score for _, _, score, _ in kept],
+            "ranks": [rank for *_, rank in kept],
+        }
+        return conn.execute(UPSERT_CLAIM_MATCHES, params).rowcount
+
+
 def clear_staging(dsn: str, *, run_id: int) -> None:
     """Delete what a run wrote before its merge (clear_run_scratch.sql): at the start of an
     attempt, and for an attempt that failed (factcheck.runs.services.run_scratch_clear)."""
@@ -152,3 +192,12 @@ class PostgresRun:
     def merge(self, clustering: Clustering) -> tuple[int, int]:
         with connect(self.dsn) as conn:
             return merge_run(conn, run_id=self.run_id, clustering=clustering)
+
+    def read_library(self) -> list[dict[str, str]]:
+        return read_library(self.dsn)
+
+    def read_article_dates(self) -> list[tuple[int, str]]:
+        return read_article_dates(self.dsn, run_id=self.run_id)
+
+    def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
+        return write_matches(self.dsn, rows)

@@ -2,7 +2,7 @@
 read and write only through a RunStore.
 
 PostgreSQL in production (pipeline.db.PostgresRun). InMemoryRun holds made-up or inline
-articles and writes nothing: the class-archive warm-up (pipeline/jobs/warm_classes.py) runs
+articles (and an inline library) and writes nothing: the class-archive warm-up (pipeline/jobs/warm_classes.py) runs
 the real job's steps on it, and the tests run them without a database. A store is pickled
 into the Spark tasks that read articles, write claims and read stored memberships.
 """
@@ -38,6 +38,20 @@ class RunStore(Protocol):
         """Merge the staged claims under the clustering: (distinct claims, claims written)."""
         ...
 
+    def read_library(self) -> list[dict[str, str]]:
+        """The fact-check library as pipeline.nlp.matching reads it (id, claim, title, summary,
+        rating, url, date, publisher), plus own_claim_key for the desk's own verdicts. On the driver."""
+        ...
+
+    def read_article_dates(self) -> list[tuple[int, str]]:
+        """(article_id, ISO publication date) of the run's dated articles. On the driver."""
+        ...
+
+    def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
+        """Store (claim_key, factcheck_id, score, rank) matches of merged claims, idempotently,
+        never over a reviewer's decision; returns the rows written. On the driver."""
+        ...
+
 
 @dataclass(frozen=True)
 class StoredClaim:
@@ -56,6 +70,9 @@ class InMemoryRun:
     stored: Sequence[StoredClaim] = ()
     scorer: Scorer | None = None
     merged: list[Clustering] = field(default_factory=list)
+    library: Sequence[Mapping[str, str]] = ()
+    article_dates: Mapping[int, str] = field(default_factory=dict)
+    matches: list[tuple[str, int, float, int]] = field(default_factory=list)
 
     def read_articles(self, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
         return iter([article for article in self.articles if int(article[0]) % buckets == bucket])
@@ -90,6 +107,17 @@ class InMemoryRun:
     def merge(self, clustering: Clustering) -> tuple[int, int]:
         self.merged.append(clustering)
         return len(clustering.assigned), 0
+
+    def read_library(self) -> list[dict[str, str]]:
+        return [dict(entry) for entry in self.library]
+
+    def read_article_dates(self) -> list[tuple[int, str]]:
+        return sorted(self.article_dates.items())
+
+    def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
+        """Keeps the last run's matches, sorted (they come back from the tasks in any order)."""
+        self.matches = sorted(rows)
+        return len(rows)
 
 
 def stored_claims(sentences: Mapping[str, str]) -> list[StoredClaim]:

@@ -67,3 +67,28 @@ CANDIDATE_ARROW: pa.Schema = to_arrow_schema(CANDIDATE_SCHEMA)
 # What the claim sink reports per partition: the rows it wrote.
 WRITTEN_SCHEMA = StructType([StructField("written", LongType(), True)])
 WRITTEN_ARROW: pa.Schema = to_arrow_schema(WRITTEN_SCHEMA)
+
+# A claim of the run as the matching reads it: one row per claim key, with the date of the
+# earliest article that made it (ISO, null when unknown).
+CLAIM_TEXT_SCHEMA = StructType(
+    [
+        StructField("claim_key", StringType(), True),
+        StructField("sentence", StringType(), True),
+        StructField("claim_date", StringType(), True),
+    ]
+)
+CLAIM_TEXT_ARROW: pa.Schema = to_arrow_schema(CLAIM_TEXT_SCHEMA)
+
+# An article's publication date (ISO), for the matching's date features.
+ARTICLE_DATE_SCHEMA = StructType([StructField("article_id", LongType(), True), StructField("article_date", StringType(), True)])
+
+# A suggested match of a run's claim to a library fact-check (rank 1 = the claim's best).
+MATCH_SCHEMA = StructType(
+    [
+        StructField("claim_key", StringType(), True),
+        StructField("factcheck_id", LongType(), True),
+        StructField("score", DoubleType(), True),
+        StructField("rank", IntegerType(), True),
+    ]
+)
+MATCH_ARROW: pa.Schema = to_arrow_schema(MATCH_SCHEMA)

@@ -10,7 +10,16 @@ from pyspark.sql import functions as F
 
 from pipeline import udfs
 from pipeline.run_store import RunStore
-from pipeline.schemas import ARTICLE_SCHEMA, CANDIDATE_SCHEMA, CLAIM_SCHEMA, MEMBERSHIP_SCHEMA, WRITTEN_SCHEMA
+from pipeline.schemas import (
+    ARTICLE_DATE_SCHEMA,
+    ARTICLE_SCHEMA,
+    CANDIDATE_SCHEMA,
+    CLAIM_SCHEMA,
+    CLAIM_TEXT_SCHEMA,
+    MATCH_SCHEMA,
+    MEMBERSHIP_SCHEMA,
+    WRITTEN_SCHEMA,
+)
 
 
 def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
@@ -70,3 +79,29 @@ def candidate_pairs(memberships_df: DataFrame, partitions: int | None = None) ->
     """
     shuffled = memberships_df.repartition(partitions, "band") if partitions else memberships_df.repartition("band")
     return shuffled.mapInArrow(udfs.find_stars, CANDIDATE_SCHEMA)
+
+
+def claim_texts(claims_df: DataFrame, article_dates_df: DataFrame) -> DataFrame:
+    """Claims (one row per appearance) -> one row per claim key (CLAIM_TEXT_SCHEMA): its
+    sentence and the date of the earliest dated article that made it."""
+    dated_df = claims_df.select("claim_key", "sentence", "article_id").join(article_dates_df, on="article_id", how="left")
+    return dated_df.groupBy("claim_key").agg(F.min("sentence").alias("sentence"), F.min("article_date").alias("claim_date"))
+
+
+def article_dates(spark: SparkSession, store: RunStore) -> DataFrame:
+    """The run's articles' publication dates (ARTICLE_DATE_SCHEMA), read on the driver."""
+    return spark.createDataFrame(store.read_article_dates(), ARTICLE_DATE_SCHEMA)
+
+
+def match_claims(claim_texts_df: DataFrame, library_ref: Any, top: int, candidates: int) -> DataFrame:
+    """Claims (CLAIM_TEXT_SCHEMA) -> their `top` best fact-checks of the library (MATCH_SCHEMA:
+    claim_key, factcheck_id, score, rank), with pipeline.nlp.matching, the code of
+    `python -m pipeline match`. `library_ref`: the library rows or their broadcast; each
+    Python worker builds the index once. Pure: no I/O."""
+    return claim_texts_df.select(*CLAIM_TEXT_SCHEMA.fieldNames()).mapInArrow(udfs.make_claim_matcher(library_ref, top, candidates), MATCH_SCHEMA)
+
+
+def write_matches(matches_df: DataFrame, store: RunStore) -> int:
+    """The sink: the run's matches into the store in one transaction (a few per claim: they
+    come to the driver); returns the rows written. Idempotent; a reviewer's decision stays."""
+    return store.write_matches([(row.claim_key, row.factcheck_id, row.score, row.rank) for row in matches_df.collect()])

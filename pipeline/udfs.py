@@ -17,10 +17,11 @@ import pyarrow as pa
 from pipeline.extract import ArticleText, extract_articles, quantities_json, signals_json
 from pipeline.nlp.checkworthiness import Scorer, scorer_from_artifact
 from pipeline.nlp.clustering import signatures, star_pairs
-from pipeline.schemas import ARTICLE_ARROW, CANDIDATE_ARROW, CLAIM_ARROW, MEMBERSHIP_ARROW, WRITTEN_ARROW
+from pipeline.schemas import ARTICLE_ARROW, CANDIDATE_ARROW, CLAIM_ARROW, MATCH_ARROW, MEMBERSHIP_ARROW, WRITTEN_ARROW
 from pipeline.staging import CLAIM_COLUMN_NAMES
 
 if TYPE_CHECKING:
+    from pipeline.nlp.matching import MatchIndex
     from pipeline.run_store import RunStore
 
 MapInArrow = Callable[[Iterable[pa.RecordBatch]], Iterable[pa.RecordBatch]]
@@ -153,3 +154,47 @@ def find_stars(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         table.column("band").to_numpy(), table.column("node").to_numpy(), table.column("in_run").to_numpy(zero_copy_only=False)
     )
     yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], schema=CANDIDATE_ARROW)
+
+
+# The index a Python worker built last, by (library broadcast, candidates): Spark reuses its
+# Python workers, so a worker builds the index once per run however many tasks it gets. One
+# index at a time keeps memory bounded.
+_BUILT_INDEX: dict[tuple[int, int], MatchIndex] = {}
+
+
+def _match_index(library_ref: Any, candidates: int) -> MatchIndex:
+    """`library_ref`: a Spark broadcast of the library rows, or the rows themselves."""
+    from pipeline.nlp.matching import MatchConfig, MatchIndex
+
+    # A broadcast's id is the same in every task (it may be 0); inline rows are keyed by object.
+    key = (library_ref.id if hasattr(library_ref, "id") else id(library_ref), candidates)
+    if key not in _BUILT_INDEX:
+        _BUILT_INDEX.clear()
+        _BUILT_INDEX[key] = MatchIndex.build(getattr(library_ref, "value", library_ref), config=MatchConfig(candidates=candidates))
+    return _BUILT_INDEX[key]
+
+
+def make_claim_matcher(library_ref: Any, top: int, candidates: int) -> MapInArrow:
+    """mapInArrow: the run's claims (CLAIM_TEXT_ARROW) -> their `top` best library matches
+    (MATCH_ARROW), best first, ranked from 1. No I/O. A library entry that is the desk's own
+    verdict on a claim (its `own_claim_key`) is never that claim's match: one more candidate
+    is asked for where such entries exist, and the claim's own is dropped."""
+    from pipeline.nlp.matching import parse_date
+
+    def match(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        index = _match_index(library_ref, candidates)
+        library = getattr(library_ref, "value", library_ref)
+        own = {str(entry["id"]): entry["own_claim_key"] for entry in library if entry.get("own_claim_key")}
+        for batch in batches:
+            keys = batch.column("claim_key").to_pylist()
+            dates = [parse_date(value) for value in batch.column("claim_date").to_pylist()]
+            texts = [sentence or "" for sentence in batch.column("sentence").to_pylist()]
+            results = index.match(texts, top + 1 if own else top, dates)
+            rows: list[tuple[str, int, float, int]] = []
+            for key, matches in zip(keys, results, strict=True):
+                kept = [(entry, score) for entry, score in matches if own.get(entry) != key][:top]
+                rows.extend((key, int(entry), score, rank) for rank, (entry, score) in enumerate(kept, start=1))
+            columns: list[list[Any]] = [[row[column] for row in rows] for column in range(len(MATCH_ARROW))]
+            yield pa.RecordBatch.from_arrays([pa.array(values, field.type) for field, values in zip(MATCH_ARROW, columns, strict=True)], schema=MATCH_ARROW)
+
+    return match

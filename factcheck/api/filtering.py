@@ -29,6 +29,7 @@ QUEUE_FILTER_HELP = {
     "date_from": "Article published on or after (its import date when it has none).",
     "date_to": "Article published on or before; not before date_from.",
     "has_number": "'yes': claims with a parsed quantity; 'no': without.",
+    "checked_before": "'yes': claims matched to a library fact-check (a match not rejected); 'no': without.",
     "tag": "One tag.",
     "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence, speaker and article.',
 }

@@ -12,6 +12,7 @@ by URL means the same rows everywhere:
     assignee            "mine", "unassigned" or a user id
     date_from/date_to   the article's publication date (its import date when it has none)
     has_number          "yes" or "no"
+    checked_before      "yes" or "no": a live (not rejected) match to a library fact-check
     tag                 one tag
     q                   full-text search (web-search syntax: "quoted phrase", -not, or)
                         over the claim's sentence and speaker and its article's title and text
@@ -36,6 +37,7 @@ from django.http import QueryDict
 
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
+from factcheck.factchecks.models import ClaimMatch
 
 FILTER_FIELDS = (
     "status",
@@ -49,6 +51,7 @@ FILTER_FIELDS = (
     "date_from",
     "date_to",
     "has_number",
+    "checked_before",
     "tag",
     "q",
 )
@@ -70,6 +73,7 @@ class QueueFilterForm(forms.Form):
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     has_number = forms.ChoiceField(required=False, choices=[("", "Any"), ("yes", "With a number"), ("no", "Without")])
+    checked_before = forms.ChoiceField(required=False, choices=[("", "Any"), ("yes", "Checked before"), ("no", "Not checked before")])
     tag = forms.CharField(required=False, max_length=40)
     q = forms.CharField(required=False, max_length=500, label="Search")
 
@@ -133,6 +137,12 @@ def _published_on_or(lookup: str, day: Any) -> Q:
     return Q(**{f"published_at__date__{lookup}": day}) | Q(published_at__isnull=True, **{f"created_at__date__{lookup}": day})
 
 
+def _checked_before() -> Q:
+    """Claims with a live match: what factchecks.selectors.claims_checked_before shows (a
+    rejected match never counts)."""
+    return Q(id__in=ClaimMatch.objects.exclude(status=ClaimMatch.Status.REJECTED).values("claim_id"))
+
+
 def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> Q:
     """Every valid filter value (QueueFilter.values) but the search, as one condition."""
     condition = Q()
@@ -165,6 +175,10 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= ~Q(quantities=[])
     elif values.get("has_number") == "no":
         condition &= Q(quantities=[])
+    if values.get("checked_before") == "yes":
+        condition &= _checked_before()
+    elif values.get("checked_before") == "no":
+        condition &= ~_checked_before()
     if tag := values.get("tag"):
         condition &= Q(tags__contains=[tag.strip()])
     return condition

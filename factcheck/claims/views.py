@@ -54,7 +54,7 @@ from factcheck.claims.quantities import format_quantities
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
 from factcheck.claims.services import BulkKind
 from factcheck.factchecks.models import ClaimMatch
-from factcheck.factchecks.selectors import claim_match_for_prefill, claim_matches_for, verdict_initial_from_match
+from factcheck.factchecks.selectors import CheckedBefore, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
 
 # --- The triage queue ----------------------------------------------------------------------
 
@@ -113,6 +113,7 @@ class QueueRow:
     can_dismiss: bool
     detail_url: str
     triage_url: str
+    checked_before: str = ""
 
 
 def _number(value: Any) -> str:
@@ -134,6 +135,14 @@ def _label(choices: type[Claim.Status] | type[Claim.Type], value: str) -> str:
         return value
 
 
+def _checked_before_line(found: CheckedBefore | None) -> str:
+    """"publisher, rating, date" of the fact-check a row was matched to; "" when none."""
+    if found is None:
+        return ""
+    day = f"{found.date.day} {found.date:%b %Y}" if found.date else ""
+    return ", ".join(part for part in (found.publisher, found.rating, day) if part)
+
+
 # Reversed once a page; each row fills in its id.
 _PK = 999_999_999
 
@@ -141,6 +150,7 @@ _PK = 999_999_999
 def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | AnonymousUser) -> list[QueueRow]:
     detail_url, triage_url = reverse("claims:detail", args=[_PK]), reverse("claims:row_action", args=[_PK])
     allowed: dict[str, frozenset[str]] = {}  # the services' answer, once per status a page shows
+    checked_before = claims_checked_before(row["id"] for row in rows)  # one query a page
     result = []
     for row in rows:
         parts, status, pk = priority_breakdown(row["priority_parts"], recency=row["recency"]), row["status"], row["id"]
@@ -169,6 +179,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 can_dismiss="dismiss" in allowed[status],
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
+                checked_before=_checked_before_line(checked_before.get(pk)),
             )
         )
     return result

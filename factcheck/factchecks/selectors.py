@@ -52,7 +52,8 @@ class CheckedBefore(NamedTuple):
 
 
 # The one match the queue shows per claim: a confirmed one before a suggestion, then the best
-# ranked; rejected matches never. One indexed pass over the page's claims.
+# ranked; rejected matches never (the queue's checked_before filter, claims.filters, holds the
+# same rule). One indexed pass over the page's claims.
 _CHECKED_BEFORE_SQL = """
 SELECT DISTINCT ON (m.claim_id) m.claim_id, f.publisher, f.rating_text, f.rating_value, f.published_on
 FROM claim_matches AS m JOIN factchecks AS f ON f.id = m.factcheck_id

@@ -8,6 +8,7 @@ top to bottom as the data flows:
     read the run's articles -> extract_claims -> write_claims (the sink: staging, binary COPY)
     -> band_memberships (+ the stored claims sharing a band key) -> candidate_pairs
     -> resolve_clusters (exact, on the driver) -> merge (one transaction, pipeline.merge)
+    -> claim_texts -> match_claims (against the fact-check library, broadcast) -> write_matches
 
 Every step reads and writes through a RunStore (pipeline.run_store): PostgreSQL here, inline
 articles in the class-archive warm-up and the tests. The load is idempotent by construction:
@@ -34,15 +35,25 @@ from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.nlp.clustering import Clustering, resolve_clusters
 from pipeline.run_store import RunStore
 from pipeline.transforms import (
+    article_dates,
     band_memberships,
     candidate_pairs,
+    claim_texts,
     extract_claims,
+    match_claims,
     read_articles,
     stored_memberships,
     write_claims,
+    write_matches,
 )
 
 ARTICLES_PER_PARTITION = 100
+# Matches stored per claim (the web app's FACTCHECK_MATCH_TOP default).
+MATCH_TOP = 5
+# BM25 candidates re-ranked per claim: 20 instead of the engine's 50 keeps matching within the
+# issue's budget (a fifth of a run) at a cost in quality within the cross-validation's noise
+# (docs/matching.md, "Figures").
+MATCH_CANDIDATES = 20
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -84,6 +95,7 @@ class RunSummary:
     written: int
     clustering: Clustering
     timings: dict[str, float]
+    matches: int = 0
 
 
 Progress = Callable[..., None]
@@ -112,7 +124,6 @@ def process_run(
     step = time.perf_counter()
     memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
     pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
-    claims_df.unpersist()
     clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
     timings["cluster"] = round(time.perf_counter() - step, 3)
 
@@ -120,7 +131,21 @@ def process_run(
     step = time.perf_counter()
     staged, written = store.merge(clustering)
     timings["load"] = round(time.perf_counter() - step, 3)
-    return RunSummary(sentence_counter.value, claims, staged, written, clustering, timings)
+
+    # Once merged, the claims have ids to match under. An empty library costs one query.
+    step = time.perf_counter()
+    matches = 0
+    library = store.read_library()
+    if library:
+        # The rows, not a built index: the index pickles to several times their size, and
+        # each Python worker builds it once (pipeline.udfs.make_claim_matcher).
+        library_ref = spark.sparkContext.broadcast(library)
+        claim_texts_df = claim_texts(claims_df, article_dates(spark, store))
+        matches = write_matches(match_claims(claim_texts_df, library_ref, MATCH_TOP, MATCH_CANDIDATES), store)
+        library_ref.destroy()
+        timings["match"] = round(time.perf_counter() - step, 3)
+    claims_df.unpersist()
+    return RunSummary(sentence_counter.value, claims, staged, written, clustering, timings, matches)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,13 +21,16 @@ from factcheck.audit.models import AuditEvent
 from factcheck.claims import selectors
 from factcheck.claims.filters import FILTER_FIELDS, claims_filtered, with_recency
 from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
+from factcheck.factchecks.models import ClaimMatch, FactCheck
 from tests.conftest import PERSONA_PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 NEWEST = datetime(2026, 3, 8, 12, tzinfo=UTC)
-QUEUE_MAX_QUERIES = 3  # user with role (the session is in Redis), claims page, the filter bar's choices and saved views
+# user with role (the session is in Redis), claims page, the page's "checked before" matches,
+# the filter bar's choices and saved views
+QUEUE_MAX_QUERIES = 4
 
 
 def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
@@ -189,6 +192,31 @@ def test_each_filter(reviewer, filter_world: dict[str, Claim], params: dict[str,
     assert {by_pk[pk] for pk in shown_ids(html)} == expected
 
 
+def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(reviewer, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    matched, plain, rejected = (make_claim(priority=p) for p in (90.0, 80.0, 70.0))
+    snopes = FactCheck.objects.create(
+        claim="ICE detained 1,500.", publisher="Snopes", rating_text="Mostly False", published_on=datetime(2025, 6, 3).date(), external_id="s1"
+    )
+    politifact = FactCheck.objects.create(claim="Another.", publisher="PolitiFact", external_id="p1")
+    # A confirmed match is shown before a better-ranked suggestion; a rejected one never.
+    ClaimMatch.objects.create(claim=matched, factcheck=politifact, score=0.95, rank=1)
+    ClaimMatch.objects.create(claim=matched, factcheck=snopes, score=0.9, rank=2, status=ClaimMatch.Status.CONFIRMED)
+    ClaimMatch.objects.create(claim=rejected, factcheck=snopes, score=0.8, status=ClaimMatch.Status.REJECTED)
+    client = logged_in(reviewer)
+    with django_assert_max_num_queries(QUEUE_MAX_QUERIES):
+        html = client.get(reverse("claims:list")).content.decode()
+    assert shown_ids(html) == [matched.pk, plain.pk, rejected.pk]
+    row = html[html.index(f'id="claim-{matched.pk}"') : html.index(f'id="claim-{plain.pk}"')]
+    assert "Checked before: Snopes, Mostly False, 3 Jun 2025" in row
+    assert html.count("Checked before:") == 1
+    assert 'name="checked_before"' in html
+    assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [matched.pk]
+    assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "no"}).content.decode()) == [plain.pk, rejected.pk]
+    # The row swapped in after an action shows it too.
+    response = client.post(reverse("claims:row_action", args=[matched.pk]), {"action": "assign_me", "version": matched.version}, **HTMX)
+    assert response.status_code == 200 and "Checked before: Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
+
+
 def test_outlet_article_and_assignee_id_filters(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(reviewer)
     causal = filter_world["causal"]
@@ -214,8 +242,11 @@ def test_the_queue_page_lists_what_the_filtered_queryset_does(reviewer, editor, 
     pages and pages after a cursor."""
     undated = make_article(outlet="Boston Globe", text="Rivers flooded the valley.")  # no date: its import date counts
     Article.objects.filter(pk=undated.pk).update(created_at=datetime(2025, 6, 15, 12, tzinfo=UTC))
-    make_claim(undated, sentence="50% of the 1_000 homes flooded.", speaker="Lyons_%", claim_type="numeric", score=0.7, priority=90,
-               quantities=[{"text": "50%", "value": 50, "unit": "percent", "hedge": "exact"}], tags=["follow-up"], assignee=reviewer)
+    homes = make_claim(undated, sentence="50% of the 1_000 homes flooded.", speaker="Lyons_%", claim_type="numeric", score=0.7, priority=90,
+                       quantities=[{"text": "50%", "value": 50, "unit": "percent", "hedge": "exact"}], tags=["follow-up"], assignee=reviewer)
+    check = FactCheck.objects.create(claim="ICE detained 1,500.", publisher="Snopes", external_id="s1")
+    ClaimMatch.objects.create(claim=filter_world["numeric"], factcheck=check, score=0.9)
+    ClaimMatch.objects.create(claim=homes, factcheck=check, score=0.4, status=ClaimMatch.Status.REJECTED)
     # "lyons_%" must not match this one: the %, _ of a speaker filter are literal.
     make_claim(undated, sentence="The valley flooded again.", speaker="Ed Lyons Jr", claim_type="causal", score=0.55, priority=65,
                tags=["follow-up", "x"])
@@ -223,9 +254,9 @@ def test_the_queue_page_lists_what_the_filtered_queryset_does(reviewer, editor, 
     examples: dict[str, Any] = {
         "status": ["new", "check"], "type": ["numeric", "causal"], "speaker": "lyons_%", "outlet": globe.outlet_id,
         "article": globe.pk, "score_min": 0.5, "score_max": 0.6, "assignee": "mine", "date_from": datetime(2025, 6, 10).date(),
-        "date_to": datetime(2025, 6, 15).date(), "has_number": "yes", "tag": " follow-up ", "q": "flooded OR detained",
+        "date_to": datetime(2025, 6, 15).date(), "has_number": "yes", "checked_before": "yes", "tag": " follow-up ", "q": "flooded OR detained",
     }
-    variants = {"assignee": ["unassigned", str(editor.pk)], "has_number": ["no"], "speaker": ["LYONS"]}
+    variants = {"assignee": ["unassigned", str(editor.pk)], "has_number": ["no"], "checked_before": ["no"], "speaker": ["LYONS"]}
     assert set(examples) == set(FILTER_FIELDS)  # a new filter needs its example here
     single = [{name: value} for name, value in examples.items()] + [{name: v} for name, vs in variants.items() for v in vs]
     pairs = [{**a, **b} for n, a in enumerate(single) for b in single[n + 1 :] if set(a).isdisjoint(b)]
