@@ -422,8 +422,9 @@ def claim_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def claim_page_response(request: HttpRequest, claim: Claim, *, status: int = 200, **context: Any) -> HttpResponse:
     """The claim page with extra context, for the actions other apps put on it (the library's
-    matches): a refused action shows its reason here, as the claim's own actions do."""
-    return _render_claim(request, claim, status=status, **context)
+    matches): a refused action shows its reason here, as the claim's own actions do. The
+    claim is read again in the claim page's own shape (with its recency and total)."""
+    return _render_claim(request, selectors.claim_get_for_user(user=request.user, pk=claim.pk), status=status, **context)
 
 
 def _act(
