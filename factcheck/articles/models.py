@@ -16,7 +16,31 @@ class Outlet(models.Model):
         return self.name
 
 
-class ImportBatch(models.Model):
+class UploadProgress:
+    """What an import of an uploaded file shows of its progress: the article import
+    (ImportBatch) and the fact-check library's (factchecks.FactCheckImport) both mix it in."""
+
+    status: str
+    file_size: int
+    bytes_read: int
+    # Both models' Status choices name these two end states.
+    DONE = "done"
+    FAILED = "failed"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.DONE, self.FAILED}
+
+    @property
+    def percent_read(self) -> int | None:
+        if self.status == self.DONE:
+            return 100
+        if not self.file_size:
+            return None
+        return min(100, int(100 * self.bytes_read / self.file_size))
+
+
+class ImportBatch(UploadProgress, models.Model):
     """One import: a file, a ZIP of files, or pasted text.
 
     The row counters are written in the same transaction as each chunk of articles, so
@@ -61,17 +85,6 @@ class ImportBatch(models.Model):
     def __str__(self) -> str:
         return f"Import #{self.pk} ({self.source})"
 
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.DONE, self.Status.FAILED}
-
-    @property
-    def percent_read(self) -> int | None:
-        if self.status == self.Status.DONE:
-            return 100
-        if not self.file_size:
-            return None
-        return min(100, int(100 * self.bytes_read / self.file_size))
 
 
 class Article(models.Model):

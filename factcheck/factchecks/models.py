@@ -14,6 +14,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Now
 
+from factcheck.articles.models import UploadProgress
 from factcheck.claims.models import Claim, Verdict
 
 # Our scale, as the ClaimReview exports write it (factcheck.reports.claimreview): 1 false .. 5 true.
@@ -113,7 +114,7 @@ class ClaimMatch(models.Model):
         return f"Claim {self.claim_id} ~ fact-check {self.factcheck_id} ({self.score:.3f}, {self.status})"
 
 
-class FactCheckImport(models.Model):
+class FactCheckImport(UploadProgress, models.Model):
     """One import of a file into the library. As for article imports, the counters are
     written in the same transaction as each chunk, so `rows_read` is the resume point."""
 
@@ -156,14 +157,3 @@ class FactCheckImport(models.Model):
     def __str__(self) -> str:
         return f"Fact-check import #{self.pk} ({self.source})"
 
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.DONE, self.Status.FAILED}
-
-    @property
-    def percent_read(self) -> int | None:
-        if self.status == self.Status.DONE:
-            return 100
-        if not self.file_size:
-            return None
-        return min(100, int(100 * self.bytes_read / self.file_size))
