@@ -274,8 +274,16 @@ FACTCHECK_EXPORT_CHUNK_ROWS = env_int("FACTCHECK_EXPORT_CHUNK_ROWS", 2000, minim
 # The most verdicts one PDF report lays out (a larger one asks to narrow the period or view).
 FACTCHECK_REPORT_MAX_VERDICTS = env_int("FACTCHECK_REPORT_MAX_VERDICTS", 200, minimum=1)
 # --- The fact-check library (factcheck/factchecks) ------------------------------------------
-# How many library fact-checks are kept per claim when new fact-checks are matched to the queue.
+# Matching claims against the library. One configuration for both paths that store matches:
+# the Spark job (factcheck.runs.spark passes these as its --match-top/--match-candidates) and
+# the re-match of the queue when new fact-checks enter the library (factchecks.services), so a
+# claim gets the same matches whichever path found them.
+# Matches stored per claim.
 FACTCHECK_MATCH_TOP = env_int("FACTCHECK_MATCH_TOP", 5, minimum=1)
+# BM25 candidates re-ranked per claim: 20 instead of the engine's 50 keeps matching within the
+# issue's budget (a fifth of a run) at a cost in quality within the cross-validation's noise
+# (docs/matching.md, "Figures").
+FACTCHECK_MATCH_CANDIDATES = env_int("FACTCHECK_MATCH_CANDIDATES", 20, minimum=1)
 # --- REST API (factcheck/api) ---------------------------------------------------------------
 FACTCHECK_API_PAGE_SIZE = env_int("FACTCHECK_API_PAGE_SIZE", 50, minimum=1)
 FACTCHECK_API_MAX_PAGE_SIZE = env_int("FACTCHECK_API_MAX_PAGE_SIZE", 200, minimum=1)

@@ -114,6 +114,8 @@ class QueueRow:
     detail_url: str
     triage_url: str
     checked_before: str = ""
+    # The match shown was confirmed by a reviewer (not only suggested by the matcher).
+    checked_before_confirmed: bool = False
 
 
 def _number(value: Any) -> str:
@@ -180,6 +182,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
                 checked_before=_checked_before_line(checked_before.get(pk)),
+                checked_before_confirmed=pk in checked_before and checked_before[pk].confirmed,
             )
         )
     return result

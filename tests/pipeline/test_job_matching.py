@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual
 
@@ -20,7 +21,7 @@ from factcheck.factchecks.models import ClaimMatch, FactCheck
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
 from pipeline.__main__ import main
-from pipeline.jobs.extract_claims import MATCH_CANDIDATES, MATCH_TOP, process_run
+from pipeline.jobs.extract_claims import MatchParams, process_run
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.run_store import InMemoryRun
 from pipeline.schemas import ARTICLE_DATE_SCHEMA, CLAIM_SCHEMA, CLAIM_TEXT_SCHEMA
@@ -30,6 +31,9 @@ from pipeline.transforms import claim_texts, match_claims
 from tests.pipeline.test_matching import LIBRARY, seed_sentences
 from tests.reports.helpers import claim_in_article
 
+# The web app's settings, which factcheck.runs.spark passes to the job.
+MATCH_TOP, MATCH_CANDIDATES = settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES
+MATCHING = MatchParams(top=MATCH_TOP, candidates=MATCH_CANDIDATES)
 ICE = "ICE arrested nearly 1,500 people in Massachusetts in May, officials said."
 WIND = "  Wind turbines kill more birds than cats,\tcampaigners claim.  "
 
@@ -115,7 +119,7 @@ def seed_run(library: list[dict[str, str]]) -> InMemoryRun:
 def test_the_job_matches_the_seeds_against_the_library_after_the_merge(spark: SparkSession) -> None:
     library, names = numbered_library()
     store = seed_run(library)
-    run = process_run(spark, store, model=read_artifact(), partitions=2)
+    run = process_run(spark, store, model=read_artifact(), partitions=2, matching=MATCHING)
 
     assert run.matches == len(store.matches) > 0 and "match" in run.timings
     ranks: dict[str, list[int]] = {}
@@ -130,7 +134,7 @@ def test_the_job_matches_the_seeds_against_the_library_after_the_merge(spark: Sp
 
 def test_an_empty_library_skips_matching(spark: SparkSession) -> None:
     store = seed_run([])
-    run = process_run(spark, store, model=read_artifact(), partitions=2)
+    run = process_run(spark, store, model=read_artifact(), partitions=2, matching=MATCHING)
     assert run.matches == 0 and store.matches == [] and "match" not in run.timings and run.claims > 0
 
 
