@@ -207,14 +207,14 @@ def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(rev
         html = client.get(reverse("claims:list")).content.decode()
     assert shown_ids(html) == [matched.pk, plain.pk, rejected.pk]
     row = html[html.index(f'id="claim-{matched.pk}"') : html.index(f'id="claim-{plain.pk}"')]
-    assert "Checked before: Snopes, Mostly False, 3 Jun 2025" in row
-    assert html.count("Checked before:") == 1
+    assert "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in row
+    assert html.count("class=\"checked-before") == 1
     assert 'name="checked_before"' in html
     assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [matched.pk]
     assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "no"}).content.decode()) == [plain.pk, rejected.pk]
     # The row swapped in after an action shows it too.
     response = client.post(reverse("claims:row_action", args=[matched.pk]), {"action": "assign_me", "version": matched.version}, **HTMX)
-    assert response.status_code == 200 and "Checked before: Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
+    assert response.status_code == 200 and "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
 
 
 def test_outlet_article_and_assignee_id_filters(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
