@@ -119,7 +119,8 @@ def test_new_factchecks_are_matched_against_queued_claims_idempotently(engine: t
     settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES = 2, 13
     old, older = factcheck("ICE detained 1,500 people in May", n=1), factcheck("ICE detained 1,500 people", n=4)
     FactCheck.objects.update(match_pending_since=None)  # matched long ago
-    queued = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", status=Claim.Status.NEW, published_at=datetime(2025, 6, 2, 23, 30, tzinfo=UTC))
+    late_evening = datetime(2025, 6, 2, 23, 30, tzinfo=UTC)
+    queued = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", status=Claim.Status.NEW, published_at=late_evening)
     dismissed = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", status=Claim.Status.DISMISSED)
     elsewhere = claim_in_article(sentence="Detained 1,500 people ICE said", status=Claim.Status.CHECK)
     new = factcheck("ICE detained nearly 1,500 people in May.", n=2)
@@ -148,8 +149,8 @@ def test_a_rematch_keeps_the_reviewers_decisions_and_stores_the_same_matches(eng
     claim = claim_in_article(sentence="ICE detained nearly 1,500 people in May.")
     first, second = factcheck("ICE detained nearly 1,500 people in May.", n=1), factcheck("ICE detained people", n=2)
     services.factchecks_match_new(factcheck_ids=[first.pk, second.pk])
-    stored = list(ClaimMatch.objects.order_by("rank").values("claim_id", "factcheck_id", "score", "rank", "status"))
-    assert [(row["factcheck_id"], row["rank"]) for row in stored] == [(first.pk, 1), (second.pk, 2)]
+    stored = list(ClaimMatch.objects.order_by("rank").values_list("claim_id", "factcheck_id", "rank"))
+    assert stored == [(claim.pk, first.pk, 1), (claim.pk, second.pk, 2)]
     services.claim_match_decide(match=ClaimMatch.objects.get(factcheck=first), actor=reviewer, decision="rejected")
     services.claim_match_decide(match=ClaimMatch.objects.get(factcheck=second), actor=reviewer, decision="confirmed")
     decided = list(ClaimMatch.objects.order_by("id").values())
