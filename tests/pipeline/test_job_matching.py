@@ -21,7 +21,7 @@ from factcheck.factchecks.models import ClaimMatch, FactCheck
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
 from pipeline.__main__ import main
-from pipeline.jobs.extract_claims import MatchParams, process_run
+from pipeline.jobs.extract_claims import MatchParams, parse_args, process_run
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.run_store import InMemoryRun
 from pipeline.schemas import ARTICLE_DATE_SCHEMA, CLAIM_SCHEMA, CLAIM_TEXT_SCHEMA
@@ -169,3 +169,18 @@ def test_postgres_store_reads_the_library_and_dates_and_writes_matches_idempoten
         (claim.pk, second.pk): (0.2, 2, ClaimMatch.Status.REJECTED),
         (other.pk, second.pk): (0.7, 1, ClaimMatch.Status.SUGGESTED),
     }
+
+
+def test_the_job_takes_its_matching_settings_from_the_web_app(settings) -> None:  # type: ignore[no-untyped-def]
+    from factcheck.runs import spark as launcher
+
+    settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES = 4, 9
+    job_args = launcher.build_command(run_id=7, master="local[*]")[-6:]
+    assert job_args == ["--run-id", "7", "--match-top", "4", "--match-candidates", "9"]
+    args = parse_args([*job_args, "--database-url", "postgresql://localhost/x"])
+    assert (args.run_id, args.match_top, args.match_candidates) == (7, 4, 9)
+    # No numbers of its own: a job started without them refuses to run.
+    with pytest.raises(SystemExit):
+        parse_args(["--run-id", "7", "--database-url", "postgresql://localhost/x"])
+    with pytest.raises(SystemExit):
+        parse_args([*job_args[:3], "0", *job_args[4:], "--database-url", "postgresql://localhost/x"])
