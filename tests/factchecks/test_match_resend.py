@@ -12,6 +12,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from factcheck.claims.models import Claim
@@ -20,6 +22,7 @@ from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.factchecks.selectors import claims_checked_before
 from factcheck.factchecks.services import claim_match_decide, factchecks_import_file
 from factcheck.runs.services import runs_reap
+from tests.conftest import PERSONA_PASSWORD
 from tests.pipeline.test_matching import LIBRARY, seed_sentences
 from tests.reports.helpers import claim_in_article, publish
 from tests.web.test_run_faults import broker_down
@@ -113,3 +116,21 @@ def test_the_reaper_leaves_a_running_import_alone_and_resends_a_lost_message(set
     assert runs_reap().factcheck_matches_sent == []  # just sent again
     FactCheckImport.objects.filter(pk=running.pk).update(status=FactCheckImport.Status.FAILED)
     assert runs_reap().factcheck_matches_sent == [mid_import.pk]  # the import will not send it now
+
+
+def test_an_admin_edit_of_what_the_matcher_reads_makes_the_entry_pending_again(admin_user) -> None:  # type: ignore[no-untyped-def]
+    entry = FactCheck.objects.create(claim="ICE detained 1,500.", publisher="Snopes", external_id="a", rating_text="True")
+    FactCheck.objects.filter(pk=entry.pk).update(match_pending_since=None)
+    client = Client()
+    assert client.login(username=admin_user.username, password=PERSONA_PASSWORD)
+    url = reverse("admin:factchecks_factcheck_change", args=[entry.pk])
+    form = {
+        "claim": entry.claim, "title": "", "summary": "", "rating_text": "True", "rating_value": "", "publisher": "Snopes", "url": "",
+        "published_on": "", "speaker": "Jane Doe", "metadata": "{}",
+    }
+    assert client.post(url, form).status_code == 302  # the speaker: not read by the matcher
+    entry.refresh_from_db()
+    assert (entry.speaker, entry.match_pending_since) == ("Jane Doe", None)
+    assert client.post(url, {**form, "claim": "ICE detained nearly 1,500 people in May."}).status_code == 302
+    entry.refresh_from_db()
+    assert entry.match_pending_since is not None and runs_reap().factcheck_matches_sent == [entry.pk]
