@@ -82,15 +82,17 @@ def test_match_claims_ranks_each_claims_best_and_never_its_own_verdict(spark: Sp
     assert [row.rank for row in rows if row.claim_key == "a" * 40] == [1, 2]
 
 
+@pytest.mark.parametrize("claim_date", [None, "2025-06-02"])
 def test_the_job_and_the_command_line_give_the_same_matches(
-    spark: SparkSession, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, claim_date: str | None
 ) -> None:
     library, _ = numbered_library()
     path = tmp_path / "library.jsonl"
     path.write_text("".join(json.dumps(entry) + "\n" for entry in library), encoding="utf-8")
     sentences = [sentence.replace("\n", " ") for sentence in seed_sentences()]
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(sentence + "\n" for sentence in sentences)))
-    assert main(["match", str(path), "--top", str(MATCH_TOP), "--candidates", str(MATCH_CANDIDATES)]) == 0
+    dated = ["--date", claim_date] if claim_date else []
+    assert main(["match", str(path), "--top", str(MATCH_TOP), "--candidates", str(MATCH_CANDIDATES), *dated]) == 0
     lines = capsys.readouterr().out.split("\n")[:-1]
     from_cli = [
         (f"{number:040x}", int(fields[i]), f"{float(fields[i + 1]):.6f}", i // 2 + 1)
@@ -100,7 +102,7 @@ def test_the_job_and_the_command_line_give_the_same_matches(
         for i in range(0, len(fields), 2)
     ]
 
-    texts_df = spark.createDataFrame([(f"{n:040x}", s, None) for n, s in enumerate(sentences)], CLAIM_TEXT_SCHEMA).repartition(3)
+    texts_df = spark.createDataFrame([(f"{n:040x}", s, claim_date) for n, s in enumerate(sentences)], CLAIM_TEXT_SCHEMA).repartition(3)
     from_job = [
         (row.claim_key, row.factcheck_id, f"{row.score:.6f}", row.rank)
         for row in match_claims(texts_df, library, top=MATCH_TOP, candidates=MATCH_CANDIDATES).collect()
