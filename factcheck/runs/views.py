@@ -24,7 +24,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(PipelineRun.objects.select_related("import_batch", "rerun_of"), pk=pk)
     reruns = list(PipelineRun.objects.filter(rerun_of=run).order_by("id").values_list("pk", flat=True))
-    return render(request, "runs/detail.html", {"run": run, "reruns": reruns})
+    return render(request, "runs/detail.html", {"run": run, "reruns": reruns, "progress": selectors.run_progress(run=run)})
 
 
 @require_POST

@@ -106,11 +106,12 @@ def no_progress(**fields: Any) -> None:
 
 
 def process_run(
-    spark: SparkSession, store: RunStore, *, model: Any, partitions: int, progress: Progress = no_progress
+    spark: SparkSession, store: RunStore, *, model: Any, partitions: int, articles: int = 0, progress: Progress = no_progress
 ) -> RunSummary:
     """The job, top to bottom. `model`: the check-worthiness artifact (or its broadcast);
-    `partitions`: the article id buckets read in parallel; `progress(stage=..., ...)` is told
-    as each stage starts."""
+    `partitions`: the article id buckets read in parallel; `articles`: how many the run has;
+    `progress(stage=..., ...)` is told as each stage starts (the sink reports the
+    extraction's own progress, RunStore.write_claims)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     sentence_counter = spark.sparkContext.accumulator(0)
@@ -120,7 +121,7 @@ def process_run(
     claims = write_claims(claims_df, store)
     timings["extract"] = round(time.perf_counter() - started, 3)
 
-    progress(stage="clustering", progress=0.6, sentences_count=sentence_counter.value, claims_count=claims)
+    progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
     step = time.perf_counter()
     memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
     pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
@@ -137,6 +138,7 @@ def process_run(
     matches = 0
     library = store.read_library()
     if library:
+        progress(stage="matching", progress=0.9)
         # The rows, not a built index: the index pickles to several times their size, and
         # each Python worker builds it once (pipeline.udfs.make_claim_matcher).
         library_ref = spark.sparkContext.broadcast(library)
@@ -160,13 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(**fields: Any) -> None:
         db.update_run(dsn, run_id=run_id, **fields)
 
-    progress(stage="extracting", progress=0.1)
-    # A failed earlier attempt's rows would be merged with this one's: none are left.
+    # A failed earlier attempt's rows would be merged with this one's: none are left, and
+    # its counts start again.
     db.clear_staging(dsn, run_id=run_id)
-    partitions = args.read_partitions or partitions_for(
-        db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism
-    )
-    run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, progress=progress)
+    articles = db.count_run_articles(dsn, run_id=run_id)
+    progress(stage="extracting", progress=0.1, articles_done=0, sentences_count=0, claims_count=0)
+    partitions = args.read_partitions or partitions_for(articles, ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism)
+    run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, articles=articles, progress=progress)
 
     timings = {"spark_start": spark_start, **run.timings, "total": round(time.perf_counter() - started, 3)}
     progress(stage="done", progress=1.0, claims_count=run.staged, claims_written=run.written, timings=timings)
