@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 import uuid
-from urllib.parse import urlencode, urlsplit
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib import messages

@@ -14,9 +14,12 @@ from factcheck.runs.models import PipelineRun
 @require_GET
 @role_required(Role.REVIEWER)
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = PipelineRun.objects.select_related("import_batch")[:100]
+    runs = list(PipelineRun.objects.select_related("import_batch")[:100])
     unprocessed = selectors.articles_unprocessed().count()
-    return render(request, "runs/list.html", {"runs": runs, "unprocessed": unprocessed})
+    # Only the unfinished runs have a bar to show (and a page worth polling).
+    rows = [(run, None if run.is_finished else selectors.run_progress(run=run)) for run in runs]
+    live = any(progress is not None for _, progress in rows)
+    return render(request, "runs/list.html", {"rows": rows, "live": live, "unprocessed": unprocessed})
 
 
 @require_GET

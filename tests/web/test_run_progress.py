@@ -132,3 +132,15 @@ def test_the_import_page_shows_reading_progress_then_the_pipelines_then_the_new_
     assert "every 2s" not in html
     assert f'href="/claims/?import={batch.pk}"' in html and "See the 1 new claim of this import" in html
     assert shown_ids(client.get(f"/claims/?import={batch.pk}").content.decode()) == [found.pk]
+
+
+def test_the_runs_list_shows_a_bar_for_each_unfinished_run_and_polls_only_then(reviewer) -> None:  # type: ignore[no-untyped-def]
+    client = logged_in(reviewer)
+    done = PipelineRun.objects.create(status=PipelineRun.Status.SUCCEEDED, stage="done", articles_count=3)
+    html = client.get(reverse("runs:list")).content.decode()
+    assert "<progress" not in html and "every 3s" not in html
+    running = extracting(done=300, seconds_in=60)
+    html = client.get(reverse("runs:list")).content.decode()
+    assert 'hx-trigger="every 3s"' in html
+    assert f'aria-label="Run #{running.pk}: 26% done"' in html and "Extracting claims · 300/1000 · about" in html
+    assert f'aria-label="Run #{done.pk}' not in html
