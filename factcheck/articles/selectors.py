@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db import connection
 from django.utils import timezone
@@ -12,7 +11,7 @@ from django.utils import timezone
 from factcheck.articles.models import ImportBatch
 from factcheck.claims.models import Claim
 from factcheck.runs.models import PipelineRun
-from factcheck.runs.selectors import RunProgress, duration_words, run_progress
+from factcheck.runs.selectors import RunProgress, run_progress
 
 ERRORS_SHOWN = 20
 
@@ -27,7 +26,6 @@ class BatchProgress:
     run_progresses: list[RunProgress]
     # The claims its runs found first, once every run has finished.
     new_claims: int | None
-    now: datetime
 
     @property
     def pipeline_finished(self) -> bool:
@@ -37,16 +35,6 @@ class BatchProgress:
     def is_live(self) -> bool:
         """Whether anything on the page can still change (the page keeps polling while so)."""
         return not self.batch.is_finished or not self.pipeline_finished
-
-    @property
-    def time_left(self) -> str:
-        """The file's reading time left, from its rate so far; "estimating" until there is one."""
-        batch = self.batch
-        elapsed = (self.now - batch.created_at).total_seconds()
-        if batch.is_finished or not batch.file_size or batch.bytes_read <= 0 or elapsed <= 0:
-            return "estimating"
-        rate = batch.bytes_read / elapsed
-        return f"about {duration_words(max(0, batch.file_size - batch.bytes_read) / rate)} left"
 
     @property
     def resumable(self) -> bool:
@@ -80,7 +68,7 @@ def batch_progress(*, batch_id: int) -> BatchProgress | None:
     new_claims = Claim.objects.filter(first_run__import_batch_id=batch_id).count() if finished else None
     return BatchProgress(
         batch=batch, errors_shown=shown, errors_listed=listed, runs=runs, claims_found=claims,
-        run_progresses=[run_progress(run=run, now=now) for run in runs], new_claims=new_claims, now=now,
+        run_progresses=[run_progress(run=run, now=now) for run in runs], new_claims=new_claims,
     )
 
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
+from factcheck.progress import time_left_words
 from factcheck.runs.models import PipelineRun, PipelineRunArticle
 
 
@@ -70,19 +71,7 @@ class RunProgress:
     @property
     def time_left(self) -> str:
         """The estimate in words; "estimating" until there is a rate to go by."""
-        if self.seconds_left is None:
-            return "estimating"
-        return f"about {duration_words(self.seconds_left)} left"
-
-
-def duration_words(seconds: float) -> str:
-    if seconds < 60:
-        return "under a minute" if seconds >= 1 else "a moment"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+        return time_left_words(self.seconds_left)
 
 
 def _reference_run(run: PipelineRun) -> PipelineRun | None:

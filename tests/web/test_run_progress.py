@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from factcheck.articles.models import ImportBatch
 from factcheck.claims.models import Claim
+from factcheck.progress import duration_words
 from factcheck.runs.models import PipelineRun
-from factcheck.runs.selectors import duration_words, run_progress
+from factcheck.runs.selectors import run_progress
 from tests.web.test_queue import logged_in, shown_ids
 from tests.workflow.factories import make_claim
 
