@@ -4,7 +4,8 @@ The queue works without JavaScript (plain forms and links, POST/redirect/GET); w
 row action swaps its row, a filter change swaps the results and pushes the URL.
 
 Every action is a short POST view: role check, form, one service call, then redirect back
-to the claim (POST/redirect/GET). A refused action re-renders the claim page with the
+to the claim (POST/redirect/GET), or, after a decision on a claim opened from the queue, to
+the next claim of that view (its `view` parameter, see _act). A refused action re-renders the claim page with the
 user's input kept and the reason shown: 409 when someone else got there first (held
 claim, stale version), 400 for invalid input or a transition the workflow does not allow.
 """
