@@ -203,6 +203,7 @@ def test_question_mark_opens_help_listing_every_key_of_every_page_kind(browser, 
         ("import-new", "/imports/"),
         ("reports", "/exports/report/"),
         ("ranking", "/claims/ranking/"),
+        ("library-import", "/library/import/"),
     ):
         page.goto(f"{live_server.url}{path}")
         open_help(page, name)
