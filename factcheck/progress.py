@@ -4,9 +4,8 @@ from __future__ import annotations
 
 
 def duration_words(seconds: float) -> str:
-    if seconds < 60:
-        return "under a minute" if seconds >= 1 else "a moment"
-    minutes = round(seconds / 60)
+    """A minute or more, to the minute."""
+    minutes = max(1, round(seconds / 60))
     if minutes < 60:
         return f"{minutes} minute{'s' if minutes != 1 else ''}"
     hours, minutes = divmod(minutes, 60)
@@ -15,4 +14,8 @@ def duration_words(seconds: float) -> str:
 
 def time_left_words(seconds: float | None) -> str:
     """"estimating" until there is a rate to go by."""
-    return "estimating" if seconds is None else f"about {duration_words(seconds)} left"
+    if seconds is None:
+        return "estimating"
+    if seconds < 1:
+        return "almost done"
+    return "under a minute left" if seconds < 60 else f"about {duration_words(seconds)} left"

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from factcheck.articles.models import ImportBatch
 from factcheck.claims.models import Claim
-from factcheck.progress import duration_words
+from factcheck.progress import time_left_words
 from factcheck.runs.models import PipelineRun
 from factcheck.runs.selectors import run_progress
 from tests.web.test_queue import logged_in, shown_ids
@@ -45,7 +45,7 @@ def test_the_estimate_waits_for_a_rate_then_divides_what_is_left_by_it() -> None
     assert (progress.step, progress.steps, progress.stage_label, progress.done, progress.total) == (2, 5, "Extracting claims", 300, 1000)
     assert progress.seconds_left == pytest.approx(140)
     assert (progress.time_left, progress.has_reference) == ("about 2 minutes left", False)
-    assert progress.percent == 26  # equal stage weights: 1 stage done + 0.3 of the second, of 5
+    assert progress.percent == 30  # the default shares: Spark's start (15%) and 0.3 of the extraction's 50%
 
 
 def test_later_stages_are_estimated_from_the_last_finished_runs_time_per_article() -> None:
@@ -71,12 +71,21 @@ def test_later_stages_are_estimated_from_the_last_finished_runs_time_per_article
 def test_a_stage_without_counts_and_no_finished_run_says_estimating() -> None:
     run = PipelineRun.objects.create(status=PipelineRun.Status.RUNNING, stage="writing", articles_count=10, stage_started_at=NOW)
     progress = run_progress(run=run, now=NOW)
-    assert (progress.time_left, progress.step, progress.percent) == ("estimating", 4, 60)
+    assert (progress.time_left, progress.step, progress.percent) == ("estimating", 4, 75)
 
 
-@pytest.mark.parametrize(("seconds", "words"), [(0.2, "a moment"), (42, "under a minute"), (89, "1 minute"), (3 * 3600 + 5 * 60, "3 h 05 min")])
-def test_durations_in_words(seconds: float, words: str) -> None:
-    assert duration_words(seconds) == words
+def test_between_the_jobs_end_and_the_workers_record_the_run_is_finishing() -> None:
+    run = PipelineRun.objects.create(status=PipelineRun.Status.RUNNING, stage="done", articles_count=10, articles_done=10)
+    progress = run_progress(run=run, now=NOW)
+    assert (progress.stage_label, progress.percent, progress.step) == ("Finishing", 100, 5)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(None, "estimating"), (0.2, "almost done"), (42, "under a minute left"), (89, "about 1 minute left"), (3 * 3600 + 5 * 60, "about 3 h 05 min left")],
+)
+def test_time_left_in_words(seconds: float | None, words: str) -> None:
+    assert time_left_words(seconds) == words
 
 
 def test_the_run_page_polls_a_bar_with_stage_and_counts_while_running(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -84,7 +93,7 @@ def test_the_run_page_polls_a_bar_with_stage_and_counts_while_running(reviewer) 
     html = logged_in(reviewer).get(reverse("runs:detail", args=[run.pk])).content.decode()
     assert 'hx-trigger="every 2s"' in html and 'hx-select="#run-detail"' in html
     assert "Step 2 of 5" in html and "Extracting claims" in html
-    assert '<progress max="100" value="26"' in html
+    assert '<progress max="100" value="30"' in html
     assert "300 of 1000 articles extracted · 900 claims so far" in html
     assert "Time left: about" in html and "See the" not in html
 
@@ -143,5 +152,5 @@ def test_the_runs_list_shows_a_bar_for_each_unfinished_run_and_polls_only_then(r
     running = extracting(done=300, seconds_in=60)
     html = client.get(reverse("runs:list")).content.decode()
     assert 'hx-trigger="every 3s"' in html
-    assert f'aria-label="Run #{running.pk}: 26% done"' in html and "Extracting claims · 300/1000 · about" in html
+    assert f'aria-label="Run #{running.pk}: 30% done"' in html and "Extracting claims · 300/1000 · about" in html
     assert f'aria-label="Run #{done.pk}' not in html
