@@ -480,7 +480,7 @@ def _act(
     try:
         action()
     except HeldByOther as refused:
-        return _render_claim(request, claim, status=409, held=refused, pending_form=form, pending_action=request.path, **{form_name: form})
+        return _render_claim(request, claim, status=409, held=refused, pending_form=form, pending_action=request.get_full_path(), **{form_name: form})
     except StaleVersion as refused:
         claim.refresh_from_db()
         if form_name == "verdict_form":
