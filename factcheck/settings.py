@@ -166,7 +166,7 @@ TEMPLATES = [
                 "factcheck.accounts.context_processors.roles",
             ],
             # {% layout %}: base.html hands its blocks to the Jinja2 page frame.
-            "libraries": {"layout": "factcheck.templating"},
+            "libraries": {"layout": "factcheck.templating", "keys": "factcheck.keys"},
         },
     },
     {

@@ -23,6 +23,8 @@ from django.urls import reverse
 from jinja2 import Environment
 from markupsafe import Markup
 
+from factcheck.keys import key_attrs, key_doc, page_keys
+
 
 def url(name: str, *args: Any) -> str:
     return reverse(name, args=args)
@@ -30,7 +32,7 @@ def url(name: str, *args: Any) -> str:
 
 def environment(**options: Any) -> Environment:
     env = Environment(**options)
-    env.globals.update(url=url, static=static)
+    env.globals.update(url=url, static=static, key=key_attrs, key_doc=key_doc, page_keys=page_keys)
     return env
 
 

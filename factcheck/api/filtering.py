@@ -31,6 +31,8 @@ QUEUE_FILTER_HELP = {
     "has_number": "'yes': claims with a parsed quantity; 'no': without.",
     "checked_before": "'yes': claims matched to a library fact-check (a match not rejected); 'no': without.",
     "tag": "One tag.",
+    "run": "A pipeline run's id: the claims that run found first.",
+    "import": "An import batch's id: the claims its pipeline runs found first.",
     "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence, speaker and article.',
 }
 

@@ -1,7 +1,12 @@
+from datetime import datetime
+
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.utils import timezone
+
+from factcheck.progress import time_left_words
 
 
 class Outlet(models.Model):
@@ -23,6 +28,7 @@ class UploadProgress:
     status: str
     file_size: int
     bytes_read: int
+    created_at: datetime
     # Both models' Status choices name these two end states.
     DONE = "done"
     FAILED = "failed"
@@ -38,6 +44,18 @@ class UploadProgress:
         if not self.file_size:
             return None
         return min(100, int(100 * self.bytes_read / self.file_size))
+
+    def reading_seconds_left(self, now: datetime) -> float | None:
+        """The file's reading time left at its rate so far; None until there is a rate."""
+        elapsed = (now - self.created_at).total_seconds()
+        if self.is_finished or not self.file_size or self.bytes_read <= 0 or elapsed <= 0:
+            return None
+        return max(0, self.file_size - self.bytes_read) / (self.bytes_read / elapsed)
+
+    @property
+    def time_left(self) -> str:
+        """The estimate in words, as the run pages give theirs."""
+        return time_left_words(self.reading_seconds_left(timezone.now()))
 
 
 class ImportBatch(UploadProgress, models.Model):

@@ -6,9 +6,12 @@ import json
 from dataclasses import dataclass
 
 from django.db import connection
+from django.utils import timezone
 
 from factcheck.articles.models import ImportBatch
+from factcheck.claims.models import Claim
 from factcheck.runs.models import PipelineRun
+from factcheck.runs.selectors import RunProgress, run_progress
 
 ERRORS_SHOWN = 20
 
@@ -20,6 +23,9 @@ class BatchProgress:
     errors_listed: int
     runs: list[PipelineRun]
     claims_found: int
+    run_progresses: list[RunProgress]
+    # The claims its runs found first, once every run has finished.
+    new_claims: int | None
 
     @property
     def pipeline_finished(self) -> bool:
@@ -57,7 +63,13 @@ def batch_progress(*, batch_id: int) -> BatchProgress | None:
     shown, listed = _errors_slice(batch_id, ERRORS_SHOWN)
     runs = list(PipelineRun.objects.filter(import_batch_id=batch_id).order_by("created_at", "id"))
     claims = sum(run.claims_count for run in runs)
-    return BatchProgress(batch=batch, errors_shown=shown, errors_listed=listed, runs=runs, claims_found=claims)
+    now = timezone.now()
+    finished = bool(runs) and all(run.is_finished for run in runs)
+    new_claims = Claim.objects.filter(first_run__import_batch_id=batch_id).count() if finished else None
+    return BatchProgress(
+        batch=batch, errors_shown=shown, errors_listed=listed, runs=runs, claims_found=claims,
+        run_progresses=[run_progress(run=run, now=now) for run in runs], new_claims=new_claims,
+    )
 
 
 def batch_errors(*, batch: ImportBatch) -> list[dict[str, object]]:

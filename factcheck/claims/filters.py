@@ -14,6 +14,8 @@ by URL means the same rows everywhere:
     has_number          "yes" or "no"
     checked_before      "yes" or "no": a live (not rejected) match to a library fact-check
     tag                 one tag
+    run                 a pipeline run's id: the claims it found first (new in that run)
+    import              an import batch's id: the claims its runs found first
     q                   full-text search (web-search syntax: "quoted phrase", -not, or)
                         over the claim's sentence and speaker and its article's title and text
 """
@@ -38,6 +40,7 @@ from django.http import QueryDict
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
 from factcheck.factchecks.models import ClaimMatch
+from factcheck.runs.models import PipelineRun
 
 FILTER_FIELDS = (
     "status",
@@ -53,6 +56,8 @@ FILTER_FIELDS = (
     "has_number",
     "checked_before",
     "tag",
+    "run",
+    "import",
     "q",
 )
 
@@ -75,7 +80,13 @@ class QueueFilterForm(forms.Form):
     has_number = forms.ChoiceField(required=False, choices=[("", "Any"), ("yes", "With a number"), ("no", "Without")])
     checked_before = forms.ChoiceField(required=False, choices=[("", "Any"), ("yes", "Checked before"), ("no", "Not checked before")])
     tag = forms.CharField(required=False, max_length=40)
+    run = forms.IntegerField(required=False, min_value=1, label="New in run")
     q = forms.CharField(required=False, max_length=500, label="Search")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # "import" is a Python keyword, so the field cannot be declared as an attribute.
+        self.fields["import"] = forms.IntegerField(required=False, min_value=1, label="New in import")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -181,6 +192,10 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= ~_checked_before()
     if tag := values.get("tag"):
         condition &= Q(tags__contains=[tag.strip()])
+    if run := values.get("run"):
+        condition &= Q(first_run_id=run)
+    if batch := values.get("import"):
+        condition &= Q(first_run_id__in=PipelineRun.objects.filter(import_batch_id=batch).values("id"))
     return condition
 
 

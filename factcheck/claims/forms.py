@@ -17,6 +17,7 @@ from factcheck.claims.models import (
 )
 from factcheck.claims.ranking import WEIGHT_FIELDS
 from factcheck.claims.services import BulkKind
+from factcheck.keys import key_of
 
 
 class VersionedForm(forms.Form):
@@ -57,16 +58,29 @@ class SubmissionKeyField(forms.UUIDField):
         super().__init__(required=False, widget=forms.HiddenInput)
 
 
+def key_widget_attrs(name: str) -> dict[str, str]:
+    """A form field's keyboard shortcut (factcheck.keys), as widget attributes."""
+    found = key_of(name)
+    return {"data-key": found.key, "data-key-help": found.does}
+
+
 class AnnotationForm(forms.Form):
     submission = SubmissionKeyField()
-    body = forms.CharField(max_length=NOTE_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note (Markdown)"}), label="Note")
+    body = forms.CharField(
+        max_length=NOTE_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note (Markdown)", **key_widget_attrs("claim.note")}),
+        label="Note",
+    )
 
 
 class EvidenceForm(forms.ModelForm):
     submission = SubmissionKeyField()
     url = forms.URLField(max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://"}))
 
-    kind = forms.ChoiceField(choices=[("", "Kind of evidence…"), *Evidence.Kind.choices])
+    kind = forms.ChoiceField(
+        choices=[("", "Kind of evidence…"), *Evidence.Kind.choices],
+        widget=forms.Select(attrs={"aria-label": "Kind of evidence", **key_widget_attrs("claim.evidence")}),
+    )
 
     class Meta:
         model = Evidence
@@ -76,7 +90,10 @@ class EvidenceForm(forms.ModelForm):
 
 class VerdictForm(VersionedForm):
     rating = forms.ChoiceField(choices=Verdict.Rating.choices, widget=forms.RadioSelect)
-    headline = forms.CharField(max_length=74, help_text="Under 75 characters.", widget=forms.TextInput(attrs={"maxlength": 74, "size": 60}))
+    headline = forms.CharField(
+        max_length=74, help_text="Under 75 characters.",
+        widget=forms.TextInput(attrs={"maxlength": 74, "size": 60, **key_widget_attrs("claim.headline")}),
+    )
     explanation = forms.CharField(max_length=EXPLANATION_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 5}))
     evidence = forms.ModelMultipleChoiceField(queryset=Evidence.objects.none(), required=False, widget=forms.CheckboxSelectMultiple)
 

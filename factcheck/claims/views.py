@@ -4,7 +4,8 @@ The queue works without JavaScript (plain forms and links, POST/redirect/GET); w
 row action swaps its row, a filter change swaps the results and pushes the URL.
 
 Every action is a short POST view: role check, form, one service call, then redirect back
-to the claim (POST/redirect/GET). A refused action re-renders the claim page with the
+to the claim (POST/redirect/GET), or, after a decision on a claim opened from the queue, to
+the next claim of that view (its `view` parameter, see _act). A refused action re-renders the claim page with the
 user's input kept and the reason shown: 409 when someone else got there first (held
 claim, stale version), 400 for invalid input or a transition the workflow does not allow.
 """
@@ -16,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib import messages
@@ -75,6 +77,28 @@ def _queue_here(request: HttpRequest) -> str:
         if values:
             params.setlist(name, values)
     return _queue_url(params.urlencode())
+
+
+def _view_of(params: QueryDict) -> str | None:
+    """The queue view a claim page was opened from (its `view` parameter: the queue's query
+    string, empty for the whole queue), reduced to its valid filters; None when the page was
+    not opened from the queue."""
+    if "view" not in params:
+        return None
+    return queue_filter_from(QueryDict(params.get("view", ""))).querystring()
+
+
+def _view_suffix(view: str | None) -> str:
+    """The query string that carries a view along the claim pages (and their forms)."""
+    return "" if view is None else "?" + urlencode({"view": view})
+
+
+def _next_in_view(request: HttpRequest, claim: Claim, view: str) -> str | None:
+    """The next claim after `claim` in the view's order (the queue's), whatever the claim's
+    state now: its position is where the queue showed it, (total, id)."""
+    values = queue_filter_from(QueryDict(view)).values
+    found = selectors.queue_positions(user=request.user, values=values, position=(claim.total, claim.pk), limit=1)  # type: ignore[attr-defined]  # claims_for_pages annotates it
+    return reverse("claims:detail", args=[found[0].id]) + _view_suffix(view) if found else None
 
 
 def _next_url(request: HttpRequest) -> str:
@@ -191,7 +215,8 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
 def render_queue_rows(request: HttpRequest, rows: list[QueueRow], *, here: str, row_error: str = "", held: bool = False) -> SafeString:
     """The rows' markup, from the Jinja2 engine (see templates/jinja2/claims/queue_rows.html)."""
     template = engines["jinja2"].get_template("claims/queue_rows.html")
-    context = {"rows": rows, "here": here, "row_error": row_error, "held": held, "csrf_token": get_token(request)}
+    view = queue_filter_from(QueryDict(urlsplit(here).query)).querystring()
+    context = {"rows": rows, "here": here, "view_suffix": _view_suffix(view), "row_error": row_error, "held": held, "csrf_token": get_token(request)}
     # The Jinja2 template autoescapes every value it prints.
     return mark_safe(template.render(context))  # noqa: S308
 
@@ -215,6 +240,7 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         "filter": queue_filter,
         "query": queue_filter.querystring(),
         "here": _queue_here(request),
+        "view_suffix": _view_suffix(queue_filter.querystring()),
         "queue_url": _queue_url(),
         "bulk_actions": BulkKind.choices,
         "bulk_statuses": BulkForm.STATUSES,
@@ -411,6 +437,14 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
         "assignable": selectors.assignable_users() if has_role(user, Role.EDITOR) else [],
     }
+    # Opened from the queue, the page goes on through that view: `j` skips to its next claim,
+    # a decision moves there, `u` goes back to it.
+    view = _view_of(request.GET)
+    context.update(
+        view_suffix=_view_suffix(view),
+        queue_view_url=_queue_url(view or ""),
+        next_claim_url=_next_in_view(request, claim, view) if view is not None else None,
+    )
     context.update(forms)
     return render(request, "claims/detail.html", context, status=status)
 
@@ -438,12 +472,18 @@ def _act(
     form_name: str,
     form: Any,
     done: str,
+    decision: bool = False,
 ) -> HttpResponse:
-    """Run one service call; on refusal re-render the page with the form as the user left it."""
+    """Run one service call; on refusal re-render the page with the form as the user left it.
+    After a `decision` (a dismissal, a verdict sent, approved or returned) on a page opened
+    from the queue, go on to the next claim of that view, as Label Studio and Argilla do."""
+    view = _view_of(request.GET)
+    # Found before the action: the claim's place in the view is where the queue showed it.
+    next_url = _next_in_view(request, claim, view) if decision and view is not None else None
     try:
         action()
     except HeldByOther as refused:
-        return _render_claim(request, claim, status=409, held=refused, pending_form=form, pending_action=request.path, **{form_name: form})
+        return _render_claim(request, claim, status=409, held=refused, pending_form=form, pending_action=request.get_full_path(), **{form_name: form})
     except StaleVersion as refused:
         claim.refresh_from_db()
         if form_name == "verdict_form":
@@ -456,8 +496,14 @@ def _act(
         text = refused.message if isinstance(refused, WorkflowError) else " ".join(refused.messages)
         form.add_error(None, text)
         return _render_claim(request, claim, status=400, **{form_name: form})
+    if decision and view is not None:
+        if next_url is None:
+            messages.success(request, f"{done} That was the last claim of this view.")
+            return redirect(_queue_url(view))
+        messages.success(request, f"{done} This is the next claim of your view.")
+        return redirect(next_url)
     messages.success(request, done)
-    return redirect(reverse("claims:detail", args=[claim.pk]))
+    return redirect(reverse("claims:detail", args=[claim.pk]) + _view_suffix(view))
 
 
 def _claim_for_action(request: HttpRequest, pk: int) -> Claim:
@@ -479,7 +525,7 @@ def claim_triage(request: HttpRequest, pk: int) -> HttpResponse:
         "dismiss": (lambda: services.claim_dismiss(reason=data["reason"], **common), "Dismissed."),
         "research": (lambda: services.claim_start_research(**common), "Research started; the claim is yours."),
     }[data["action"]]
-    return _act(request, claim, action, form_name="triage_form", form=form, done=done)
+    return _act(request, claim, action, form_name="triage_form", form=form, done=done, decision=data["action"] == "dismiss")
 
 
 @require_POST
@@ -575,7 +621,7 @@ def claim_verdict(request: HttpRequest, pk: int) -> HttpResponse:
             evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
         )
 
-    return _act(request, claim, action, form_name="verdict_form", form=form, done="Verdict sent for approval.")
+    return _act(request, claim, action, form_name="verdict_form", form=form, done="Verdict sent for approval.", decision=True)
 
 
 @require_POST
@@ -593,7 +639,7 @@ def verdict_review(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         action = lambda: services.verdict_return(verdict=verdict, actor=signed_in_user(request), comment=data["comment"], expected_version=data["version"])  # noqa: E731
         done = "Verdict returned to its author."
-    return _act(request, claim, action, form_name="review_form", form=form, done=done)
+    return _act(request, claim, action, form_name="review_form", form=form, done=done, decision=True)
 
 
 

@@ -95,6 +95,8 @@ def run_claim(*, run_id: int, worker: str, spark_master: str) -> int | None:
         .update(
             status=PipelineRun.Status.RUNNING,
             stage="submitting",
+            stage_started_at=now,
+            articles_done=0,
             attempts=F("attempts") + 1,
             started_at=now,
             heartbeat_at=now,

@@ -115,12 +115,21 @@ def no_progress(**fields: Any) -> None:
 
 
 def process_run(
-    spark: SparkSession, store: RunStore, *, model: Any, partitions: int, matching: MatchParams | None = None, progress: Progress = no_progress
+    spark: SparkSession,
+    store: RunStore,
+    *,
+    model: Any,
+    partitions: int,
+    articles: int = 0,
+    matching: MatchParams | None = None,
+    progress: Progress = no_progress,
 ) -> RunSummary:
     """The job, top to bottom. `model`: the check-worthiness artifact (or its broadcast);
-    `partitions`: the article id buckets read in parallel; `matching`: how claims are matched
-    against the library (None: the run stores no matches, as the class-archive warm-up, whose
-    library is empty anyway); `progress(stage=..., ...)` is told as each stage starts."""
+    `partitions`: the article id buckets read in parallel; `articles`: how many the run has;
+    `matching`: how claims are matched against the library (None: the run stores no matches,
+    as the class-archive warm-up, whose library is empty anyway); `progress(stage=..., ...)`
+    is told as each stage starts (the sink reports the extraction's own progress,
+    RunStore.write_claims)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     sentence_counter = spark.sparkContext.accumulator(0)
@@ -130,7 +139,7 @@ def process_run(
     claims = write_claims(claims_df, store)
     timings["extract"] = round(time.perf_counter() - started, 3)
 
-    progress(stage="clustering", progress=0.6, sentences_count=sentence_counter.value, claims_count=claims)
+    progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
     step = time.perf_counter()
     memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
     pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
@@ -147,6 +156,7 @@ def process_run(
     matches = 0
     library = store.read_library() if matching is not None else []
     if library and matching is not None:
+        progress(stage="matching", progress=0.9)
         # The rows, not a built index: the index pickles to several times their size, and
         # each Python worker builds it once (pipeline.udfs.make_claim_matcher).
         library_ref = spark.sparkContext.broadcast(library)
@@ -170,20 +180,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(**fields: Any) -> None:
         db.update_run(dsn, run_id=run_id, **fields)
 
-    progress(stage="extracting", progress=0.1)
-    # A failed earlier attempt's rows would be merged with this one's: none are left.
+    # A failed earlier attempt's rows would be merged with this one's: none are left, and
+    # its counts start again.
     db.clear_staging(dsn, run_id=run_id)
-    partitions = args.read_partitions or partitions_for(
-        db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism
-    )
+    articles = db.count_run_articles(dsn, run_id=run_id)
+    progress(stage="extracting", progress=0.1, articles_done=0, sentences_count=0, claims_count=0)
+    partitions = args.read_partitions or partitions_for(articles, ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism)
     matching = MatchParams(top=args.match_top, candidates=args.match_candidates)
-    run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, matching=matching, progress=progress)
+    run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, articles=articles, matching=matching, progress=progress)
 
     timings = {"spark_start": spark_start, **run.timings, "total": round(time.perf_counter() - started, 3)}
     progress(stage="done", progress=1.0, claims_count=run.staged, claims_written=run.written, timings=timings)
     print(
-        f"run {run_id}: {run.sentences} sentences, {run.staged} claims, {run.written} written, "
-        f"{len(run.clustering.remap)} cluster merges",
+        f"run {run_id}: {run.sentences} sentences, {run.staged} claims, {run.written} written, {len(run.clustering.remap)} cluster merges",
         flush=True,
     )
     spark.stop()

@@ -16,12 +16,13 @@ from django.urls import reverse
 
 from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
-from factcheck.articles.models import Article, Outlet
+from factcheck.articles.models import Article, ImportBatch, Outlet
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import selectors
 from factcheck.claims.filters import FILTER_FIELDS, claims_filtered, with_recency
 from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
 from factcheck.factchecks.models import ClaimMatch, FactCheck
+from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -251,10 +252,14 @@ def test_the_queue_page_lists_what_the_filtered_queryset_does(reviewer, editor, 
     make_claim(undated, sentence="The valley flooded again.", speaker="Ed Lyons Jr", claim_type="causal", score=0.55, priority=65,
                tags=["follow-up", "x"])
     globe = filter_world["numeric"].article
+    batch = ImportBatch.objects.create(source="june.csv")
+    run = PipelineRun.objects.create(import_batch=batch)
+    Claim.objects.filter(pk__in=[homes.pk, filter_world["numeric"].pk]).update(first_run=run)
     examples: dict[str, Any] = {
         "status": ["new", "check"], "type": ["numeric", "causal"], "speaker": "lyons_%", "outlet": globe.outlet_id,
         "article": globe.pk, "score_min": 0.5, "score_max": 0.6, "assignee": "mine", "date_from": datetime(2025, 6, 10).date(),
         "date_to": datetime(2025, 6, 15).date(), "has_number": "yes", "checked_before": "yes", "tag": " follow-up ", "q": "flooded OR detained",
+        "run": run.pk, "import": batch.pk,
     }
     variants = {"assignee": ["unassigned", str(editor.pk)], "has_number": ["no"], "checked_before": ["no"], "speaker": ["LYONS"]}
     assert set(examples) == set(FILTER_FIELDS)  # a new filter needs its example here
