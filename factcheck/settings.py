@@ -312,6 +312,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# A refused form says what to do, in the app's layout (factcheck/refusals.py).
+CSRF_FAILURE_VIEW = "factcheck.refusals.csrf_failure"
 
 # --- Celery -------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
@@ -409,7 +411,12 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"}},
+    # A refusal the code raised on purpose (PermissionDenied, Http404) is one line, not a traceback.
+    "filters": {"expected_refusals": {"()": "factcheck.refusals.ExpectedRefusalFilter"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"}, "weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"},
+        "django.request": {"filters": ["expected_refusals"]},
+    },
 }
 
 # --- Check-worthiness model --------------------------------------------------------------
