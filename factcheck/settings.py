@@ -127,6 +127,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    # Form widgets render through TEMPLATES (FORM_RENDERER below), so templates/ can mend one.
+    "django.forms",
     "factcheck.accounts",
     "factcheck.audit",
     "factcheck.articles",
@@ -152,6 +154,10 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "factcheck.urls"
+
+# Widget templates are found like any other, templates/ first: templates/admin/widgets/
+# labels the admin's date and time inputs.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 TEMPLATES = [
     {
