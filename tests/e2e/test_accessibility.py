@@ -253,3 +253,85 @@ def test_no_page_kind_has_a_critical_or_serious_axe_violation(chromium, live_ser
     assert set(PAGES) <= set(checker.checked)
     assert checker.found == {}, "axe-core found:\n" + "\n".join(f"{kind}: {line}" for kind, lines in checker.found.items() for line in lines)
     assert checker.refused == {}, f"the Content-Security-Policy refused: {checker.refused}"
+
+
+PHONE = 375
+
+
+def scroll_width(page) -> int:  # type: ignore[no-untyped-def]
+    return int(page.evaluate("document.scrollingElement.scrollWidth"))
+
+
+def test_phones_fit_375_px_and_the_queues_filter_panel_folds(chromium, live_server, reviewer, editor, admin_user) -> None:  # type: ignore[no-untyped-def]
+    world = make_world(reviewer, editor, admin_user)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = signed_in(chromium, live_server, admin_user, width=PHONE)
+    for name, path in (
+        ("claim", reverse("claims:detail", args=[world.claim.pk])),
+        ("import", reverse("imports:new")),
+        ("library-import", reverse("library:import")),
+        ("queue", reverse("claims:list")),
+    ):
+        page.goto(f"{live_server.url}{path}")
+        page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"), full_page=True)
+        assert scroll_width(page) <= PHONE, f"the {name} page scrolls sideways at {PHONE} px: {scroll_width(page)} px wide"
+
+    # On the phone the queue's filters fold away behind one button, and open on a tap.
+    panel = page.locator("details.filter-panel")
+    assert panel.evaluate("el => el.open") is False
+    assert not page.locator("#id_outlet").is_visible()
+    assert page.locator("#id_q").is_visible()  # the search stays at hand
+    page.locator("details.filter-panel > summary").click()
+    assert page.locator("#id_outlet").is_visible()
+    page.screenshot(path=str(ARTIFACTS / "phone-queue-filters-open.png"), full_page=True)
+    assert scroll_width(page) <= PHONE
+
+    # On a wide screen they are open as served.
+    wide = signed_in(chromium, live_server, admin_user)
+    assert wide.locator("details.filter-panel").evaluate("el => el.open") is True
+    assert wide.locator("#id_outlet").is_visible()
+    assert page.refused == [] and wide.refused == []
+
+
+def test_htmx_refusals_show_the_servers_message_in_place(chromium, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import Group
+
+    gone = make_claim(sentence="Crime rose 12% last year in Leeds.")
+    make_claim(sentence="Wages grew 3.1% in the year to May.")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = signed_in(chromium, live_server, reviewer, width=PHONE)
+    page.goto(f"{live_server.url}{reverse('claims:list')}")
+    assert page.locator("#refusal").inner_text() == ""
+
+    # The claim was deleted while the queue was open: 404, said above the queue, the page kept.
+    Claim.objects.filter(pk=gone.pk).delete()
+    with page.expect_response(lambda response: response.status == 404):
+        page.locator(f"tr:has-text('{gone.sentence}') button[name=action][value=check]").click()
+    page.wait_for_function("document.querySelector('#refusal').innerText.includes('No such claim.')")
+    assert page.locator("#queue-results").is_visible() and "/claims/" in page.url
+    page.screenshot(path=str(ARTIFACTS / "refusal-htmx-404.png"), full_page=True)
+
+    # The reviewer's role was taken away while the queue was open: 403 with its reason.
+    reviewer.groups.remove(Group.objects.get(name="reviewer"))
+    with page.expect_response(lambda response: response.status == 403):
+        page.locator("tr:has-text('Wages grew') button[name=action][value=check]").click()
+    page.wait_for_function("document.querySelector('#refusal').innerText.includes('This needs the reviewer role.')")
+    assert page.locator("#refusal").get_attribute("role") == "alert"
+    assert page.locator("header.top nav").is_visible()
+    page.screenshot(path=str(ARTIFACTS / "refusal-htmx-403.png"), full_page=True)
+    assert page.refused == []
+
+
+def test_refusal_pages_in_the_browser_at_phone_width(chromium, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]
+    page = signed_in(chromium, live_server, reviewer, width=PHONE)
+    for status, path, message in (
+        (403, reverse("imports:new"), "This needs the admin role."),
+        (404, reverse("claims:detail", args=[999_999]), "No such claim."),
+    ):
+        response = page.goto(f"{live_server.url}{path}")
+        assert response is not None and response.status == status
+        assert page.locator("header.top nav a", has_text="Claims").is_visible()
+        assert page.locator("#refusal-message").inner_text() == message
+        assert scroll_width(page) <= PHONE
+        page.screenshot(path=str(ARTIFACTS / f"refusal-{status}.png"), full_page=True)
+    assert page.refused == []
