@@ -142,6 +142,12 @@ def test_every_route_is_a_checked_page_or_says_why() -> None:
 SERIOUS = ("critical", "serious")
 
 
+def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    """A full-page screenshot in test-artifacts/. The caret is left as it is: hiding it, Playwright
+    injects a <style> element, which the Content-Security-Policy refuses (and the page did not)."""
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True, caret="initial")
+
+
 class Checker:
     """Runs axe-core on the page as it stands and remembers what it found, per page kind."""
 
@@ -162,7 +168,7 @@ class Checker:
         results = self.axe.run(page)
         refused.clear()
         self.checked.append(kind)
-        page.screenshot(path=str(ARTIFACTS / f"axe-{kind.replace(':', '-')}.png"), full_page=True)
+        shot(page, f"axe-{kind.replace(':', '-')}.png")
         for violation in results.response["violations"]:
             if violation["impact"] in SERIOUS:
                 targets = "; ".join(", ".join(map(str, node["target"])) for node in violation["nodes"][:5])
@@ -273,7 +279,7 @@ def test_phones_fit_375_px_and_the_queues_filter_panel_folds(chromium, live_serv
         ("queue", reverse("claims:list")),
     ):
         page.goto(f"{live_server.url}{path}")
-        page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"), full_page=True)
+        shot(page, f"phone-{name}.png")
         assert scroll_width(page) <= PHONE, f"the {name} page scrolls sideways at {PHONE} px: {scroll_width(page)} px wide"
 
     # On the phone the queue's filters fold away behind one button, and open on a tap.
@@ -283,7 +289,7 @@ def test_phones_fit_375_px_and_the_queues_filter_panel_folds(chromium, live_serv
     assert page.locator("#id_q").is_visible()  # the search stays at hand
     page.locator("details.filter-panel > summary").click()
     assert page.locator("#id_outlet").is_visible()
-    page.screenshot(path=str(ARTIFACTS / "phone-queue-filters-open.png"), full_page=True)
+    shot(page, "phone-queue-filters-open.png")
     assert scroll_width(page) <= PHONE
 
     # On a wide screen they are open as served.
@@ -307,18 +313,25 @@ def test_htmx_refusals_show_the_servers_message_in_place(chromium, live_server, 
     Claim.objects.filter(pk=gone.pk).delete()
     with page.expect_response(lambda response: response.status == 404):
         page.locator(f"tr:has-text('{gone.sentence}') button[name=action][value=check]").click()
-    page.wait_for_function("document.querySelector('#refusal').innerText.includes('No such claim.')")
+    page.wait_for_function("() => document.querySelector('#refusal').innerText.includes('No such claim.')")
     assert page.locator("#queue-results").is_visible() and "/claims/" in page.url
-    page.screenshot(path=str(ARTIFACTS / "refusal-htmx-404.png"), full_page=True)
+    shot(page, "refusal-htmx-404.png")
 
     # The reviewer's role was taken away while the queue was open: 403 with its reason.
     reviewer.groups.remove(Group.objects.get(name="reviewer"))
     with page.expect_response(lambda response: response.status == 403):
         page.locator("tr:has-text('Wages grew') button[name=action][value=check]").click()
-    page.wait_for_function("document.querySelector('#refusal').innerText.includes('This needs the reviewer role.')")
+    page.wait_for_function("() => document.querySelector('#refusal').innerText.includes('This needs the reviewer role.')")
     assert page.locator("#refusal").get_attribute("role") == "alert"
     assert page.locator("header.top nav").is_visible()
-    page.screenshot(path=str(ARTIFACTS / "refusal-htmx-403.png"), full_page=True)
+    shot(page, "refusal-htmx-403.png")
+
+    # The role given back, the next action goes through and the old refusal is gone.
+    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    with page.expect_response(lambda response: response.status == 200 and "/row/" in response.url):
+        page.locator("tr:has-text('Wages grew') button[name=action][value=check]").click()
+    page.wait_for_function("() => document.querySelector('#refusal').innerText === ''")
+    assert Claim.objects.get(sentence__startswith="Wages grew").status == Claim.Status.CHECK
     assert page.refused == []
 
 
@@ -333,5 +346,5 @@ def test_refusal_pages_in_the_browser_at_phone_width(chromium, live_server, revi
         assert page.locator("header.top nav a", has_text="Claims").is_visible()
         assert page.locator("#refusal-message").inner_text() == message
         assert scroll_width(page) <= PHONE
-        page.screenshot(path=str(ARTIFACTS / f"refusal-{status}.png"), full_page=True)
+        shot(page, f"refusal-{status}.png")
     assert page.refused == []
