@@ -127,6 +127,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    # Form widgets render through TEMPLATES (FORM_RENDERER below), so templates/ can mend one.
+    "django.forms",
     "factcheck.accounts",
     "factcheck.audit",
     "factcheck.articles",
@@ -152,6 +154,10 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "factcheck.urls"
+
+# Widget templates are found like any other, templates/ first: templates/admin/widgets/
+# labels the admin's date and time inputs.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 TEMPLATES = [
     {
@@ -320,6 +326,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# A refused form says what to do, in the app's layout (factcheck/refusals.py).
+CSRF_FAILURE_VIEW = "factcheck.refusals.csrf_failure"
 
 # --- Celery -------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
@@ -417,7 +425,12 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"}},
+    # A refusal the code raised on purpose (PermissionDenied, Http404) is one line, not a traceback.
+    "filters": {"expected_refusals": {"()": "factcheck.refusals.ExpectedRefusalFilter"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"}, "weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"},
+        "django.request": {"filters": ["expected_refusals"]},
+    },
 }
 
 # --- Check-worthiness model --------------------------------------------------------------

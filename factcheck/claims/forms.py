@@ -75,7 +75,11 @@ class AnnotationForm(forms.Form):
 
 class EvidenceForm(forms.ModelForm):
     submission = SubmissionKeyField()
-    url = forms.URLField(max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://"}))
+    # The claim page shows these fields without visible labels (a compact row): each names
+    # itself to assistive technology, a placeholder being no name.
+    url = forms.URLField(
+        max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://", "aria-label": "Address of the evidence"})
+    )
 
     kind = forms.ChoiceField(
         choices=[("", "Kind of evidence…"), *Evidence.Kind.choices],
@@ -85,7 +89,7 @@ class EvidenceForm(forms.ModelForm):
     class Meta:
         model = Evidence
         fields = ["kind", "url", "title", "note"]
-        widgets = {"note": forms.TextInput(attrs={"placeholder": "What it shows"})}
+        widgets = {"note": forms.TextInput(attrs={"placeholder": "What it shows", "aria-label": "What the evidence shows"})}
 
 
 class VerdictForm(VersionedForm):

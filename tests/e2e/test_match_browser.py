@@ -88,8 +88,8 @@ def test_reviewer_confirms_and_rejects_matches_then_starts_a_verdict_from_one(pa
     rows = page.locator("#matches tbody tr")
     assert rows.first.get_attribute("id") == f"match-{best.pk}" and rows.last.get_attribute("id") == f"match-{other.pk}"
     history = page.inner_text("#history")
-    assert f"claim_match.confirm: fact-check #{best.factcheck_id} suggested → confirmed" in history
-    assert f"claim_match.reject: fact-check #{other.factcheck_id} suggested → rejected" in history
+    assert f"confirmed an earlier fact-check as a match (fact-check #{best.factcheck_id})" in history
+    assert f"rejected a suggested earlier fact-check (fact-check #{other.factcheck_id})" in history
     page.screenshot(path=str(ARTIFACTS / "match-confirmed-rejected.png"), full_page=True)
 
     # The wind claim's only match, rejected: the queue stops offering it as checked before.
