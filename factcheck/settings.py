@@ -164,6 +164,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
+                "factcheck.claims.context_processors.work_counts",
             ],
             # {% layout %}: base.html hands its blocks to the Jinja2 page frame.
             "libraries": {"layout": "factcheck.templating"},
@@ -184,6 +185,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
+                "factcheck.claims.context_processors.work_counts",
                 "factcheck.templating.csrf",
             ],
         },

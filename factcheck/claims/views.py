@@ -35,7 +35,7 @@ from factcheck.accounts.roles import Role, has_role, role_required, signed_in_us
 from factcheck.audit.selectors import audit_timeline
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
-from factcheck.claims.filters import queue_filter_from
+from factcheck.claims.filters import my_claims_querystring, queue_filter_from
 from factcheck.claims.forms import (
     AnnotationForm,
     AssignForm,
@@ -114,6 +114,9 @@ class QueueRow:
     detail_url: str
     triage_url: str
     checked_before: str = ""
+    # A search's matched words: the sentence as (text, matched) pieces, printed escaped.
+    highlight: tuple[tuple[str, bool], ...] = ()
+    found_in_article: bool = False
 
 
 def _number(value: Any) -> str:
@@ -180,6 +183,8 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
                 checked_before=_checked_before_line(checked_before.get(pk)),
+                highlight=tuple(row.get("highlight") or ()),
+                found_in_article=row.get("found_in_article", False),
             )
         )
     return result
@@ -206,11 +211,15 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         user=request.user, values=queue_filter.values, cursor=request.GET.get("after"), page_size=settings.FACTCHECK_QUEUE_PAGE_SIZE
     )
     is_editor = has_role(request.user, Role.EDITOR)
+    query = queue_filter.querystring()
     context: dict[str, Any] = {
         "page": page,
         "rows": queue_rows(page.rows, user=request.user),
+        "count": selectors.queue_count(user=request.user, values=queue_filter.values),
+        "search": queue_filter.values.get("q") or "",
+        "is_my_claims": query == my_claims_querystring(),
         "filter": queue_filter,
-        "query": queue_filter.querystring(),
+        "query": query,
         "here": _queue_here(request),
         "queue_url": _queue_url(),
         "bulk_actions": BulkKind.choices,
@@ -226,6 +235,22 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     context.update(outlets=choices.outlets, assignees=choices.assignees, saved_views=choices.saved_views)
     context["users"] = choices.assignees if is_editor else []
     return render(request, "claims/queue.html", context, using="jinja2")
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def my_claims(request: HttpRequest) -> HttpResponse:
+    """"My claims": the queue filtered to the claims assigned to me that I have not finished."""
+    return redirect(_queue_url(my_claims_querystring()))
+
+
+@require_GET
+@role_required(Role.EDITOR)
+def approvals(request: HttpRequest) -> HttpResponse:
+    """The editor's inbox: verdicts awaiting approval that this editor may approve (none they
+    wrote any of), longest waiting first."""
+    verdicts = selectors.verdicts_awaiting_approval(user=request.user)
+    return render(request, "claims/approvals.html", {"verdicts": verdicts}, using="jinja2")
 
 
 @require_POST
