@@ -19,11 +19,11 @@ from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import article_ingest
 from factcheck.claims import selectors, services
-from factcheck.claims.filters import MY_CLAIMS_VALUES, claims_filtered, search_for, with_recency
+from factcheck.claims.filters import MY_CLAIMS_VALUES, claims_filtered
 from factcheck.claims.models import Claim, Verdict
 from pipeline.nlp.segment import split_sentences
 from tests.conftest import PERSONA_PASSWORD
-from tests.web.test_queue import HTMX, filter_world, logged_in, make_article, make_claim, shown_ids  # noqa: F401 - filter_world is a fixture
+from tests.web.test_queue import HTMX, expected_order, filter_world, logged_in, make_article, make_claim, shown_ids  # noqa: F401 - filter_world is a fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -136,20 +136,12 @@ def test_search_pages_follow_the_relevance_order_exactly(reviewer, settings) -> 
     make_claim(elsewhere, sentence="A flood of complaints about the dam.", priority=99.0, claim_type="quote")
     make_claim(about, sentence="The dam flooded twice.", priority=1.0)  # matches itself and through its article
 
-    def expected(values: dict[str, Any]) -> list[int]:
-        search = search_for(values)
-        assert search is not None
-        matching = with_recency(claims_filtered(Claim.objects.all(), values=values, user=reviewer))
-        own = matching.filter(search.in_sentence).annotate(relevance=search.relevance).order_by("-relevance", "-total", "-id")
-        article_only = matching.filter(search.article_only).order_by("-total", "-id") if search.in_article is not None else Claim.objects.none()
-        return [*own.values_list("id", flat=True), *article_only.values_list("id", flat=True)]
-
     cases: list[dict[str, Any]] = [
         {"q": "flood"}, {"q": "flood dam"}, {"q": '"flood damage"'}, {"q": "flood -insurers"},
         {"q": "flood", "in_article": "yes"}, {"q": "flood", "in_article": "yes", "type": ["numeric"]},
     ]
     for values in cases:
-        order = expected(values)
+        order = expected_order(values, reviewer)
         assert order, values
         assert selectors.queue_count(user=reviewer, values=values) == len(order)
         for size in (1, 2, 3, 50):
