@@ -31,7 +31,8 @@ QUEUE_FILTER_HELP = {
     "has_number": "'yes': claims with a parsed quantity; 'no': without.",
     "checked_before": "'yes': claims matched to a library fact-check (a match not rejected); 'no': without.",
     "tag": "One tag.",
-    "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence, speaker and article.',
+    "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence and speaker.',
+    "in_article": "'yes': the search also finds claims whose article's title or text matches.",
 }
 
 
