@@ -30,11 +30,10 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchHeadline, SearchQuery
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection, models
-from django.db.models import Case, F, FloatField, Func, Q, QuerySet, TextField, Value, When
-from django.db.models.functions import Cast
+from django.db.models import F, FloatField, Func, Q, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 
@@ -222,9 +221,12 @@ class Search:
     Kept as two conditions, not one OR: each has its own index (the claims' and the articles'
     search vectors), and the queue plans them apart.
 
-    On the queue page the claims that match themselves come first, by relevance (`relevance`:
-    1 for the words as one phrase, plus ts_rank_cd's cover density, which ranks the words
-    closer together higher), then the claims found through their article only, in queue order."""
+    On the queue page a search lists its groups one after the other (`groups`), each in queue
+    order: the claims whose text has the words as typed, in that order (a phrase match:
+    "flood the zone" before "the zone ... may flood"); then the claims whose text has them
+    otherwise; then, with "in the whole article", the claims found through their article only.
+    Each group is a condition queue_page.sql pages through its index exactly and fast;
+    ranking within a group by ts_rank would read every match of a common word for each page."""
 
     text: str
     in_sentence: Q
@@ -235,18 +237,22 @@ class Search:
         return self.in_sentence if self.in_article is None else self.in_sentence | self.in_article
 
     @property
-    def article_only(self) -> Q:
-        """The claims found through their article and not by themselves (the second group)."""
-        return (self.in_article or Q(pk__in=[])) & ~self.in_sentence
+    def as_phrase(self) -> Q:
+        """The claims whose own text has the words as one phrase."""
+        return Q(search=SearchQuery(self.text, search_type="phrase", config="english"))
 
     @property
-    def relevance(self) -> Any:
-        query = search_query(self.text)
-        # A quoted phrase is already a phrase query; the bonus puts the words typed, in their
-        # order, first for an unquoted search too ("flood the zone" before "zone ... flood").
-        as_phrase = SearchQuery(self.text.strip(), search_type="phrase", config="english")
-        phrase_bonus = Case(When(search=as_phrase, then=Value(1.0)), default=Value(0.0), output_field=FloatField())
-        return phrase_bonus + Cast(SearchRank(F("search"), query, cover_density=True, normalization=32), FloatField())
+    def article_only(self) -> Q:
+        """The claims found through their article and not by themselves."""
+        return (self.in_article or Q(pk__in=[])) & ~self.in_sentence
+
+    def groups(self, *, phrase_differs: bool) -> list[Q]:
+        """The search's groups in the order the queue lists them. `phrase_differs`: whether
+        the phrase query differs from the search's own (selectors.PHRASE_DIFFERS_SQL); when it does not
+        (one word, a quoted phrase) the phrase group would be every match and the second one
+        empty, which the queue would have to walk its whole index to find out."""
+        groups = [self.in_sentence & self.as_phrase, self.in_sentence & ~self.as_phrase] if phrase_differs else [self.in_sentence]
+        return groups + ([self.article_only] if self.in_article is not None else [])
 
     @property
     def headline(self) -> SearchHeadline:
@@ -325,12 +331,12 @@ def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser
     return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params)
 
 
-def article_only_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, search: Search) -> FilterSQL:
-    """The filters for the search's second group (claims found through their article only),
-    in queue_page.sql's shape: its first branch empty, its second the article-only matches."""
+def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, group: Q) -> FilterSQL:
+    """The filters for one of a search's groups (Search.groups), in queue_page.sql's shape:
+    the group as its first branch, its second branch empty."""
     where, where_params = compiled_condition(claim_filter_q(values=values, user=user))
-    in_article, in_article_params = compiled_condition(search.article_only)
-    return FilterSQL(where, where_params, "FALSE", [], in_article, in_article_params)
+    in_group, in_group_params = compiled_condition(group)
+    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [])
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------
@@ -374,25 +380,20 @@ def decode_cursor(cursor: str) -> tuple[float, int] | None:
         return None
 
 
-# --- A search's order: its claims by relevance, then its article-only claims in queue order --
+# --- A search's order: its groups one after the other, each in queue order ------------------
 
 
 @dataclass(frozen=True)
 class SearchPosition:
-    """Where a search page ends: in the first group (the claims matching themselves) at
-    (relevance, total, id), or in the second (found through their article) at (total, id)."""
+    """Where a search page ends: in group `group` (Search.groups) at (total, id)."""
 
-    in_sentence: bool
-    relevance: float
+    group: int
     total: float
     pk: int
 
 
 def encode_search_cursor(position: SearchPosition) -> str:
-    if position.in_sentence:
-        raw = f"s:{position.relevance!r}:{position.total!r}:{position.pk}"
-    else:
-        raw = f"a:{position.total!r}:{position.pk}"
+    raw = f"g{position.group}:{position.total!r}:{position.pk}"
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
@@ -400,15 +401,10 @@ def decode_search_cursor(cursor: str) -> SearchPosition | None:
     """A search page's position, or None when the cursor is malformed or a plain queue
     cursor (then the search starts over)."""
     try:
-        group, *numbers = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
-        if group == "s" and len(numbers) == 3:
-            relevance, total, pk = float(numbers[0]), float(numbers[1]), int(numbers[2])
-        elif group == "a" and len(numbers) == 2:
-            relevance, total, pk = 0.0, float(numbers[0]), int(numbers[1])
-        else:
+        group, total, pk = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+        if not group.startswith("g"):
             return None
+        position = SearchPosition(group=int(group[1:]), total=float(total), pk=int(pk))
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return None
-    if not (math.isfinite(relevance) and math.isfinite(total)):
-        return None
-    return SearchPosition(in_sentence=group == "s", relevance=relevance, total=total, pk=pk)
+    return position if math.isfinite(position.total) and position.group >= 0 else None

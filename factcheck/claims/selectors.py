@@ -24,7 +24,6 @@ from factcheck.claims.filters import (
     FilterSQL,
     Search,
     SearchPosition,
-    article_only_filter_sql,
     claim_filter_q,
     compiled_condition,
     compiled_expression,
@@ -33,6 +32,7 @@ from factcheck.claims.filters import (
     encode_cursor,
     encode_search_cursor,
     filter_sql,
+    group_filter_sql,
     highlighted_parts,
     search_for,
     with_recency,
@@ -255,59 +255,48 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
     return QueuePage(rows=rows[:page_size], next_cursor=next_cursor, is_first=position is None)
 
 
-QUEUE_SEARCH_SQL = (Path(__file__).parent / "queue_search.sql").read_text()
-# The rows of positions already chosen (a search page's two groups), ordered afterwards.
+# The rows of positions already chosen (a search page's groups), ordered afterwards.
 CHOSEN_POSITIONS_SQL = "SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS p(id, recency, total)"
-
-
-def _sentence_matches(
-    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, after: SearchPosition | None, limit: int
-) -> list[tuple[SearchPosition, float, str]]:
-    """The first group's (position, recency, highlighted sentence) after `after`: queue_search.sql."""
-    filters = filter_sql(values=values, user=user)
-    relevance, relevance_params = compiled_expression(search.relevance)
-    headline, headline_params = compiled_expression(search.headline)
-    sql = QUEUE_SEARCH_SQL.format(relevance=relevance, in_sentence=filters.in_sentence, where=filters.where, headline=headline)
-    cursor_at = [after.relevance, after.total, after.pk] if after is not None else [math.inf, math.inf, MAX_ID]
-    params = [*relevance_params, *filters.in_sentence_params, *filters.where_params, *cursor_at, limit, *headline_params]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [
-            (SearchPosition(in_sentence=True, relevance=score, total=total, pk=pk), recency, headline_text)
-            for pk, recency, total, score, headline_text in cursor.fetchall()
-        ]
+# Whether the words as one phrase query differently from the search (Search.groups).
+PHRASE_DIFFERS_SQL = "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text"
+HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
 
 
 def search_page(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, cursor: str | None, page_size: int
 ) -> QueuePage:
-    """A page of a search (the order filters.Search describes): the claims matching in their
-    own text by relevance (queue_search.sql), then, with "in the whole article", the claims
-    found through their article only, in queue order (queue_page.sql over that group alone,
-    read only once the first group is exhausted). Each row carries `highlight` ((text,
-    matched) pieces of its sentence, or None) and `found_in_article`."""
+    """A page of a search: its groups (Search.groups: the phrase matches, the other matches
+    of the claim's own text, then with "in the whole article" the claims found through their
+    article) one after the other, each paged in queue order by queue_page.sql; a group is read
+    only once the ones before it are exhausted. Each row carries `highlight` ((text, matched)
+    pieces of its sentence) and `found_in_article`."""
     after = decode_search_cursor(cursor) if cursor else None
-    limit = page_size + 1
-    chosen: list[tuple[SearchPosition, float, str | None]] = []
-    if after is None or after.in_sentence:
-        chosen += _sentence_matches(user=user, values=values, search=search, after=after, limit=limit)
-    if search.in_article is not None and len(chosen) < limit:
-        in_article = after if after is not None and not after.in_sentence else None
-        sql, params = _page_sql_for(
-            article_only_filter_sql(values=values, user=user, search=search),
-            position=(in_article.total, in_article.pk) if in_article else None,
-            limit=limit - len(chosen),
-        )
-        with connection.cursor() as db:
+    with connection.cursor() as db:
+        db.execute(PHRASE_DIFFERS_SQL, [search.text, search.text])
+        groups = search.groups(phrase_differs=db.fetchone()[0])
+        if after is not None and after.group >= len(groups):
+            after = None
+        limit = page_size + 1
+        chosen: list[tuple[SearchPosition, float]] = []
+        for number in range(after.group if after else 0, len(groups)):
+            position = (after.total, after.pk) if after is not None and after.group == number else None
+            sql, params = _page_sql_for(group_filter_sql(values=values, user=user, group=groups[number]), position=position, limit=limit - len(chosen))
             db.execute(sql, params)
-            chosen += [(SearchPosition(in_sentence=False, relevance=0.0, total=total, pk=pk), recency, None) for pk, recency, total in db.fetchall()]
-    shown = chosen[:page_size]
-    by_id = {row["id"]: row for row in _queue_rows(CHOSEN_POSITIONS_SQL, [[p.pk for p, _, _ in shown], [r for _, r, _ in shown], [p.total for p, _, _ in shown]])}
+            chosen += [(SearchPosition(group=number, total=total, pk=pk), recency) for pk, recency, total in db.fetchall()]
+            if len(chosen) >= limit:
+                break
+        shown = chosen[:page_size]
+        ids = [position.pk for position, _ in shown]
+        headline, headline_params = compiled_expression(search.headline)
+        db.execute(HEADLINES_SQL.format(headline=headline), [*headline_params, ids])
+        headlines = dict(db.fetchall())
+    by_id = {row["id"]: row for row in _queue_rows(CHOSEN_POSITIONS_SQL, [ids, [r for _, r in shown], [p.total for p, _ in shown]])}
+    in_article = len(groups) - 1 if search.in_article is not None else None
     rows = []
-    for position, _, headline in shown:
+    for position, _ in shown:
         if (row := by_id.get(position.pk)) is not None:  # deleted between the two reads: left out
-            row["highlight"] = highlighted_parts(headline) if headline is not None else None
-            row["found_in_article"] = not position.in_sentence
+            row["highlight"] = highlighted_parts(headlines.get(position.pk) or "")
+            row["found_in_article"] = position.group == in_article
             rows.append(row)
     next_cursor = encode_search_cursor(shown[-1][0]) if len(chosen) > page_size else None
     return QueuePage(rows=rows, next_cursor=next_cursor, is_first=after is None)

@@ -71,15 +71,15 @@ def shown_ids(html: str) -> list[int]:
 
 
 def expected_order(values: dict[str, Any], user) -> list[int]:  # type: ignore[no-untyped-def]
-    """The queue's order computed with the ORM (claims_filtered): total, id; with a search, the
-    claims matching in their own text by relevance, total, id, then (in the whole article) the
-    ones found through their article only, by total, id."""
-    matching = with_recency(claims_filtered(Claim.objects.all(), values=values, user=user))
+    """The queue's order computed with the ORM (claims_filtered): total, id; with a search,
+    its groups (the phrase matches, the other matches of the claim's own text, the claims
+    found through their article) one after the other, each by total, id. (With a phrase no
+    different from the search, the first group holds every match and the second none: the
+    same order as the queue's, which leaves the empty group out.)"""
+    matching = with_recency(claims_filtered(Claim.objects.all(), values=values, user=user)).order_by("-total", "-id")
     if (search := search_for(values)) is None:
-        return list(matching.order_by("-total", "-id").values_list("id", flat=True))
-    own = matching.filter(search.in_sentence).annotate(relevance=search.relevance).order_by("-relevance", "-total", "-id")
-    article_only = matching.filter(search.article_only).order_by("-total", "-id") if search.in_article is not None else Claim.objects.none()
-    return [*own.values_list("id", flat=True), *article_only.values_list("id", flat=True)]
+        return list(matching.values_list("id", flat=True))
+    return [pk for group in search.groups(phrase_differs=True) for pk in matching.filter(group).values_list("id", flat=True)]
 
 
 # --- The page ---------------------------------------------------------------------------------
