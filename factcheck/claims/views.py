@@ -215,8 +215,6 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {
         "page": page,
         "rows": queue_rows(page.rows, user=request.user),
-        "count": selectors.queue_count(user=request.user, values=queue_filter.values),
-        "search": queue_filter.values.get("q") or "",
         "is_my_claims": query == my_claims_querystring(),
         "filter": queue_filter,
         "query": query,
@@ -235,6 +233,22 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     context.update(outlets=choices.outlets, assignees=choices.assignees, saved_views=choices.saved_views)
     context["users"] = choices.assignees if is_editor else []
     return render(request, "claims/queue.html", context, using="jinja2")
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def claim_count(request: HttpRequest) -> HttpResponse:
+    """"N claims" for the queue's filters (the same query string): asked for by the queue page
+    once it has shown its rows, so that a page never waits for an exact count of every
+    matching claim (selectors.queue_count)."""
+    queue_filter = queue_filter_from(request.GET)
+    context = {
+        "count": selectors.queue_count(user=request.user, values=queue_filter.values),
+        "search": queue_filter.values.get("q") or "",
+        "in_article": queue_filter.values.get("in_article") == "yes",
+        "is_my_claims": queue_filter.querystring() == my_claims_querystring(),
+    }
+    return render(request, "claims/queue_count.html", context, using="jinja2")
 
 
 @require_GET

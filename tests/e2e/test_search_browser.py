@@ -24,6 +24,8 @@ def log_in(page, live_server, user) -> None:  # type: ignore[no-untyped-def]  # 
 
 
 def result_count(page) -> int:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The "N claims" line, once the page has asked for it."""
+    page.wait_for_selector("[data-result-count]")
     return int(page.locator("[data-result-count]").get_attribute("data-result-count"))
 
 

@@ -30,8 +30,14 @@ pytestmark = pytest.mark.django_db
 FLOOD = "flood the zone"
 
 
-def shown_count(html: str) -> int:
-    return int(re.search(r'data-result-count="(\d+)"', html).group(1))  # type: ignore[union-attr]
+def shown_count(client: Client, html: str) -> int:
+    """The count a queue page shows: it asks for it (views.claim_count) once it is shown."""
+    url = re.search(r'class="result-count"[^>]* hx-get="([^"]+)"', html).group(1).replace("&amp;", "&")  # type: ignore[union-attr]
+    return int(re.search(r'data-result-count="(\d+)"', client.get(url).content.decode()).group(1))  # type: ignore[union-attr]
+
+
+def count_text(client: Client, params: dict[str, Any]) -> str:
+    return client.get(reverse("claims:count"), params).content.decode()
 
 
 def next_href(html: str) -> str:
@@ -83,8 +89,8 @@ def test_searching_flood_the_zone_lists_the_claims_that_say_it_first(reviewer, s
     # Only the claims that say it (today: every claim of the three articles, these at rows 45-50).
     seen, pages = walk_pages(client, {"q": FLOOD})
     assert set(seen) == flood_ids and len(seen) == len(flood_ids)
-    assert shown_count(html) == len(flood_ids)
-    assert f"matching “{FLOOD}” in the claim’s text" in html
+    assert shown_count(client, html) == len(flood_ids)
+    assert f"matching “{FLOOD}” in the claim’s text" in count_text(client, {"q": FLOOD})
     # The matched words are marked; the stop word between them is not a match.
     assert "<mark>flood</mark> the <mark>zone</mark>" in html
 
@@ -94,8 +100,8 @@ def test_searching_flood_the_zone_lists_the_claims_that_say_it_first(reviewer, s
     everything = flood_ids | {claim.pk for claim in seeded["others"]}
     assert set(seen[: len(flood_ids)]) == flood_ids
     assert seen[len(flood_ids) :] == [c.pk for c in sorted(seeded["others"], key=lambda c: (c.priority, c.pk), reverse=True)]
-    assert len(seen) == len(everything) == shown_count(pages[0]) == shown_count(pages[-1])
-    assert "found in the article" in pages[-1] and "in the claim or its article" in pages[0]
+    assert len(seen) == len(everything) == shown_count(client, pages[0]) == shown_count(client, pages[-1])
+    assert "found in the article" in pages[-1] and "in the claim or its article" in count_text(client, {"q": FLOOD, "in_article": "yes"})
 
 
 def test_a_quoted_phrase_does_not_match_the_words_apart_and_the_phrase_ranks_first(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -105,12 +111,12 @@ def test_a_quoted_phrase_does_not_match_the_words_apart_and_the_phrase_ranks_fir
     far_apart = make_claim(article, sentence="Flood warnings were issued yesterday for the whole coastal zone.", priority=95.0)
     client = logged_in(reviewer)
     quoted = client.get(reverse("claims:list"), {"q": f'"{FLOOD}"'}).content.decode()
-    assert shown_ids(quoted) == [phrase.pk] and shown_count(quoted) == 1
+    assert shown_ids(quoted) == [phrase.pk] and shown_count(client, quoted) == 1
     # Unquoted, the words apart match too, after the phrase (which stands lowest in the queue),
     # in queue order.
     unquoted = client.get(reverse("claims:list"), {"q": FLOOD}).content.decode()
     assert shown_ids(unquoted) == [phrase.pk, far_apart.pk, apart.pk]
-    assert shown_count(unquoted) == 3
+    assert shown_count(client, unquoted) == 3
 
 
 def test_the_highlight_is_escaped(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -187,16 +193,16 @@ def test_every_view_counts_the_claims_it_lists(reviewer, filter_world, settings,
     query = urlencode(params, doseq=True)
     html = client.get(reverse("claims:list"), params).content.decode()
     real = claims_filtered(Claim.objects.all(), values=selectors_values(params), user=reviewer).count()
-    assert shown_count(html) == real
+    assert shown_count(client, html) == real
     walked: list[int] = []
     url = reverse("claims:list") + ("?" + query if query else "")
     while url:
         page_html = client.get(url).content.decode()
-        assert shown_count(page_html) == real  # every page of the view says the same
+        assert shown_count(client, page_html) == real  # every page of the view says the same
         walked += shown_ids(page_html)
         url = next_href(page_html)
     assert len(walked) == len(set(walked)) == real
-    assert f"<strong>{real}</strong> claim" in html
+    assert f"<strong>{real}</strong> claim" in count_text(client, params)
 
 
 def selectors_values(params: dict[str, Any]) -> dict[str, Any]:
@@ -210,15 +216,19 @@ def selectors_values(params: dict[str, Any]) -> dict[str, Any]:
     return queue_filter_from(query).values
 
 
-def test_htmx_results_carry_the_count_without_the_navigation_query(reviewer, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+def test_the_count_is_its_own_request_and_needs_a_role(client: Client, reviewer, outsider, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     make_claim(status="check")
     make_claim()
-    client = logged_in(reviewer)
-    # user, page, checked before, count: the partial has no navigation, so no navigation counts.
-    with django_assert_max_num_queries(4):
-        response = client.get(reverse("claims:list"), {"status": "check"}, HTTP_HX_TARGET="queue-results", **HTMX)
-    html = response.content.decode()
-    assert shown_count(html) == 1 and "data-my-claims-left" not in html
+    reviewers = logged_in(reviewer)
+    # user, page, checked before: the results never wait for the count (nor the navigation's).
+    with django_assert_max_num_queries(3):
+        html = reviewers.get(reverse("claims:list"), {"status": "check"}, HTTP_HX_TARGET="queue-results", **HTMX).content.decode()
+    assert "data-my-claims-left" not in html and f'hx-get="{reverse("claims:count")}?status=check"' in html
+    with django_assert_max_num_queries(2):  # user, count
+        assert "<strong>1</strong> claim" in count_text(reviewers, {"status": "check"})
+    assert client.get(reverse("claims:count")).status_code == 302  # to the login page
+    assert logged_in(outsider).get(reverse("claims:count")).status_code == 403
+    assert reviewers.post(reverse("claims:count")).status_code == 405
 
 
 # --- My claims --------------------------------------------------------------------------------
@@ -242,14 +252,15 @@ def test_my_claims_count_what_is_left_and_go_down_as_i_finish_them(reviewer, edi
     assert response.status_code == 302
     html = client.get(response["Location"]).content.decode()
     assert "<h1>My claims</h1>" in html
-    assert set(shown_ids(html)) == {claim.pk for claim in mine} and shown_count(html) == 4 and "<strong>4</strong> claims left for you" in html
+    assert set(shown_ids(html)) == {claim.pk for claim in mine} and shown_count(client, html) == 4
+    assert "<strong>4</strong> claims left for you" in client.get(reverse("claims:count") + "?" + response["Location"].split("?", 1)[1]).content.decode()
 
     # Dismissing one from the queue, then drafting a verdict on another: each is finished.
     client.post(reverse("claims:row_action", args=[mine[1].pk]), {"action": "dismiss", "reason": "Opinion.", "version": mine[1].version})
     assert my_left(client) == 3
     services.verdict_draft(claim=mine[3], actor=reviewer, rating="false", headline="Not so.", explanation="Because.", evidence_ids=[])
     assert my_left(client) == 2
-    assert shown_count(client.get(response["Location"]).content.decode()) == 2
+    assert shown_count(client, client.get(response["Location"]).content.decode()) == 2
     assert selectors.queue_count(user=reviewer, values=MY_CLAIMS_VALUES) == 2
 
 
@@ -290,7 +301,7 @@ def test_the_inbox_lists_the_drafts_i_may_approve_not_my_own(reviewer, editor) -
     listed = [int(pk) for pk in re.findall(r'<tr id="verdict-(\d+)"', html)]
     assert listed == [by_reviewer.pk, by_other.pk]  # longest waiting first
     assert by_me.pk not in listed and edited.pk not in listed and approved.pk not in listed
-    assert "Rents climbed 9 percent." in html and "@rita-reviewer" in html and shown_count(html) == 2
+    assert "Rents climbed 9 percent." in html and "@rita-reviewer" in html and 'data-result-count="2"' in html
     assert awaiting(client) == 2
     # The other editor's inbox holds what they may approve: mine and the reviewer's.
     assert awaiting(logged_in(other_editor)) == 3
