@@ -53,7 +53,7 @@ def test_search_puts_the_claims_that_say_it_first_and_counts_them(page, live_ser
     # In the whole article: the same claims first, then the articles' other claims, marked.
     page.check("input[name=in_article]")
     page.wait_for_function("() => new URLSearchParams(location.search).get('in_article') === 'yes'")
-    page.wait_for_function(f"() => document.querySelector('[data-result-count]').dataset.resultCount === '{everything}'")
+    page.wait_for_function(f"() => document.querySelector('[data-result-count]')?.dataset.resultCount === '{everything}'")
     first = [int(re.sub(r"\D", "", rows.nth(n).get_attribute("id") or "")) for n in range(len(flood_ids))]
     assert set(first) == flood_ids
     assert page.locator("#claim-list .found-in-article").count() == rows.count() - len(flood_ids)
@@ -65,7 +65,7 @@ def test_search_puts_the_claims_that_say_it_first_and_counts_them(page, live_ser
     page.uncheck("input[name=in_article]")
     page.fill("#id_q", f'"{FLOOD}"')
     page.wait_for_function("() => new URLSearchParams(location.search).get('q') === '\"flood the zone\"'")
-    page.wait_for_function(f"() => document.querySelector('[data-result-count]').dataset.resultCount === '{len(flood_ids)}'")
+    page.wait_for_function(f"() => document.querySelector('[data-result-count]')?.dataset.resultCount === '{len(flood_ids)}'")
 
 
 def test_my_claims_and_the_approval_inbox(page, live_server, reviewer, editor) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
