@@ -279,24 +279,24 @@ def search_page(
         limit = page_size + 1
         chosen: list[tuple[SearchPosition, float]] = []
         for number in range(after.group if after else 0, len(groups)):
-            position = (after.total, after.pk) if after is not None and after.group == number else None
-            sql, params = _page_sql_for(group_filter_sql(values=values, user=user, group=groups[number]), position=position, limit=limit - len(chosen))
+            start = (after.total, after.pk) if after is not None and after.group == number else None
+            sql, params = _page_sql_for(group_filter_sql(values=values, user=user, group=groups[number]), position=start, limit=limit - len(chosen))
             db.execute(sql, params)
             chosen += [(SearchPosition(group=number, total=total, pk=pk), recency) for pk, recency, total in db.fetchall()]
             if len(chosen) >= limit:
                 break
         shown = chosen[:page_size]
-        ids = [position.pk for position, _ in shown]
+        ids = [at.pk for at, _ in shown]
         headline, headline_params = compiled_expression(search.headline)
         db.execute(HEADLINES_SQL.format(headline=headline), [*headline_params, ids])
         headlines = dict(db.fetchall())
     by_id = {row["id"]: row for row in _queue_rows(CHOSEN_POSITIONS_SQL, [ids, [r for _, r in shown], [p.total for p, _ in shown]])}
     in_article = len(groups) - 1 if search.in_article is not None else None
     rows = []
-    for position, _ in shown:
-        if (row := by_id.get(position.pk)) is not None:  # deleted between the two reads: left out
-            row["highlight"] = highlighted_parts(headlines.get(position.pk) or "")
-            row["found_in_article"] = position.group == in_article
+    for at, _ in shown:
+        if (row := by_id.get(at.pk)) is not None:  # deleted between the two reads: left out
+            row["highlight"] = highlighted_parts(headlines.get(at.pk) or "")
+            row["found_in_article"] = at.group == in_article
             rows.append(row)
     next_cursor = encode_search_cursor(shown[-1][0]) if len(chosen) > page_size else None
     return QueuePage(rows=rows, next_cursor=next_cursor, is_first=after is None)
