@@ -7,9 +7,9 @@ Fills a throw-away database `<name>_queue_bench` on DATABASE_URL's server with s
 INSERT ... SELECT generate_series (realistic priorities with ties, statuses, types,
 quantities, speakers, clusters over a few thousand articles and a few hundred outlets),
 serves the app with gunicorn (DEBUG off), logs a reviewer in through the login form and
-measures three queue pages with wrk (a Lua script prints the percentiles; a Python load
-generator stands in when wrk is missing): the first page, a filtered page and a keyset
-page half way down the queue. Prints median and p95 latency per page; target p95 < 150 ms.
+measures queue pages with wrk (a Lua script prints the percentiles; a Python load
+generator stands in when wrk is missing): the first page, a filtered page, a keyset page
+half way down the queue, searches, and the count requests the pages make. Prints median and p95 latency per page; target p95 < 150 ms.
 """
 
 from __future__ import annotations
@@ -286,6 +286,12 @@ def main() -> int:
             "filtered (status=new, type=numeric, with a number)": f"{base}/claims/?status=new&type=numeric&has_number=yes",
             "deep keyset page (half way, ~claim 100,000)": f"{base}/claims/?after={cursor}",
             "search (q=deported boston)": f"{base}/claims/?q=deported+boston",
+            "search, a common word (q=boston, 40,000 claims)": f"{base}/claims/?q=boston",
+            "search in the whole article (q=council: every article)": f"{base}/claims/?q=council&in_article=yes",
+            # The "N claims" line, asked for by each page once it shows its rows.
+            "count, unfiltered": f"{base}/claims/count/",
+            "count, filtered as above": f"{base}/claims/count/?status=new&type=numeric&has_number=yes",
+            "count, search (q=boston)": f"{base}/claims/count/?q=boston",
         }
         use_wrk = shutil.which("wrk") is not None
         measure = measure_wrk if use_wrk else measure_python

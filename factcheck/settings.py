@@ -170,6 +170,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
+                "factcheck.claims.context_processors.work_counts",
             ],
             # {% layout %}: base.html hands its blocks to the Jinja2 page frame.
             "libraries": {"layout": "factcheck.templating", "keys": "factcheck.keys"},
@@ -190,6 +191,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
+                "factcheck.claims.context_processors.work_counts",
                 "factcheck.templating.csrf",
             ],
         },

@@ -33,7 +33,8 @@ QUEUE_FILTER_HELP = {
     "tag": "One tag.",
     "run": "A pipeline run's id: the claims that run found first.",
     "import": "An import batch's id: the claims its pipeline runs found first.",
-    "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence, speaker and article.',
+    "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence and speaker.',
+    "in_article": "'yes': the search also finds claims whose article's title or text matches.",
 }
 
 

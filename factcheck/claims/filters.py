@@ -17,7 +17,9 @@ by URL means the same rows everywhere:
     run                 a pipeline run's id: the claims it found first (new in that run)
     import              an import batch's id: the claims its runs found first
     q                   full-text search (web-search syntax: "quoted phrase", -not, or)
-                        over the claim's sentence and speaker and its article's title and text
+                        over the claim's sentence and speaker
+    in_article          "yes": the search also finds claims whose article's title or text
+                        matches (after the claims that match themselves)
 """
 
 from __future__ import annotations
@@ -30,10 +32,10 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.contrib.postgres.search import SearchQuery
+from django.contrib.postgres.search import SearchHeadline, SearchQuery
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connection
-from django.db.models import F, FloatField, Q, QuerySet
+from django.db import connection, models
+from django.db.models import F, FloatField, Func, Q, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 
@@ -59,6 +61,7 @@ FILTER_FIELDS = (
     "run",
     "import",
     "q",
+    "in_article",
 )
 
 
@@ -82,6 +85,7 @@ class QueueFilterForm(forms.Form):
     tag = forms.CharField(required=False, max_length=40)
     run = forms.IntegerField(required=False, min_value=1, label="New in run")
     q = forms.CharField(required=False, max_length=500, label="Search")
+    in_article = forms.ChoiceField(required=False, choices=[("", "No"), ("yes", "Yes")], label="In the whole article")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -129,6 +133,14 @@ def queue_filter_from(params: QueryDict) -> QueueFilter:
     form.is_valid()
     values = {name: value for name, value in form.cleaned_data.items() if name not in form.errors}
     return QueueFilter(form=form, values=values)
+
+
+def my_claims_querystring() -> str:
+    """The queue's "My claims" view (MY_CLAIMS_VALUES) as a canonical query string."""
+    params = QueryDict(mutable=True)
+    for name, value in MY_CLAIMS_VALUES.items():
+        params.setlist(name, value if isinstance(value, list) else [value])
+    return queue_filter_from(params).querystring()
 
 
 # --- The filters, each defined once ---------------------------------------------------------
@@ -199,29 +211,89 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
     return condition
 
 
+# "My claims": assigned to the user, with the user's work on them not finished (a claim waiting
+# for an editor's approval, approved or dismissed is finished for its assignee).
+MY_CLAIMS_VALUES: dict[str, Any] = {
+    "assignee": "mine",
+    "status": [Claim.Status.NEW.value, Claim.Status.CHECK.value, Claim.Status.IN_RESEARCH.value, Claim.Status.RETURNED.value],
+}
+
+
 def search_query(text: str) -> SearchQuery:
     return SearchQuery(text.strip(), search_type="websearch", config="english")
 
 
+# The marks around each matched word in a search's highlighted sentence (search_headline):
+# control characters no sentence holds (the sentence is stripped of them first), so the text
+# between them can be escaped as any other text and the marks turned into <mark> elements.
+MATCH_START, MATCH_END = "\x02", "\x03"
+
+
 @dataclass(frozen=True)
 class Search:
-    """The q filter: a claim matches by its own sentence and speaker, or by its article's
-    title and text. Kept as two conditions, not one OR: each has its own index (the claims'
-    and the articles' search vectors), and the queue page plans them apart."""
+    """The q filter. A claim matches by its own sentence and speaker (in_sentence); with "in
+    the whole article" ticked, also by its article's title and text (in_article, else None).
+    Kept as two conditions, not one OR: each has its own index (the claims' and the articles'
+    search vectors), and the queue plans them apart.
 
+    On the queue page a search lists its groups one after the other (`groups`), each in queue
+    order: the claims whose text has the words as typed, in that order (a phrase match:
+    "flood the zone" before "the zone ... may flood"); then the claims whose text has them
+    otherwise; then, with "in the whole article", the claims found through their article only.
+    Each group is a condition queue_page.sql pages through its index exactly and fast;
+    ranking within a group by ts_rank would read every match of a common word for each page."""
+
+    text: str
     in_sentence: Q
-    in_article: Q
+    in_article: Q | None
 
     @property
     def either(self) -> Q:
-        return self.in_sentence | self.in_article
+        return self.in_sentence if self.in_article is None else self.in_sentence | self.in_article
+
+    @property
+    def as_phrase(self) -> Q:
+        """The claims whose own text has the words as one phrase."""
+        return Q(search=SearchQuery(self.text, search_type="phrase", config="english"))
+
+    @property
+    def article_only(self) -> Q:
+        """The claims found through their article and not by themselves."""
+        return (self.in_article or Q(pk__in=[])) & ~self.in_sentence
+
+    def groups(self, *, phrase_differs: bool) -> list[Q]:
+        """The search's groups in the order the queue lists them. `phrase_differs`: whether
+        the phrase query differs from the search's own (selectors.PHRASE_DIFFERS_SQL); when it does not
+        (one word, a quoted phrase) the phrase group would be every match and the second one
+        empty, which the queue would have to walk its whole index to find out."""
+        groups = [self.in_sentence & self.as_phrase, self.in_sentence & ~self.as_phrase] if phrase_differs else [self.in_sentence]
+        return groups + ([self.article_only] if self.in_article is not None else [])
+
+    @property
+    def headline(self) -> SearchHeadline:
+        """The claim's sentence with each matched word between MATCH_START and MATCH_END."""
+        sentence = Func(F("sentence"), Value(MATCH_START + MATCH_END), Value(""), function="translate", output_field=TextField())
+        return SearchHeadline(sentence, search_query(self.text), config="english", start_sel=MATCH_START, stop_sel=MATCH_END, highlight_all=True)
 
 
 def search_for(values: dict[str, Any]) -> Search | None:
     if not (text := (values.get("q") or "").strip()):
         return None
     query = search_query(text)
-    return Search(in_sentence=Q(search=query), in_article=_article_ids(Q(search=query)))
+    in_article = _article_ids(Q(search=query)) if values.get("in_article") == "yes" else None
+    return Search(text=text, in_sentence=Q(search=query), in_article=in_article)
+
+
+def highlighted_parts(headline: str) -> list[tuple[str, bool]]:
+    """(text, matched) pieces of a search_headline, for a template to print escaped."""
+    parts: list[tuple[str, bool]] = []
+    for piece in headline.split(MATCH_START):
+        matched, _, rest = piece.rpartition(MATCH_END)
+        if matched:
+            parts.append((matched, True))
+        if rest:
+            parts.append((rest, False))
+    return parts
 
 
 def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Claim]:
@@ -236,7 +308,8 @@ def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: Ab
 class FilterSQL:
     """The filters as SQL over the `claims` table (compiled from claim_filter_q and
     search_for by Django, so they cannot mean anything else): `where` for every filter but
-    the search, and the search's two conditions (TRUE and FALSE without a search)."""
+    the search, and the search's two conditions (TRUE and FALSE without a search, FALSE for
+    in_article unless "in the whole article" is ticked)."""
 
     where: str
     where_params: list[Any]
@@ -246,8 +319,9 @@ class FilterSQL:
     in_article_params: list[Any]
 
 
-def _compiled(condition: Q) -> tuple[str, list[Any]]:
-    query = Claim.objects.filter(condition).query
+def compiled_condition(condition: Q, *, model: type[models.Model] = Claim) -> tuple[str, list[Any]]:
+    """A condition over the model's table as SQL ("TRUE"/"FALSE" when it is always/never true)."""
+    query = model._default_manager.filter(condition).query
     try:
         sql, params = query.get_compiler(connection=connection).compile(query.where)
     except EmptyResultSet:
@@ -257,12 +331,27 @@ def _compiled(condition: Q) -> tuple[str, list[Any]]:
     return sql, list(params)
 
 
+def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
+    """An ORM expression over the claims table as SQL (its columns as "claims"."...")."""
+    query = Claim.objects.all().query
+    sql, params = query.get_compiler(connection=connection).compile(expression.resolve_expression(query))
+    return sql, list(params)
+
+
 def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> FilterSQL:
-    where, where_params = _compiled(claim_filter_q(values=values, user=user))
+    where, where_params = compiled_condition(claim_filter_q(values=values, user=user))
     search = search_for(values)
-    in_sentence, in_sentence_params = _compiled(search.in_sentence) if search else ("TRUE", [])
-    in_article, in_article_params = _compiled(search.in_article) if search else ("FALSE", [])
+    in_sentence, in_sentence_params = compiled_condition(search.in_sentence) if search else ("TRUE", [])
+    in_article, in_article_params = compiled_condition(search.in_article) if search and search.in_article is not None else ("FALSE", [])
     return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params)
+
+
+def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, group: Q) -> FilterSQL:
+    """The filters for one of a search's groups (Search.groups), in queue_page.sql's shape:
+    the group as its first branch, its second branch empty."""
+    where, where_params = compiled_condition(claim_filter_q(values=values, user=user))
+    in_group, in_group_params = compiled_condition(group)
+    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [])
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------
@@ -304,3 +393,33 @@ def decode_cursor(cursor: str) -> tuple[float, int] | None:
         return (total, int(pk)) if math.isfinite(total) else None
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return None
+
+
+# --- A search's order: its groups one after the other, each in queue order ------------------
+
+
+@dataclass(frozen=True)
+class SearchPosition:
+    """Where a search page ends: in group `group` (Search.groups) at (total, id)."""
+
+    group: int
+    total: float
+    pk: int
+
+
+def encode_search_cursor(position: SearchPosition) -> str:
+    raw = f"g{position.group}:{position.total!r}:{position.pk}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_search_cursor(cursor: str) -> SearchPosition | None:
+    """A search page's position, or None when the cursor is malformed or a plain queue
+    cursor (then the search starts over)."""
+    try:
+        group, total, pk = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+        if not group.startswith("g"):
+            return None
+        position = SearchPosition(group=int(group[1:]), total=float(total), pk=int(pk))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return None
+    return position if math.isfinite(position.total) and position.group >= 0 else None

@@ -302,6 +302,11 @@ class Verdict(models.Model):
         """Whether `user` wrote any of this revision's text (then they may not approve or return it)."""
         return user.pk in self.contributor_ids or self.author_id == user.pk
 
+    @staticmethod
+    def not_written_by(user: AbstractBaseUser | AnonymousUser) -> models.Q:
+        """written_by's rule as a query condition: the revisions `user` wrote none of."""
+        return ~models.Q(contributor_ids__contains=[user.pk]) & ~models.Q(author_id=user.pk)
+
 
 class SavedView(models.Model):
     """A named queue filter a user keeps: the query string of the queue URL."""

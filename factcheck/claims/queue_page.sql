@@ -52,8 +52,10 @@ head AS (
 lowest AS MATERIALIZED (
     -- L, and the lowest standing priority a claim with a total of L can have (materialized:
     -- head is read once). Fewer matches than a page: every claim after the cursor is a
-    -- candidate.
-    SELECT total, total - (SELECT recency FROM ranking) AS priority
+    -- candidate. Less a millionth: in floating point (p + W) - W can exceed p (58.4 + 10 - 10
+    -- is 58.400000000000006), which left a claim whose total is exactly L out of the band;
+    -- the band's own test (total >= L) stays exact.
+    SELECT total, total - (SELECT recency FROM ranking) - 1e-6 AS priority
     FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
 ),
 band AS MATERIALIZED (

@@ -6,6 +6,9 @@ app_name = "claims"
 
 urlpatterns = [
     path("", views.claim_list, name="list"),
+    path("count/", views.claim_count, name="count"),
+    path("mine/", views.my_claims, name="mine"),
+    path("approvals/", views.approvals, name="approvals"),
     path("<int:pk>/", views.claim_detail, name="detail"),
     path("<int:pk>/triage/", views.claim_triage, name="triage"),
     path("<int:pk>/assign/", views.claim_assign, name="assign"),

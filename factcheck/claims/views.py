@@ -37,7 +37,7 @@ from factcheck.accounts.roles import Role, has_role, role_required, signed_in_us
 from factcheck.audit.selectors import audit_timeline
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
-from factcheck.claims.filters import queue_filter_from
+from factcheck.claims.filters import my_claims_querystring, queue_filter_from
 from factcheck.claims.forms import (
     AnnotationForm,
     AssignForm,
@@ -140,6 +140,9 @@ class QueueRow:
     checked_before: str = ""
     # The match shown was confirmed by a reviewer (not only suggested by the matcher).
     checked_before_confirmed: bool = False
+    # A search's matched words: the sentence as (text, matched) pieces, printed escaped.
+    highlight: tuple[tuple[str, bool], ...] = ()
+    found_in_article: bool = False
 
 
 def _number(value: Any) -> str:
@@ -207,6 +210,8 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 triage_url=triage_url.replace(str(_PK), str(pk)),
                 checked_before=_checked_before_line(checked_before.get(pk)),
                 checked_before_confirmed=pk in checked_before and checked_before[pk].confirmed,
+                highlight=tuple(row.get("highlight") or ()),
+                found_in_article=row.get("found_in_article", False),
             )
         )
     return result
@@ -234,11 +239,13 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         user=request.user, values=queue_filter.values, cursor=request.GET.get("after"), page_size=settings.FACTCHECK_QUEUE_PAGE_SIZE
     )
     is_editor = has_role(request.user, Role.EDITOR)
+    query = queue_filter.querystring()
     context: dict[str, Any] = {
         "page": page,
         "rows": queue_rows(page.rows, user=request.user),
+        "is_my_claims": query == my_claims_querystring(),
         "filter": queue_filter,
-        "query": queue_filter.querystring(),
+        "query": query,
         "here": _queue_here(request),
         "view_suffix": _view_suffix(queue_filter.querystring()),
         "queue_url": _queue_url(),
@@ -255,6 +262,38 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     context.update(outlets=choices.outlets, assignees=choices.assignees, saved_views=choices.saved_views)
     context["users"] = choices.assignees if is_editor else []
     return render(request, "claims/queue.html", context, using="jinja2")
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def claim_count(request: HttpRequest) -> HttpResponse:
+    """"N claims" for the queue's filters (the same query string): asked for by the queue page
+    once it has shown its rows, so that a page never waits for an exact count of every
+    matching claim (selectors.queue_count)."""
+    queue_filter = queue_filter_from(request.GET)
+    context = {
+        "count": selectors.queue_count(user=request.user, values=queue_filter.values),
+        "search": queue_filter.values.get("q") or "",
+        "in_article": queue_filter.values.get("in_article") == "yes",
+        "is_my_claims": queue_filter.querystring() == my_claims_querystring(),
+    }
+    return render(request, "claims/queue_count.html", context, using="jinja2")
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def my_claims(request: HttpRequest) -> HttpResponse:
+    """"My claims": the queue filtered to the claims assigned to me that I have not finished."""
+    return redirect(_queue_url(my_claims_querystring()))
+
+
+@require_GET
+@role_required(Role.EDITOR)
+def approvals(request: HttpRequest) -> HttpResponse:
+    """The editor's inbox: verdicts awaiting approval that this editor may approve (none they
+    wrote any of), longest waiting first."""
+    verdicts = selectors.verdicts_awaiting_approval(user=request.user)
+    return render(request, "claims/approvals.html", {"verdicts": verdicts}, using="jinja2")
 
 
 @require_POST
