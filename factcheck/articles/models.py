@@ -109,7 +109,12 @@ class Article(models.Model):
     class Meta:
         db_table = "articles"
         ordering = ["-published_at", "-id"]
-        indexes = [GinIndex(fields=["search"], name="article_search_idx")]
+        indexes = [
+            GinIndex(fields=["search"], name="article_search_idx"),
+            # The queue's metadata filter (claims.filters.metadata_q) asks `metadata @> {...}`:
+            # jsonb_path_ops answers containment only, in a smaller index than the default's.
+            GinIndex(fields=["metadata"], opclasses=["jsonb_path_ops"], name="article_metadata_idx"),
+        ]
         constraints = [
             # The same story under one address is one article, even when its text was edited.
             models.UniqueConstraint(fields=["url"], condition=~models.Q(url=""), name="article_url_unique"),
