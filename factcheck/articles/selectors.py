@@ -95,17 +95,16 @@ class MetadataKey:
     values: list[MetadataValue]
 
 
-def article_metadata_values(*, newest_article_id: int | None) -> list[MetadataKey]:
+def article_metadata_values(*, newest_article: str | None) -> list[MetadataKey]:
     """The metadata keys and values the filter bar offers, in key order.
 
     Reading them passes over every article's metadata, so the answer is cached, keyed by the
-    newest article's id (the caller has it: claims.selectors.queue_choices reads it in its
-    round trip): an import shows its new values on the next page, a change to older
-    articles' metadata within METADATA_CACHE_SECONDS."""
-    newest = newest_article_id
-    if newest is None:
+    newest article ("id@created_at"; claims.selectors.queue_choices reads it in its round
+    trip): an import shows its new values on the next page, a change to older articles'
+    metadata within METADATA_CACHE_SECONDS."""
+    if newest_article is None:
         return []
-    cache_key = f"article-metadata-values:{newest}"
+    cache_key = f"article-metadata-values:{newest_article}"
     found = cache.get(cache_key)
     if found is None:
         with connection.cursor() as cursor:

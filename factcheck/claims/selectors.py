@@ -259,7 +259,9 @@ class QueueChoices:
     outlets: list[tuple[int, str]]
     assignees: list[tuple[int, str]]  # assignable_users()
     saved_views: list[tuple[int, str, str]]  # the user's own, each (id, name, query)
-    newest_article_id: int | None  # what the cached article metadata values are keyed by
+    # The newest article's "id@created_at": what the cached article metadata values are keyed
+    # by (with its time, an id reused by a database made anew is not taken for the old one).
+    newest_article: str | None
 
 
 # One round trip for the three lists and the newest article's id (three ORM queries cost 1.5 ms
@@ -271,19 +273,19 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, name) ORDER BY name), '[]'
          WHERE u.is_active AND EXISTS (SELECT FROM auth_user_groups ug JOIN auth_group g ON g.id = ug.group_id
                                         WHERE ug.user_id = u.id AND g.name = ANY(%s))),
        (SELECT coalesce(json_agg(json_build_array(id, name, query) ORDER BY name), '[]') FROM saved_views WHERE user_id = %s),
-       (SELECT max(id) FROM articles)
+       (SELECT id || '@' || extract(epoch FROM created_at) FROM articles ORDER BY id DESC LIMIT 1)
 """
 
 
 def queue_choices(*, user: AbstractBaseUser | AnonymousUser) -> QueueChoices:
     with connection.cursor() as cursor:
         cursor.execute(QUEUE_CHOICES_SQL, [list(GROUP_FOR_ROLE.values()), user.pk])
-        outlets, assignees, saved_views, newest_article_id = cursor.fetchone()
+        outlets, assignees, saved_views, newest_article = cursor.fetchone()
     return QueueChoices(
         outlets=[(pk, name) for pk, name in outlets],
         assignees=[(pk, name) for pk, name in assignees],
         saved_views=[(pk, name, query) for pk, name, query in saved_views],
-        newest_article_id=newest_article_id,
+        newest_article=newest_article,
     )
 
 

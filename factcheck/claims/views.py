@@ -235,7 +235,7 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         outlets=choices.outlets,
         assignees=choices.assignees,
         saved_views=saved_views_marked(choices.saved_views, current=context["query"]),
-        metadata=metadata_filter_fields(article_metadata_values(newest_article_id=choices.newest_article_id), chosen=queue_filter.values.get("meta") or []),
+        metadata=metadata_filter_fields(article_metadata_values(newest_article=choices.newest_article), chosen=queue_filter.values.get("meta") or []),
         article_named=article_title_of(queue_filter.values.get("article")),
         without_article_url=_queue_url(QueueFilter(form=queue_filter.form, values={**queue_filter.values, "article": None}).querystring()),
         titles_url=reverse("claims:article_titles"),
