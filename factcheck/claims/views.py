@@ -432,11 +432,13 @@ def bulk_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _verdict_initial(claim: Claim, workspace: selectors.Workspace, start_from: ClaimMatch | None = None) -> dict[str, Any]:
     current = workspace.current_verdict
-    initial: dict[str, Any] = {"version": ""}
+    # The claim as checked starts as the tidied sentence, for the reviewer to edit.
+    initial: dict[str, Any] = {"version": "", "claim_reviewed": services.claim_reviewed_default_for(claim)}
     if current is not None:
         initial = {
             "rating": current.rating,
             "headline": current.headline,
+            "claim_reviewed": current.claim_reviewed or initial["claim_reviewed"],
             "explanation": current.explanation,
             "evidence": [e.pk for e in current.evidence.all()],
             # Editing an approved verdict starts a new revision: there is no version to match.
@@ -643,7 +645,7 @@ def claim_verdict(request: HttpRequest, pk: int) -> HttpResponse:
     def action() -> object:
         return services.verdict_draft(
             claim=claim, actor=signed_in_user(request), rating=data["rating"], headline=data["headline"], explanation=data["explanation"],
-            evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
+            claim_reviewed=data["claim_reviewed"], evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
         )
 
     return _act(request, claim, action, form_name="verdict_form", form=form, done="Verdict sent for approval.")
