@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from django.conf import settings
-
 from factcheck.claims.models import Verdict
 from factcheck.claims.reviewed import claim_reviewed_default
+from factcheck.organisation import Organisation
 
 R = Verdict.Rating
 
@@ -45,17 +44,6 @@ RATING_MEANING: dict[str, str] = {
     R.MISLEADING: "The facts stated may be accurate, but the claim leaves a false impression.",
     R.UNVERIFIABLE: "The available evidence can neither confirm nor refute the claim.",
 }
-
-
-@dataclass(frozen=True)
-class Organisation:
-    name: str
-    url: str
-    logo: str = ""
-
-
-def organisation_from_settings() -> Organisation:
-    return Organisation(name=settings.FACTCHECK_ORG_NAME, url=settings.FACTCHECK_ORG_URL, logo=settings.FACTCHECK_ORG_LOGO)
 
 
 @dataclass(frozen=True)
