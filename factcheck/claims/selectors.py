@@ -165,6 +165,7 @@ def _queue_page_sql(
         *filters.in_sentence_params, *filters.where_params, *after, head,
         *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
         limit - 1,
+        head, head,
         *filters.in_sentence_params, total,
         *filters.in_article_params, *filters.in_sentence_params, total,
         total, pk, *filters.where_params, limit,
