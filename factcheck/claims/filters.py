@@ -87,6 +87,9 @@ class MetadataValuesField(forms.Field):
             key, separator, _ = pair.partition(META_SEPARATOR)
             if not separator or not key.strip():
                 raise forms.ValidationError(f"{pair[:60]!r} is not key:value (category:politics).")
+            if "\x00" in pair:
+                # PostgreSQL's jsonb holds no NUL character (the other text fields refuse it too).
+                raise forms.ValidationError("Null characters are not allowed.")
             if len(pair) > META_MAX_LENGTH:
                 raise forms.ValidationError(f"A key:value pair is at most {META_MAX_LENGTH} characters.")
             pairs.append(pair)

@@ -81,6 +81,8 @@ def test_bbc_category_imported_with_the_articles_is_filterable_and_offered(revie
     # Not key:value: reported and ignored.
     bad = client.get(reverse("claims:list"), {"meta": "politics"}).content.decode()
     assert "Ignored, not valid" in bad and "is not key:value" in bad and len(shown_ids(bad)) == len(BBC_LIKE)
+    nul = client.get(reverse("claims:list"), {"meta": "category:busi\x00ness"}).content.decode()
+    assert "Null characters are not allowed" in nul and len(shown_ids(nul)) == len(BBC_LIKE)
 
     assert logged_in(outsider).get(reverse("claims:list"), {"meta": "category:business"}).status_code == 403
 
