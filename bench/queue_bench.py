@@ -294,6 +294,7 @@ def main() -> int:
             "article metadata (meta=category:politics)": f"{base}/claims/?meta=category%3Apolitics",
             "metadata and status (category:tech, status=check)": f"{base}/claims/?meta=category%3Atech&status=check",
             "article title (article_title=housing plan)": f"{base}/claims/?article_title=housing+plan",
+            "one article by title (article_title=part 1234)": f"{base}/claims/?article_title=part+1234",
         }
         if args.only:
             pages = {name: url for name, url in pages.items() if args.only in name}
