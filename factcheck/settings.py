@@ -270,7 +270,10 @@ if FACTCHECK_BULK_TIME_LIMIT <= FACTCHECK_BULK_SOFT_TIME_LIMIT:
 FACTCHECK_ORG_NAME = env_str("FACTCHECK_ORG_NAME", "Factcheck desk").strip()
 if not FACTCHECK_ORG_NAME:
     raise ImproperlyConfigured("FACTCHECK_ORG_NAME must not be empty (it is the published fact checks' author).")
-FACTCHECK_ORG_URL = env_http_url("FACTCHECK_ORG_URL", "http://localhost:8000/")
+# Its public site: every published ClaimReview's author URL. Unset (or local) by default: the
+# app works, but approving and the ClaimReview exports refuse until it is set
+# (factcheck/organisation.py).
+FACTCHECK_ORG_URL = env_http_url("FACTCHECK_ORG_URL", "", required=False)
 FACTCHECK_ORG_LOGO = env_http_url("FACTCHECK_ORG_LOGO", "", required=False)
 # Off: the ClaimReview pages, documents and feed need a login like every page. On: anyone
 # (search engines included) may read published verdicts; nothing else becomes public.

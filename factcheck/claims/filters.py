@@ -7,8 +7,13 @@ by URL means the same rows everywhere:
 
     status, type        repeatable (?status=new&status=check)
     speaker             case-insensitive substring of the speaker's name
-    outlet, article     ids
-    score_min/score_max check-worthiness between 0 and 1
+    outlet, article     ids (article: kept for links; the filter bar offers article_title)
+    article_title       case-insensitive substring of the article's title
+    meta                repeatable "key:value": the article's imported metadata (a JSON or CSV
+                        column beyond the known ones, BBC's category); values of one key are
+                        alternatives, different keys must all match
+    score_min/score_max the model's check-worthiness score, between 0 and 1 (what each row
+                        shows as "score"; the priority the queue ranks by is in points)
     assignee            "mine", "unassigned" or a user id
     date_from/date_to   the article's publication date (its import date when it has none)
     has_number          "yes" or "no"
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +56,8 @@ FILTER_FIELDS = (
     "speaker",
     "outlet",
     "article",
+    "article_title",
+    "meta",
     "score_min",
     "score_max",
     "assignee",
@@ -65,14 +73,47 @@ FILTER_FIELDS = (
 )
 
 
+META_SEPARATOR = ":"
+META_MAX_LENGTH = 300
+
+
+class MetadataValuesField(forms.Field):
+    """The repeatable `meta` parameter: "key:value" pairs (the first colon separates them)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[str]:
+        if not value:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        pairs = []
+        for raw in value:
+            pair = str(raw).strip()
+            if not pair:
+                continue
+            key, separator, _ = pair.partition(META_SEPARATOR)
+            if not separator or not key.strip():
+                raise forms.ValidationError(f"{pair[:60]!r} is not key:value (category:politics).")
+            if "\x00" in pair:
+                # PostgreSQL's jsonb holds no NUL character (the other text fields refuse it too).
+                raise forms.ValidationError("Null characters are not allowed.")
+            if len(pair) > META_MAX_LENGTH:
+                raise forms.ValidationError(f"A key:value pair is at most {META_MAX_LENGTH} characters.")
+            pairs.append(pair)
+        return pairs
+
+
 class QueueFilterForm(forms.Form):
     status = forms.MultipleChoiceField(choices=Claim.Status.choices, required=False)
     type = forms.MultipleChoiceField(choices=Claim.Type.choices, required=False)
     speaker = forms.CharField(required=False, max_length=300)
     outlet = forms.IntegerField(required=False, min_value=1)
     article = forms.IntegerField(required=False, min_value=1)
-    score_min = forms.FloatField(required=False, min_value=0, max_value=1)
-    score_max = forms.FloatField(required=False, min_value=0, max_value=1)
+    article_title = forms.CharField(required=False, max_length=200, label="Article")
+    meta = MetadataValuesField(required=False, label="Article metadata")
+    score_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Score from (0–1)")
+    score_max = forms.FloatField(required=False, min_value=0, max_value=1, label="Score to (0–1)")
     assignee = forms.RegexField(
         required=False,
         regex=r"^(mine|unassigned|[0-9]+)$",
@@ -160,6 +201,38 @@ def _published_on_or(lookup: str, day: Any) -> Q:
     return Q(**{f"published_at__date__{lookup}": day}) | Q(published_at__isnull=True, **{f"created_at__date__{lookup}": day})
 
 
+def _metadata_candidates(value: str) -> list[object]:
+    """The JSON values a metadata value typed as text stands for: the string itself, and the
+    number or boolean it spells (a JSON import keeps `"year": 2004` a number; CSV has text)."""
+    candidates: list[object] = [value]
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return candidates
+    if isinstance(parsed, float) and not math.isfinite(parsed):
+        return candidates  # NaN and Infinity are not JSON
+    if isinstance(parsed, bool | int | float):
+        candidates.append(parsed)
+    return candidates
+
+
+def metadata_q(pairs: list[str]) -> Q:
+    """Articles whose metadata holds the pairs: one of the values given for each key. Each is
+    a containment (`metadata @> {"key": value}`), which article_metadata_idx answers."""
+    by_key: dict[str, list[str]] = {}
+    for pair in pairs:
+        key, _, value = pair.partition(META_SEPARATOR)
+        by_key.setdefault(key.strip(), []).append(value.strip())
+    condition = Q()
+    for key, values in by_key.items():
+        either = Q()
+        for value in values:
+            for candidate in _metadata_candidates(value):
+                either |= Q(metadata__contains={key: candidate})
+        condition &= either
+    return condition
+
+
 def _checked_before() -> Q:
     """Claims with a live match: what factchecks.selectors.claims_checked_before shows (a
     rejected match never counts)."""
@@ -179,6 +252,10 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= _article_ids(Q(outlet_id=outlet))
     if article := values.get("article"):
         condition &= Q(article_id=article)
+    if title := (values.get("article_title") or "").strip():
+        condition &= _article_ids(Q(title__icontains=title))
+    if pairs := values.get("meta"):
+        condition &= _article_ids(metadata_q(pairs))
     if (low := values.get("score_min")) is not None:
         condition &= Q(score__gte=low)
     if (high := values.get("score_max")) is not None:

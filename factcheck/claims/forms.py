@@ -16,6 +16,7 @@ from factcheck.claims.models import (
     Verdict,
 )
 from factcheck.claims.ranking import WEIGHT_FIELDS
+from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS
 from factcheck.claims.services import BulkKind
 from factcheck.keys import key_of
 
@@ -97,6 +98,13 @@ class VerdictForm(VersionedForm):
     headline = forms.CharField(
         max_length=74, help_text="Under 75 characters.",
         widget=forms.TextInput(attrs={"maxlength": 74, "size": 60, **key_widget_attrs("claim.headline")}),
+    )
+    claim_reviewed = forms.CharField(
+        max_length=CLAIM_REVIEWED_MAX_CHARS,
+        required=False,
+        label="Claim reviewed",
+        help_text="The claim as you checked it, under 75 characters: the published ClaimReview names it. Empty: made from the sentence.",
+        widget=forms.TextInput(attrs={"maxlength": CLAIM_REVIEWED_MAX_CHARS, "size": 60}),
     )
     explanation = forms.CharField(max_length=EXPLANATION_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 5}))
     evidence = forms.ModelMultipleChoiceField(queryset=Evidence.objects.none(), required=False, widget=forms.CheckboxSelectMultiple)

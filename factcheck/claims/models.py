@@ -10,6 +10,7 @@ from django.core.validators import MaxLengthValidator
 from django.db import models
 
 from factcheck.articles.models import Article
+from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS
 from factcheck.runs.models import PipelineRun
 
 if TYPE_CHECKING:
@@ -269,6 +270,12 @@ class Verdict(models.Model):
     revision = models.PositiveIntegerField(default=1)
     rating = models.CharField(max_length=16, choices=Rating.choices)
     headline = models.CharField(max_length=74, help_text="Under 75 characters.")
+    # The claim as the desk checked it: ClaimReview's claimReviewed. Blank on revisions
+    # written before the field existed; the export then falls back to the default
+    # (claims.reviewed.claim_reviewed_default).
+    claim_reviewed = models.CharField(
+        max_length=CLAIM_REVIEWED_MAX_CHARS, blank=True, help_text="The claim as checked, under 75 characters: what the ClaimReview export names as reviewed."
+    )
     explanation = models.TextField(max_length=EXPLANATION_MAX_CHARS, validators=[MaxLengthValidator(EXPLANATION_MAX_CHARS)])
     evidence = models.ManyToManyField(Evidence, blank=True, related_name="verdicts")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)

@@ -29,15 +29,18 @@ from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import engines
 from django.urls import reverse
+from django.utils.html import format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from factcheck.accounts.roles import Role, has_role, role_required, signed_in_user
+from factcheck.articles.models import Article
+from factcheck.articles.selectors import MetadataKey, article_metadata_values, article_titles_matching
 from factcheck.audit.selectors import audit_timeline
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
-from factcheck.claims.filters import my_claims_querystring, queue_filter_from
+from factcheck.claims.filters import META_SEPARATOR, QueueFilter, my_claims_querystring, queue_filter_from
 from factcheck.claims.forms import (
     AnnotationForm,
     AssignForm,
@@ -57,6 +60,7 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
 from factcheck.claims.services import BulkKind
 from factcheck.factchecks.models import ClaimMatch
 from factcheck.factchecks.selectors import CheckedBefore, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
+from factcheck.organisation import publishing_refusal
 
 # --- The triage queue ----------------------------------------------------------------------
 
@@ -137,6 +141,7 @@ class QueueRow:
     can_dismiss: bool
     detail_url: str
     triage_url: str
+    score: str = ""
     checked_before: str = ""
     # The match shown was confirmed by a reviewer (not only suggested by the matcher).
     checked_before_confirmed: bool = False
@@ -208,6 +213,8 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 can_dismiss="dismiss" in allowed[status],
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
+                # The model's score on the filter bar's scale (Score from/to, 0-1).
+                score=f"{float(row['score']):.2f}" if row["score"] is not None else "",
                 checked_before=_checked_before_line(checked_before.get(pk)),
                 checked_before_confirmed=pk in checked_before and checked_before[pk].confirmed,
                 highlight=tuple(row.get("highlight") or ()),
@@ -255,11 +262,21 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     if _is_htmx(request) and request.headers.get("HX-Target") == "queue-results":
         # Editors assign claims in bulk to whoever may hold one.
         context["users"] = _assignable() if is_editor else []
+        views = [(view.pk, view.name, view.query) for view in selectors.saved_views_for(user=signed_in_user(request))]
+        context["saved_views"] = saved_views_marked(views, current=context["query"])
         response = render(request, "claims/queue_results.html", context, using="jinja2")
         response["HX-Push-Url"] = context["here"]
         return response
     choices = selectors.queue_choices(user=request.user)
-    context.update(outlets=choices.outlets, assignees=choices.assignees, saved_views=choices.saved_views)
+    context.update(
+        outlets=choices.outlets,
+        assignees=choices.assignees,
+        saved_views=saved_views_marked(choices.saved_views, current=context["query"]),
+        metadata=metadata_filter_fields(article_metadata_values(newest_article=choices.newest_article), chosen=queue_filter.values.get("meta") or []),
+        article_named=article_title_of(queue_filter.values.get("article")),
+        without_article_url=_queue_url(QueueFilter(form=queue_filter.form, values={**queue_filter.values, "article": None}).querystring()),
+        titles_url=reverse("claims:article_titles"),
+    )
     context["users"] = choices.assignees if is_editor else []
     return render(request, "claims/queue.html", context, using="jinja2")
 
@@ -280,6 +297,56 @@ def claim_count(request: HttpRequest) -> HttpResponse:
     return render(request, "claims/queue_count.html", context, using="jinja2")
 
 
+@dataclass(frozen=True)
+class SavedViewLink:
+    pk: int
+    name: str
+    is_current: bool
+
+
+def saved_views_marked(views: list[tuple[int, str, str]], *, current: str) -> list[SavedViewLink]:
+    """The user's saved views, the one whose filters are the page's marked: both compared in
+    canonical form, so a view saved before a filter was added still matches its own page."""
+    return [SavedViewLink(pk, name, queue_filter_from(QueryDict(query)).querystring() == current) for pk, name, query in views]
+
+
+@dataclass(frozen=True)
+class MetadataSelect:
+    """One metadata key as a select of the filter bar: options are (meta value, label, selected)."""
+
+    key: str
+    options: list[tuple[str, str, bool]]
+
+
+@dataclass(frozen=True)
+class MetadataFields:
+    selects: list[MetadataSelect]
+    # Chosen pairs no select shows (a key with too many values to offer, a second value of
+    # one key): kept as hidden fields, so changing another filter does not drop them.
+    hidden: list[str]
+
+
+def metadata_filter_fields(keys: list[MetadataKey], *, chosen: list[str]) -> MetadataFields:
+    remaining = list(chosen)
+    selects = []
+    for entry in keys:
+        pairs = [f"{entry.key}{META_SEPARATOR}{item.value}" for item in entry.values]
+        selected = next((pair for pair in remaining if pair in pairs), None)
+        if selected is not None:
+            remaining.remove(selected)
+        options = [(pair, f"{item.value} ({item.articles})", pair == selected) for pair, item in zip(pairs, entry.values, strict=True)]
+        selects.append(MetadataSelect(key=entry.key, options=options))
+    return MetadataFields(selects=selects, hidden=remaining)
+
+
+def article_title_of(pk: int | None) -> str:
+    """The heading of the article an `article` id (an older link's filter) names."""
+    if pk is None:
+        return ""
+    article = Article.objects.filter(pk=pk).only("title", "text").first()
+    return article.display_title if article is not None else f"article #{pk} (not found)"
+
+
 @require_GET
 @role_required(Role.REVIEWER)
 def my_claims(request: HttpRequest) -> HttpResponse:
@@ -294,6 +361,14 @@ def approvals(request: HttpRequest) -> HttpResponse:
     wrote any of), longest waiting first."""
     verdicts = selectors.verdicts_awaiting_approval(user=request.user)
     return render(request, "claims/approvals.html", {"verdicts": verdicts}, using="jinja2")
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def article_titles(request: HttpRequest) -> HttpResponse:
+    """The article filter's suggestions: <option>s for its <datalist> (htmx swaps them in)."""
+    titles = article_titles_matching(text=request.GET.get("article_title", "")[:200])
+    return HttpResponse(format_html_join("", '<option value="{}"></option>', ((title,) for title in titles)))
 
 
 @require_POST
@@ -426,11 +501,13 @@ def bulk_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _verdict_initial(claim: Claim, workspace: selectors.Workspace, start_from: ClaimMatch | None = None) -> dict[str, Any]:
     current = workspace.current_verdict
-    initial: dict[str, Any] = {"version": ""}
+    # The claim as checked starts as the tidied sentence, for the reviewer to edit.
+    initial: dict[str, Any] = {"version": "", "claim_reviewed": services.claim_reviewed_default_for(claim)}
     if current is not None:
         initial = {
             "rating": current.rating,
             "headline": current.headline,
+            "claim_reviewed": current.claim_reviewed or initial["claim_reviewed"],
             "explanation": current.explanation,
             "evidence": [e.pk for e in current.evidence.all()],
             # Editing an approved verdict starts a new revision: there is no version to match.
@@ -474,6 +551,8 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "start_from": start_from,
         "matches": claim_matches_for(claim=claim),
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
+        # Approving publishes; said before the editor tries when the server cannot publish yet.
+        "publishing_refusal": publishing_refusal() if has_role(user, Role.EDITOR) else "",
         "assignable": selectors.assignable_users() if has_role(user, Role.EDITOR) else [],
     }
     # Opened from the queue, the page goes on through that view: `j` skips to its next claim,
@@ -657,7 +736,7 @@ def claim_verdict(request: HttpRequest, pk: int) -> HttpResponse:
     def action() -> object:
         return services.verdict_draft(
             claim=claim, actor=signed_in_user(request), rating=data["rating"], headline=data["headline"], explanation=data["explanation"],
-            evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
+            claim_reviewed=data["claim_reviewed"], evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
         )
 
     return _act(request, claim, action, form_name="verdict_form", form=form, done="Verdict sent for approval.", decision=True)

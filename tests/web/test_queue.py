@@ -31,7 +31,9 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 NEWEST = datetime(2026, 3, 8, 12, tzinfo=UTC)
 # user with role (the session is in Redis), claims page, the page's "checked before" matches,
 # the filter bar's choices and saved views, the navigation's counts (my claims left, awaiting
-# my approval); the count of the claims matching is its own request (views.claim_count)
+# my approval) and the articles' metadata values (cached, keyed by the newest article: read
+# again in each test, whose articles are new); the count of the claims matching is its own
+# request (views.claim_count)
 QUEUE_MAX_QUERIES = 5
 
 
@@ -44,12 +46,14 @@ def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
 _article_counter = iter(range(1, 1_000_000))
 
 
-def make_article(*, outlet: str = "MassLive", title: str = "", text: str = "", published_at: datetime | None = None) -> Article:
+def make_article(
+    *, outlet: str = "MassLive", title: str = "", text: str = "", published_at: datetime | None = None, metadata: dict[str, Any] | None = None
+) -> Article:
     n = next(_article_counter)
     text = text or f"Article {n} text."
     return Article.objects.create(
         outlet=Outlet.objects.get_or_create(name=outlet)[0], title=title or f"Article {n}", text=text,
-        content_hash=f"{n:064d}", published_at=published_at,
+        content_hash=f"{n:064d}", published_at=published_at, metadata=metadata or {},
     )
 
 
@@ -167,8 +171,13 @@ def test_htmx_filter_change_gets_only_the_results(reviewer) -> None:  # type: ig
 
 @pytest.fixture
 def filter_world(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyped-def]
-    globe = make_article(outlet="Boston Globe", title="Sanctuary policy", published_at=datetime(2025, 6, 2, tzinfo=UTC))
-    herald = make_article(outlet="Boston Herald", title="Budget hearing", text="The mayor defended the budget.", published_at=datetime(2025, 6, 20, tzinfo=UTC))
+    globe = make_article(
+        outlet="Boston Globe", title="Sanctuary policy", published_at=datetime(2025, 6, 2, tzinfo=UTC), metadata={"category": "politics", "year": 2025}
+    )
+    herald = make_article(
+        outlet="Boston Herald", title="Budget hearing", text="The mayor defended the budget.", published_at=datetime(2025, 6, 20, tzinfo=UTC),
+        metadata={"category": "business", "year": "2024"},
+    )
     return {
         "numeric": make_claim(globe, sentence="ICE detained 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons", score=0.9,
                               quantities=[{"text": "1,500 people", "value": 1500, "unit": "people", "hedge": "exact"}], assignee=reviewer, priority=90),
@@ -195,6 +204,14 @@ def filter_world(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyp
         ({"has_number": "yes"}, {"numeric"}),
         ({"has_number": "no"}, {"quote", "causal"}),
         ({"tag": "follow-up"}, {"quote"}),
+        ({"article_title": "budget"}, {"causal"}),
+        ({"article_title": "Sanctuary POL"}, {"numeric", "quote"}),
+        ({"meta": "category:politics"}, {"numeric", "quote"}),
+        ({"meta": ["category:politics", "category:business"]}, {"numeric", "quote", "causal"}),
+        ({"meta": ["category:politics", "year:2024"]}, set()),  # keys must all match
+        ({"meta": "year:2025"}, {"numeric", "quote"}),  # a JSON number, asked for as text
+        ({"meta": "year:2024"}, {"causal"}),  # a CSV column's text
+        ({"meta": "category:sport"}, set()),
         ({"q": "detained"}, {"numeric"}),
         ({"q": "budget"}, set()),  # in the article's text only: not a match of the claim's own text
         ({"q": "budget", "in_article": "yes"}, {"causal"}),  # ... unless the whole article is searched
@@ -275,8 +292,12 @@ def test_the_queue_page_lists_what_the_filtered_queryset_does(reviewer, editor, 
         "date_to": datetime(2025, 6, 15).date(), "has_number": "yes", "checked_before": "yes", "tag": " follow-up ", "q": "flooded OR detained",
         "run": run.pk, "import": batch.pk,
         "in_article": "yes",
+        "article_title": "policy", "meta": ["category:politics"],
     }
-    variants = {"assignee": ["unassigned", str(editor.pk)], "has_number": ["no"], "checked_before": ["no"], "speaker": ["LYONS"]}
+    variants = {
+        "assignee": ["unassigned", str(editor.pk)], "has_number": ["no"], "checked_before": ["no"], "speaker": ["LYONS"], "article_title": ["BUDGET"],
+        "meta": [["category:business", "category:politics"], ["year:2025"], ["category:politics", "year:2025"]],
+    }
     assert set(examples) == set(FILTER_FIELDS)  # a new filter needs its example here
     single = [{name: value} for name, value in examples.items()] + [{name: v} for name, vs in variants.items() for v in vs]
     single.append({"q": examples["q"], "in_article": "yes"})
