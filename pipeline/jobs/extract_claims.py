@@ -8,7 +8,8 @@ top to bottom as the data flows:
     read the run's articles -> extract_claims -> write_claims (the sink: staging, binary COPY)
     -> band_memberships (+ the stored claims sharing a band key) -> candidate_pairs
     -> resolve_clusters (exact, on the driver) -> merge (one transaction, pipeline.merge)
-    -> claim_texts -> match_claims (against the fact-check library, broadcast) -> write_matches
+    -> claim_texts -> match_claims (against the library's index: kept between runs, broadcast)
+    -> write_matches
 
 Every step reads and writes through a RunStore (pipeline.run_store): PostgreSQL here, inline
 articles in the class-archive warm-up and the tests. The load is idempotent by construction:
@@ -31,6 +32,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from pipeline import db
+from pipeline.match_library import prepare_library
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.nlp.clustering import Clustering, resolve_clusters
 from pipeline.run_store import RunStore
@@ -137,11 +139,13 @@ def process_run(
     matches = 0
     library = store.read_library()
     if library:
-        # The rows, not a built index: the index pickles to several times their size, and
-        # each Python worker builds it once (pipeline.udfs.make_claim_matcher).
-        library_ref = spark.sparkContext.broadcast(library)
+        # The index kept for this library state (built here, once, when there is none), as
+        # compact bytes: each Python worker reads it once (pipeline.match_library).
+        prepared = prepare_library(store, library, MATCH_CANDIDATES)
+        timings["match_index"] = round(time.perf_counter() - step, 3)
+        library_ref = spark.sparkContext.broadcast(prepared)
         claim_texts_df = claim_texts(claims_df, article_dates(spark, store))
-        matches = write_matches(match_claims(claim_texts_df, library_ref, MATCH_TOP, MATCH_CANDIDATES), store)
+        matches = write_matches(match_claims(claim_texts_df, library_ref, MATCH_TOP), store)
         library_ref.destroy()
         timings["match"] = round(time.perf_counter() - step, 3)
     claims_df.unpersist()

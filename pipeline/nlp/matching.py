@@ -483,22 +483,17 @@ class MatchIndex:
 
     @classmethod
     def from_bytes(cls, data: bytes, *, key: str | None = None, artifact: Artifact | None = None, config: MatchConfig | None = None) -> MatchIndex:
-        """An index from to_bytes, checked before it is trusted: the checksum, the format,
-        the artifact, k1 and b, and (given `key`) the library it was built for. Raises
-        IndexFormatError for anything else."""
+        """An index from to_bytes, checked before it is trusted (check_index_bytes), then its
+        arrays. Raises IndexFormatError for anything but an intact index of that library."""
         artifact = artifact if artifact is not None else read_artifact()
         config = config or MatchConfig()
-        header, arrays = _read_index_bytes(data)
-        expected = {"format": INDEX_FORMAT, "artifact": artifact_digest(artifact), "k1": config.k1, "b": config.b}
-        if key is not None:
-            expected["key"] = key
-        wrong = sorted(name for name, value in expected.items() if header.get(name) != value)
-        if wrong:
-            raise IndexFormatError(f"index built for another {', '.join(wrong)}")
+        header = check_index_bytes(data, key=key, artifact=artifact, config=config)
         embedding = StaticEmbedding.from_artifact(artifact)
         try:
+            with np.load(io.BytesIO(data[len(INDEX_MAGIC) + 32 :]), allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files if name != "header"}
             counts = LibraryCounts.from_arrays(header, arrays, embedding.table.shape[0])
-        except (KeyError, TypeError, ValueError) as error:
+        except (KeyError, OSError, TypeError, ValueError) as error:
             raise IndexFormatError(f"index arrays unreadable: {error}") from None
         return cls.from_counts(counts, artifact, config, embedding=embedding)
 
@@ -662,25 +657,27 @@ FEATURES = (
 DATE_FEATURES = ("dates_known", "days_after_log", "days_before_log", "within_3_days", "within_30_days_after")
 
 
-def index_checksum_ok(data: bytes) -> bool:
-    """Whether serialised index bytes are whole (the sha256 in front matches): a cheap check
-    for whoever hands the bytes on without reading them."""
+def check_index_bytes(data: bytes, *, key: str | None, artifact: Artifact, config: MatchConfig) -> dict[str, Any]:
+    """The header of serialised index bytes once they pass: the checksum, then the format,
+    the artifact, k1 and b and (given `key`) the library key they were built for. Reads the
+    header alone, so whoever only hands the bytes on can afford it. Raises IndexFormatError."""
     head = len(INDEX_MAGIC)
-    return data[:head] == INDEX_MAGIC and hashlib.sha256(data[head + 32 :]).digest() == data[head : head + 32]
-
-
-def _read_index_bytes(data: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    if not index_checksum_ok(data):
+    if data[:head] != INDEX_MAGIC or hashlib.sha256(data[head + 32 :]).digest() != data[head : head + 32]:
         raise IndexFormatError("not an index, or its bytes are damaged (checksum)")
     try:
-        with np.load(io.BytesIO(data[len(INDEX_MAGIC) + 32 :]), allow_pickle=False) as stored:
-            arrays = {name: stored[name] for name in stored.files}
-        header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
+        with np.load(io.BytesIO(data[head + 32 :]), allow_pickle=False) as stored:
+            header = json.loads(stored["header"].tobytes().decode("utf-8"))
     except (KeyError, OSError, ValueError, UnicodeDecodeError) as error:
         raise IndexFormatError(f"index unreadable: {error}") from None
     if not isinstance(header, dict):
         raise IndexFormatError("index header is not an object")
-    return header, arrays
+    expected = {"format": INDEX_FORMAT, "artifact": artifact_digest(artifact), "k1": config.k1, "b": config.b}
+    if key is not None:
+        expected["key"] = key
+    wrong = sorted(name for name, value in expected.items() if header.get(name) != value)
+    if wrong:
+        raise IndexFormatError(f"index built for another {', '.join(wrong)}")
+    return header
 
 
 def _days(dates: Sequence[date | None]) -> np.ndarray:
@@ -802,7 +799,7 @@ __all__ = [
     "LibraryError",
     "MatchConfig",
     "MatchIndex",
-    "index_checksum_ok",
+    "check_index_bytes",
     "library_key",
     "mean_average_precision",
     "normalise",
