@@ -31,6 +31,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,7 @@ def normalise(text: str) -> str:
     return _DIGIT_GROUP.sub("", text)
 
 
+@lru_cache(maxsize=MAX_CACHED_TOKENS)
 def _stem(word: str) -> str:
     """A conservative plural stripper (Harman's S-stemmer): enough to join claim/claims."""
     if len(word) > 4 and word.endswith("ies") and not word.endswith(("eies", "aies")):
