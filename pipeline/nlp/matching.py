@@ -194,7 +194,8 @@ class StaticEmbedding:
         self._tokenizer = Tokenizer.from_str(tokenizer_json)
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
-        self._cache: dict[str, np.ndarray] = {}
+        # Per whitespace token: its distinct piece ids and how often each occurs.
+        self._cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     # Pickled as the int8 table (a quarter of the float32 one); unpickling rebuilds the rest.
     def __getstate__(self) -> tuple[np.ndarray, np.ndarray, str]:
@@ -218,15 +219,9 @@ class StaticEmbedding:
             self._cache.clear()
         new = sorted({token for row in tokens for token in row if token not in self._cache})
         for token, encoding in zip(new, self._tokenizer.encode_batch(new, add_special_tokens=False) if new else [], strict=True):
-            self._cache[token] = np.asarray(encoding.ids, np.int64)
-        cache = self._cache
-        per_text = [np.concatenate([cache[token] for token in row]) if row else np.zeros(0, np.int64) for row in tokens]
-        indptr = np.zeros(len(texts) + 1, np.int64)
-        indptr[1:] = np.cumsum([len(ids) for ids in per_text])
-        ids = np.concatenate(per_text) if per_text else np.zeros(0, np.int64)
-        counts = sp.csr_matrix((np.ones(len(ids), np.float32), ids, indptr), shape=(len(texts), self.table.shape[0]))
-        counts.sum_duplicates()
-        return counts
+            ids, counts = np.unique(np.asarray(encoding.ids, np.int64), return_counts=True)
+            self._cache[token] = (ids, counts.astype(np.float32))
+        return _bag_sum(tokens, self._cache, self.table.shape[0], np.float32)
 
     def encode(self, counts: sp.csr_matrix, idf: np.ndarray) -> np.ndarray:
         weighted = counts.multiply(idf[None, :]).tocsr()
@@ -286,15 +281,31 @@ class CharGrams:
             for number, word in enumerate(new):
                 low, high = hashed.indptr[number], hashed.indptr[number + 1]
                 cache[word] = (hashed.indices[low:high].astype(np.int32), hashed.data[low:high])
-        empty = (np.zeros(0, np.int32), np.zeros(0, np.float64))
-        per_text = [[cache[word] for word in row] or [empty] for row in split]
-        indptr = np.zeros(len(texts) + 1, np.int64)
-        indptr[1:] = np.cumsum([sum(len(i) for i, _ in row) for row in per_text])
-        indices = np.concatenate([i for row in per_text for i, _ in row]) if per_text else np.zeros(0, np.int32)
-        data = np.concatenate([d for row in per_text for _, d in row]) if per_text else np.zeros(0, np.float64)
-        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(texts), CHAR_FEATURES))
-        matrix.sum_duplicates()  # sorted indices, one entry per n-gram: the hasher's own form
-        return matrix
+        # Summed per text: the hasher's own form (sorted indices, one entry per n-gram).
+        return _bag_sum(split, cache, CHAR_FEATURES, np.float64)
+
+
+def _bag_sum(rows: Sequence[Sequence[str]], cache: Mapping[str, tuple[np.ndarray, np.ndarray]], width: int, dtype: Any) -> sp.csr_matrix:
+    """Per row of words, the sum of the words' cached sparse counts (indices, values):
+    (rows x distinct words) counts @ (distinct words x width), one sparse product, with
+    sorted indices. The values are whole numbers, so every sum is exact."""
+    local: dict[str, int] = {}
+    columns = np.fromiter((local.setdefault(word, len(local)) for row in rows for word in row), np.int64)
+    indptr = np.zeros(len(rows) + 1, np.int64)
+    indptr[1:] = np.cumsum([len(row) for row in rows])
+    if not local:
+        return sp.csr_matrix((len(rows), width), dtype=dtype)
+    words = sp.csr_matrix((np.ones(len(columns), dtype), columns, indptr), shape=(len(rows), len(local)))
+    parts = [cache[word] for word in local]
+    part_indptr = np.zeros(len(parts) + 1, np.int64)
+    part_indptr[1:] = np.cumsum([len(ids) for ids, _ in parts])
+    table = sp.csr_matrix(
+        (np.concatenate([values for _, values in parts]).astype(dtype), np.concatenate([ids for ids, _ in parts]), part_indptr),
+        shape=(len(parts), width),
+    )
+    summed = (words @ table).tocsr()
+    summed.sum_duplicates()
+    return summed
 
 
 def artifact_digest(artifact: Artifact) -> str:
