@@ -144,13 +144,15 @@ def process_run(
 
     progress(stage="clustering", progress=0.6, sentences_count=sentence_counter.value, claims_count=claims)
     step = time.perf_counter()
-    memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
-    pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="match") as background:
-        # Matching needs the claims' texts, not their ids: it runs on the executors while the
-        # driver resolves the clusters and PostgreSQL merges (a core of the two is mostly
-        # idle then), and its rows are stored once the merge has given the claims ids.
+        # Matching needs the claims' texts, not their ids: it runs alongside the clustering
+        # and the merge, its Spark job queued behind the clustering's (FIFO), so its tasks
+        # take the cores the clustering leaves (while the driver resolves clusters and
+        # PostgreSQL merges, one of two is mostly idle). Its rows are stored once the merge
+        # has given the claims ids.
         pending = background.submit(compute_matches, spark, store, claims_df)
+        memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
+        pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
         clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
         timings["cluster"] = round(time.perf_counter() - step, 3)
 
