@@ -52,8 +52,7 @@ _DELETED_CONTROLS = str.maketrans("", "", "\x0b\x0c\x1c\x1d\x1e\x1f\x85")
 MAX_CACHED_TOKENS = 300_000
 # Queries per block of the sparse candidate search (bounds the dense block: BLOCK x library).
 BLOCK = 256
-# The character n-grams: sklearn's HashingVectorizer(analyzer="char_wb", ngram_range=(4, 4),
-# n_features=2**20, alternate_sign=False, norm=None), computed per distinct word (CharGrams).
+# The character n-grams (char_vectoriser): 4-grams within words, hashed into 2**20 columns.
 CHAR_N = 4
 CHAR_FEATURES = 2**20
 # The serialised index (MatchIndex.to_bytes): magic, sha256 of the rest, then the header and
@@ -194,8 +193,7 @@ class StaticEmbedding:
         self._tokenizer = Tokenizer.from_str(tokenizer_json)
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
-        # Per whitespace token: its distinct piece ids and how often each occurs.
-        self._cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._cache: dict[str, np.ndarray] = {}
 
     # Pickled as the int8 table (a quarter of the float32 one); unpickling rebuilds the rest.
     def __getstate__(self) -> tuple[np.ndarray, np.ndarray, str]:
@@ -219,9 +217,15 @@ class StaticEmbedding:
             self._cache.clear()
         new = sorted({token for row in tokens for token in row if token not in self._cache})
         for token, encoding in zip(new, self._tokenizer.encode_batch(new, add_special_tokens=False) if new else [], strict=True):
-            ids, counts = np.unique(np.asarray(encoding.ids, np.int64), return_counts=True)
-            self._cache[token] = (ids, counts.astype(np.float32))
-        return _bag_sum(tokens, self._cache, self.table.shape[0], np.float32)
+            self._cache[token] = np.asarray(encoding.ids, np.int64)
+        cache = self._cache
+        per_text = [np.concatenate([cache[token] for token in row]) if row else np.zeros(0, np.int64) for row in tokens]
+        indptr = np.zeros(len(texts) + 1, np.int64)
+        indptr[1:] = np.cumsum([len(ids) for ids in per_text])
+        ids = np.concatenate(per_text) if per_text else np.zeros(0, np.int64)
+        counts = sp.csr_matrix((np.ones(len(ids), np.float32), ids, indptr), shape=(len(texts), self.table.shape[0]))
+        counts.sum_duplicates()
+        return counts
 
     def encode(self, counts: sp.csr_matrix, idf: np.ndarray) -> np.ndarray:
         weighted = counts.multiply(idf[None, :]).tocsr()
@@ -241,71 +245,11 @@ def _bm25_weights(tf: sp.csr_matrix, idf: np.ndarray, k1: float, b: float) -> sp
     return sp.csr_matrix((data.astype(np.float32), tf.indices, tf.indptr), shape=tf.shape)
 
 
-class CharGrams:
-    """Character 4-gram counts of (lower-cased, normalised) texts, exactly as sklearn's
-    HashingVectorizer(analyzer="char_wb", ngram_range=(4, 4), n_features=2**20,
-    alternate_sign=False, norm=None) counts them. char_wb n-grams never cross whitespace, so a
-    text's counts are the sum of its words': each distinct word is analysed and hashed once
-    and cached, instead of every n-gram of every text in Python."""
+def char_vectoriser() -> Any:
+    """Character 4-grams of lower-cased normalised text, hashed (stateless: nothing to fit)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
 
-    _white_spaces = re.compile(r"\s\s+")
-
-    def __init__(self) -> None:
-        self._cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self._cache = {}
-
-    @staticmethod
-    def _word_grams(word: str) -> list[str]:
-        padded = " " + word + " "
-        if len(padded) <= CHAR_N:
-            return [padded]
-        return [padded[i : i + CHAR_N] for i in range(len(padded) - CHAR_N + 1)]
-
-    def transform(self, texts: Sequence[str]) -> sp.csr_matrix:
-        from sklearn.feature_extraction import FeatureHasher
-
-        # sklearn lower-cases (its preprocessor) and joins runs of whitespace before splitting.
-        split = [self._white_spaces.sub(" ", text.lower()).split() for text in texts]
-        if len(self._cache) > MAX_CACHED_TOKENS:
-            self._cache.clear()
-        cache = self._cache
-        new = sorted({word for row in split for word in row if word not in cache})
-        if new:
-            hasher = FeatureHasher(n_features=CHAR_FEATURES, input_type="string", alternate_sign=False)
-            hashed = hasher.transform(self._word_grams(word) for word in new)
-            for number, word in enumerate(new):
-                low, high = hashed.indptr[number], hashed.indptr[number + 1]
-                cache[word] = (hashed.indices[low:high].astype(np.int32), hashed.data[low:high])
-        # Summed per text: the hasher's own form (sorted indices, one entry per n-gram).
-        return _bag_sum(split, cache, CHAR_FEATURES, np.float64)
-
-
-def _bag_sum(rows: Sequence[Sequence[str]], cache: Mapping[str, tuple[np.ndarray, np.ndarray]], width: int, dtype: Any) -> sp.csr_matrix:
-    """Per row of words, the sum of the words' cached sparse counts (indices, values):
-    (rows x distinct words) counts @ (distinct words x width), one sparse product, with
-    sorted indices. The values are whole numbers, so every sum is exact."""
-    local: dict[str, int] = {}
-    columns = np.fromiter((local.setdefault(word, len(local)) for row in rows for word in row), np.int64)
-    indptr = np.zeros(len(rows) + 1, np.int64)
-    indptr[1:] = np.cumsum([len(row) for row in rows])
-    if not local:
-        return sp.csr_matrix((len(rows), width), dtype=dtype)
-    words = sp.csr_matrix((np.ones(len(columns), dtype), columns, indptr), shape=(len(rows), len(local)))
-    parts = [cache[word] for word in local]
-    part_indptr = np.zeros(len(parts) + 1, np.int64)
-    part_indptr[1:] = np.cumsum([len(ids) for ids, _ in parts])
-    table = sp.csr_matrix(
-        (np.concatenate([values for _, values in parts]).astype(dtype), np.concatenate([ids for ids, _ in parts]), part_indptr),
-        shape=(len(parts), width),
-    )
-    summed = (words @ table).tocsr()
-    summed.sum_duplicates()
-    return summed
+    return HashingVectorizer(analyzer="char_wb", ngram_range=(CHAR_N, CHAR_N), n_features=CHAR_FEATURES, alternate_sign=False, norm=None)
 
 
 def artifact_digest(artifact: Artifact) -> str:
@@ -352,7 +296,7 @@ class LibraryCounts:
     days: np.ndarray  # entry dates as ordinals, NaN where unknown
 
     @classmethod
-    def analyse(cls, entries: Iterable[Mapping[str, Any]], embedding: StaticEmbedding, grams: CharGrams) -> LibraryCounts:
+    def analyse(cls, entries: Iterable[Mapping[str, Any]], embedding: StaticEmbedding) -> LibraryCounts:
         rows = list(entries)
         texts = {name: [str(row.get(name) or "") for row in rows] for name in FIELDS}
         # Each text is normalised once (it is what the time goes on), and an empty field not at all.
@@ -368,7 +312,7 @@ class LibraryCounts:
             ids=[str(row["id"]) for row in rows],
             vocabulary=list(vocabulary),
             tf={name: _term_counts(field_terms[name], vocabulary) for name in FIELDS},
-            grams=grams.transform([text.lower() for text in whole]),
+            grams=char_vectoriser().transform([text.lower() for text in whole]).tocsr(),
             pieces_whole=embedding.pieces(whole),
             pieces_claim=embedding.pieces(normalised["claim"]),
             days=_days([parse_date(row.get("date")) for row in rows]),
@@ -415,7 +359,7 @@ class MatchIndex:
     vocabulary: dict[str, int]
     combined: sp.csr_matrix  # terms x entries: BM25 weights over the whole entry
     fields_by_doc: dict[str, sp.csr_matrix]  # entries x terms, per field
-    char_grams: CharGrams
+    char_vectoriser: Any
     char_idf: np.ndarray
     char_docs: sp.csr_matrix
     embedding: StaticEmbedding
@@ -434,8 +378,8 @@ class MatchIndex:
     @classmethod
     def build(cls, entries: Iterable[Mapping[str, Any]], artifact: Artifact | None = None, config: MatchConfig | None = None) -> MatchIndex:
         artifact = artifact if artifact is not None else read_artifact()
-        embedding, grams = StaticEmbedding.from_artifact(artifact), CharGrams()
-        return cls.from_counts(LibraryCounts.analyse(entries, embedding, grams), artifact, config, embedding=embedding, grams=grams)
+        embedding = StaticEmbedding.from_artifact(artifact)
+        return cls.from_counts(LibraryCounts.analyse(entries, embedding), artifact, config, embedding=embedding)
 
     @classmethod
     def from_counts(
@@ -445,7 +389,6 @@ class MatchIndex:
         config: MatchConfig | None = None,
         *,
         embedding: StaticEmbedding | None = None,
-        grams: CharGrams | None = None,
     ) -> MatchIndex:
         """The index from its entries' counts: idf, BM25 weights, n-gram TF-IDF and embedding
         vectors, all sparse/dense arithmetic (no text is read again)."""
@@ -464,7 +407,7 @@ class MatchIndex:
         index.combined = _bm25_weights(tf["claim"] + tf["title"] + tf["summary"], idf, config.k1, config.b).T.tocsr()
         index.fields_by_doc = {name: _bm25_weights(tf[name], idf, config.k1, config.b) for name in FIELDS}
 
-        index.char_grams = grams if grams is not None else CharGrams()
+        index.char_vectoriser = char_vectoriser()
         char_df = np.bincount(counts.grams.indices, minlength=counts.grams.shape[1]).astype(np.float32)
         index.char_idf = np.log((1 + count) / (1 + char_df)).astype(np.float32) + 1
         index.char_docs = _l2_rows(_log_tf(counts.grams).multiply(index.char_idf[None, :]).tocsr())
@@ -555,7 +498,7 @@ class MatchIndex:
         if len(q_rows) == 0:
             return q_rows, d_rows, np.zeros((0, len(FEATURES) + len(DATE_FEATURES)))
         per_field = [_pair_dot(query, self.fields_by_doc[name], q_rows, d_rows) for name in FIELDS]
-        grams = self.char_grams.transform([t.lower() for t in normalised])
+        grams = self.char_vectoriser.transform([t.lower() for t in normalised])
         q_chars = _l2_rows(_log_tf(grams).multiply(self.char_idf[None, :]).tocsr())
         char_all = _pair_dot(q_chars, self.char_docs, q_rows, d_rows)
         q_vectors = self.embedding.encode(self.embedding.pieces(normalised), self.piece_idf)
@@ -806,7 +749,6 @@ def mean_average_precision(rankings: Mapping[str, Sequence[str]], relevant: Mapp
 
 __all__ = [
     "Artifact",
-    "CharGrams",
     "IndexFormatError",
     "LibraryCounts",
     "LibraryError",

@@ -1,15 +1,13 @@
 """The library's matching index kept between runs (pipeline.match_library): built once per
 library state, used again while the library is unchanged, built again when it changes (an
 import, an approval) or when what is kept is damaged or another library's; the stored bytes
-give the same matches as a fresh build, and the character n-grams are sklearn's."""
+give the same matches as a fresh build."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
-from sklearn.feature_extraction.text import HashingVectorizer
 
 from factcheck.factchecks.models import MatchIndexCache
 from factcheck.factchecks.services import factchecks_import_file
@@ -18,7 +16,7 @@ from factcheck.runs.spark import database_url_for_job
 from pipeline import db
 from pipeline.jobs.extract_claims import MATCH_CANDIDATES
 from pipeline.match_library import prepare_library, prepared_from_rows
-from pipeline.nlp.matching import CharGrams, IndexFormatError, MatchConfig, MatchIndex, library_key
+from pipeline.nlp.matching import IndexFormatError, MatchConfig, MatchIndex, library_key
 from pipeline.run_store import InMemoryRun
 from tests.pipeline.test_matching import LIBRARY, seed_sentences
 from tests.reports.helpers import claim_in_article, publish
@@ -97,16 +95,6 @@ def test_the_stored_index_matches_exactly_as_a_fresh_build() -> None:
     assert stored.match(texts, 5) == fresh.match(texts, 5) and any(fresh.match(texts, 5))
     assert stored.doc_vectors.tobytes() == fresh.doc_vectors.tobytes()
     assert (stored.char_docs != fresh.char_docs).nnz == 0 and stored.vocabulary == fresh.vocabulary
-
-
-def test_character_ngrams_are_exactly_sklearns() -> None:
-    texts = [*seed_sentences(), *UGLY, " ".join(UGLY)]
-    expected = HashingVectorizer(analyzer="char_wb", ngram_range=(4, 4), n_features=2**20, alternate_sign=False, norm=None).transform(texts)
-    grams = CharGrams()
-    for attempt in range(2):  # the second time from the word cache
-        got = grams.transform(texts)
-        assert got.shape == expected.shape and (got != expected).nnz == 0, attempt
-        assert np.array_equal(got.indptr, expected.indptr) and np.array_equal(got.indices, expected.indices)
 
 
 # --- Kept in PostgreSQL, invalidated by an import and by an approval ------------------------------
