@@ -1,14 +1,20 @@
 """End-to-end pipeline benchmark: PostgreSQL in, PostgreSQL out, through spark-submit.
 
     python bench/pipeline_bench.py [--corpus ../shared/data/bbc_news/bbc_news.jsonl] [--repeat 3] [--spark-only]
-                                   [--library FILE...]
+                                   [--library FILE... [--compare]]
 
 Uses a throw-away database `<name>_bench` on the server of DATABASE_URL. Prints, for the
 Spark run: articles/s and sentences/s excluding JVM/SparkSession start-up (reported
 separately), claims stored, peak memory of the whole spark-submit process tree; then the
 same extraction in one plain Python process, and the ratio. Medians over --repeat runs.
---library: fact-check files imported (manage.py import_factchecks) before each run, so the
-run matches its claims against them (the `match` stage); without it the library is empty.
+--library: fact-check files imported (manage.py import_factchecks) once, and put back after
+each run's emptying of the claim tables (which cascades to the library) with the same ids, so
+the run matches its claims against them (the `match` stage) and, from the second run on, with
+the index the first one kept (pipeline.match_library); the first run, which builds it, is
+reported apart and left out of the medians. Without --library the library is empty.
+--compare (with --library): runs without and with the library in turn, --repeat of each, and
+prints what matching adds: the ratio of their median work and CPU seconds, measured in the
+same spell (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -105,12 +111,54 @@ def load_corpus(path: Path) -> list[dict[str, str]]:
 
 def empty_claim_tables() -> None:
     """Every run starts from empty claim tables, as the first does: TRUNCATE, not DELETE,
-    so no run inherits the dead rows and bloated indexes of the one before."""
+    so no run inherits the dead rows and bloated indexes of the one before. The cascade
+    empties the library too (the desk's entries point at verdicts): library_restore."""
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE claims, claim_clusters, claim_signatures, claim_bands CASCADE")
         cursor.execute("VACUUM ANALYZE claims")
+
+
+LIBRARY_ASIDE = "bench_factchecks_aside"
+
+
+def library_import(paths: list[Path]) -> int:
+    """Import the fact-check files once and keep a copy of the rows aside; returns the count."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("import_factchecks", *map(str, paths), verbosity=0)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {LIBRARY_ASIDE}")
+        cursor.execute(f"CREATE TABLE {LIBRARY_ASIDE} AS SELECT {library_columns()} FROM factchecks")
+        cursor.execute(f"SELECT count(*) FROM {LIBRARY_ASIDE}")
+        return int(cursor.fetchone()[0])
+
+
+def library_columns() -> str:
+    """factchecks' stored columns (its search vector is generated)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) FROM information_schema.columns "
+            "WHERE table_name = 'factchecks' AND is_generated = 'NEVER'"
+        )
+        return str(cursor.fetchone()[0])
+
+
+def library_restore(present: bool) -> None:
+    """The library as the next run should see it: the rows set aside (the same ids, so the
+    same library key), or none."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE factchecks CASCADE")
+        if present:
+            columns = library_columns()
+            cursor.execute(f"INSERT INTO factchecks ({columns}) SELECT {columns} FROM {LIBRARY_ASIDE}")
+            cursor.execute("ANALYZE factchecks")
 
 
 def run_spark(article_ids: list[int]) -> dict[str, float]:
@@ -187,7 +235,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--spark-only", action="store_true", help="skip the plain-Python runs (to compare Spark settings)")
     parser.add_argument("--library", type=Path, nargs="*", default=[], help="fact-check files to match against (import_factchecks)")
+    parser.add_argument("--compare", action="store_true", help="with --library: runs without and with it in turn, and the ratio")
     args = parser.parse_args()
+    if args.compare and not args.library:
+        parser.error("--compare needs --library")
     if not args.corpus.exists():
         print(f"pipeline bench: corpus {args.corpus} not found (it lives in ../shared/data, outside the repo); skipped.")
         return 0
@@ -204,18 +255,30 @@ def main() -> int:
     print(f"imported {result.batch.rows_stored} articles ({result.batch.rows_duplicate} duplicates) in {time.perf_counter() - started:.1f}s")
     article_ids = result.new_article_ids
 
-    spark_runs = []
-    for attempt in range(args.repeat):
+    library_size = library_import(args.library) if args.library else 0
+    if args.library:
+        # The first run of a library builds its index and keeps it; the rest use it.
         empty_claim_tables()
-        if args.library:
-            # Again each run: emptying the claims cascades to the desk's verdicts and the library.
-            call_command("import_factchecks", *map(str, args.library), verbosity=0)
-        figures = run_spark(article_ids)
-        spark_runs.append(figures)
+        library_restore(True)
+        first = run_spark(article_ids)
         print(
-            f"  spark run {attempt + 1}: {figures['work']:.1f}s work + {figures['jvm_and_session_start']:.1f}s start, "
-            f"{figures['cpu']:.1f} CPU s, peak {figures['peak_mb']:.0f} MB; load average {load_average()}"
+            f"  first run with the library ({library_size} checks; builds and keeps its index): {first['work']:.1f}s work, "
+            f"match stage {first.get('stage_match', 0):.1f}s; load average {load_average()}"
         )
+    plan = [False, True] if args.compare else [bool(args.library)]
+    spark_runs: list[dict[str, float]] = []
+    without_runs: list[dict[str, float]] = []
+    for attempt in range(args.repeat):
+        for with_library in plan:
+            empty_claim_tables()
+            library_restore(with_library)
+            figures = run_spark(article_ids)
+            (spark_runs if with_library == bool(args.library) else without_runs).append(figures)
+            print(
+                f"  spark run {attempt + 1}{' with the library' if with_library else ''}: {figures['work']:.1f}s work + "
+                f"{figures['jvm_and_session_start']:.1f}s start, {figures['cpu']:.1f} CPU s, peak {figures['peak_mb']:.0f} MB; "
+                f"load average {load_average()}"
+            )
     python_runs = [] if args.spark_only else [run_python(corpus) for _ in range(args.repeat)]
 
     def median(runs: list[dict[str, float]], key: str) -> float:
@@ -236,6 +299,11 @@ def main() -> int:
     print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")
     print(f"  CPU (tree, all)      {median(spark_runs, 'cpu'):10.1f} s   (JVM start included; {os.cpu_count()} cores)")
     print(f"load average (1, 5, 15 min) at the end: {load_average()} (the machine may be shared)")
+    if without_runs:
+        work_without, cpu_without = median(without_runs, "work"), median(without_runs, "cpu")
+        print(f"what matching against {library_size} checks adds (runs interleaved, medians of {args.repeat}):")
+        print(f"  work seconds         {work_without:10.1f} -> {spark_work:.1f}   ({spark_work / work_without:.2f}x)")
+        print(f"  CPU (tree, all)      {cpu_without:10.1f} -> {median(spark_runs, 'cpu'):.1f}   ({median(spark_runs, 'cpu') / cpu_without:.2f}x)")
     if not python_runs:
         return 0
     python_work = median(python_runs, "work")

@@ -135,6 +135,24 @@ def read_library(dsn: str) -> list[dict[str, str]]:
     return entries
 
 
+# Matching indexes kept in factcheck_match_indexes (pipeline.match_library prunes to these).
+KEPT_MATCH_INDEXES = 2
+
+
+def read_match_index(dsn: str, *, key: str) -> bytes | None:
+    """The kept matching index (MatchIndex.to_bytes) of the library state `key`, if any."""
+    with connect(dsn) as conn:
+        row = conn.execute(statement("read_match_index"), {"key": key}).fetchone()
+    return bytes(row[0]) if row else None
+
+
+def write_match_index(dsn: str, *, key: str, data: bytes, entries: int) -> None:
+    """Keep a built index under its library key, and drop all but the newest few."""
+    with connect(dsn) as conn:
+        conn.execute(statement("write_match_index"), {"key": key, "data": data, "entries": entries})
+        conn.execute(statement("prune_match_indexes"), {"keep": KEPT_MATCH_INDEXES})
+
+
 def read_article_dates(dsn: str, *, run_id: int) -> list[tuple[int, str]]:
     with connect(dsn) as conn:
         return [(int(article), day.isoformat()) for article, day in conn.execute(statement("read_run_article_dates"), {"run_id": run_id})]
@@ -243,6 +261,12 @@ class PostgresRun:
 
     def read_article_dates(self) -> list[tuple[int, str]]:
         return read_article_dates(self.dsn, run_id=self.run_id)
+
+    def read_match_index(self, key: str) -> bytes | None:
+        return read_match_index(self.dsn, key=key)
+
+    def write_match_index(self, key: str, data: bytes, entries: int) -> None:
+        write_match_index(self.dsn, key=key, data=data, entries=entries)
 
     def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
         return write_matches(self.dsn, rows)

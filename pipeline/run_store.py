@@ -47,6 +47,14 @@ class RunStore(Protocol):
         """(article_id, ISO publication date) of the run's dated articles. On the driver."""
         ...
 
+    def read_match_index(self, key: str) -> bytes | None:
+        """The kept matching index (MatchIndex.to_bytes) of the library state `key`, or None. On the driver."""
+        ...
+
+    def write_match_index(self, key: str, data: bytes, entries: int) -> None:
+        """Keep a built matching index under its library key. On the driver."""
+        ...
+
     def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
         """Store (claim_key, factcheck_id, score, rank) matches of merged claims, idempotently,
         never over a reviewer's decision; returns the rows written. On the driver."""
@@ -73,6 +81,8 @@ class InMemoryRun:
     library: Sequence[Mapping[str, str]] = ()
     article_dates: Mapping[int, str] = field(default_factory=dict)
     matches: list[tuple[str, int, float, int]] = field(default_factory=list)
+    # Kept matching indexes by library key, as factcheck_match_indexes holds them.
+    match_indexes: dict[str, bytes] = field(default_factory=dict)
 
     def read_articles(self, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
         return iter([article for article in self.articles if int(article[0]) % buckets == bucket])
@@ -113,6 +123,12 @@ class InMemoryRun:
 
     def read_article_dates(self) -> list[tuple[int, str]]:
         return sorted(self.article_dates.items())
+
+    def read_match_index(self, key: str) -> bytes | None:
+        return self.match_indexes.get(key)
+
+    def write_match_index(self, key: str, data: bytes, entries: int) -> None:
+        self.match_indexes[key] = data
 
     def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
         """Keeps the last run's matches, sorted (they come back from the tasks in any order)."""

@@ -93,15 +93,20 @@ def article_dates(spark: SparkSession, store: RunStore) -> DataFrame:
     return spark.createDataFrame(store.read_article_dates(), ARTICLE_DATE_SCHEMA)
 
 
-def match_claims(claim_texts_df: DataFrame, library_ref: Any, top: int, candidates: int) -> DataFrame:
+def match_claims(claim_texts_df: DataFrame, library_ref: Any, top: int) -> DataFrame:
     """Claims (CLAIM_TEXT_SCHEMA) -> their `top` best fact-checks of the library (MATCH_SCHEMA:
     claim_key, factcheck_id, score, rank), with pipeline.nlp.matching, the code of
-    `python -m pipeline match`. `library_ref`: the library rows or their broadcast; each
-    Python worker builds the index once. Pure: no I/O."""
-    return claim_texts_df.select(*CLAIM_TEXT_SCHEMA.fieldNames()).mapInArrow(udfs.make_claim_matcher(library_ref, top, candidates), MATCH_SCHEMA)
+    `python -m pipeline match`. `library_ref`: the library prepared by
+    pipeline.match_library (its built index as bytes, and its candidates per claim) or its
+    broadcast; each Python worker reads the index once. Pure: no I/O."""
+    return claim_texts_df.select(*CLAIM_TEXT_SCHEMA.fieldNames()).mapInArrow(udfs.make_claim_matcher(library_ref, top), MATCH_SCHEMA)
 
 
-def write_matches(matches_df: DataFrame, store: RunStore) -> int:
-    """The sink: the run's matches into the store in one transaction (a few per claim: they
-    come to the driver); returns the rows written. Idempotent; a reviewer's decision stays."""
-    return store.write_matches([(row.claim_key, row.factcheck_id, row.score, row.rank) for row in matches_df.collect()])
+# (claim_key, factcheck_id, score, rank): a match as RunStore.write_matches stores it.
+MatchRow = tuple[str, int, float, int]
+
+
+def collect_matches(matches_df: DataFrame) -> list[MatchRow]:
+    """The run's matches on the driver (a few per claim), for RunStore.write_matches."""
+    return [(row.claim_key, row.factcheck_id, row.score, row.rank) for row in matches_df.collect()]
+

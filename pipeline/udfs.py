@@ -21,6 +21,7 @@ from pipeline.schemas import ARTICLE_ARROW, CANDIDATE_ARROW, CLAIM_ARROW, MATCH_
 from pipeline.staging import CLAIM_COLUMN_NAMES
 
 if TYPE_CHECKING:
+    from pipeline.match_library import PreparedLibrary
     from pipeline.nlp.matching import MatchIndex
     from pipeline.run_store import RunStore
 
@@ -156,35 +157,32 @@ def find_stars(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], schema=CANDIDATE_ARROW)
 
 
-# The index a Python worker built last, by (library broadcast, candidates): Spark reuses its
-# Python workers, so a worker builds the index once per run however many tasks it gets. One
-# index at a time keeps memory bounded.
-_BUILT_INDEX: dict[tuple[int, int], MatchIndex] = {}
+# The index a Python worker read last, by library key and candidates: Spark reuses its Python
+# workers, so a worker reads the index once per run however many tasks it gets. One index at
+# a time keeps memory bounded.
+_LOADED_INDEX: dict[tuple[str, int], MatchIndex] = {}
 
 
-def _match_index(library_ref: Any, candidates: int) -> MatchIndex:
-    """`library_ref`: a Spark broadcast of the library rows, or the rows themselves."""
-    from pipeline.nlp.matching import MatchConfig, MatchIndex
-
-    # A broadcast's id is the same in every task (it may be 0); inline rows are keyed by object.
-    key = (library_ref.id if hasattr(library_ref, "id") else id(library_ref), candidates)
-    if key not in _BUILT_INDEX:
-        _BUILT_INDEX.clear()
-        _BUILT_INDEX[key] = MatchIndex.build(getattr(library_ref, "value", library_ref), config=MatchConfig(candidates=candidates))
-    return _BUILT_INDEX[key]
+def _match_index(prepared: PreparedLibrary) -> MatchIndex:
+    key = (prepared.key, prepared.candidates)
+    if key not in _LOADED_INDEX:
+        _LOADED_INDEX.clear()
+        _LOADED_INDEX[key] = prepared.index()
+    return _LOADED_INDEX[key]
 
 
-def make_claim_matcher(library_ref: Any, top: int, candidates: int) -> MapInArrow:
+def make_claim_matcher(library_ref: Any, top: int) -> MapInArrow:
     """mapInArrow: the run's claims (CLAIM_TEXT_ARROW) -> their `top` best library matches
-    (MATCH_ARROW), best first, ranked from 1. No I/O. A library entry that is the desk's own
-    verdict on a claim (its `own_claim_key`) is never that claim's match: one more candidate
-    is asked for where such entries exist, and the claim's own is dropped."""
+    (MATCH_ARROW), best first, ranked from 1. `library_ref`: a pipeline.match_library
+    PreparedLibrary (the built index as bytes), or its broadcast. No I/O. A library entry
+    that is the desk's own verdict on a claim is never that claim's match: one more
+    candidate is asked for where such entries exist, and the claim's own is dropped."""
     from pipeline.nlp.matching import parse_date
 
     def match(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        index = _match_index(library_ref, candidates)
-        library = getattr(library_ref, "value", library_ref)
-        own = {str(entry["id"]): entry["own_claim_key"] for entry in library if entry.get("own_claim_key")}
+        prepared: PreparedLibrary = getattr(library_ref, "value", library_ref)
+        index = _match_index(prepared)
+        own = prepared.own
         for batch in batches:
             keys = batch.column("claim_key").to_pylist()
             dates = [parse_date(value) for value in batch.column("claim_date").to_pylist()]

@@ -169,3 +169,26 @@ class FactCheckImport(UploadProgress, models.Model):
     def __str__(self) -> str:
         return f"Fact-check import #{self.pk} ({self.source})"
 
+
+
+class MatchIndexCache(models.Model):
+    """The library's matching index, built once and kept between pipeline runs.
+
+    Written and read only by the pipeline, with plain SQL (pipeline/sql/*_match_index.sql;
+    pipeline.match_library): `key` is pipeline.nlp.matching.library_key of the library as a
+    run reads it (its entries' matched fields, the engine's artifact and format), `data` the
+    index's MatchIndex.to_bytes(). Any change to the library is a new key, so a run never
+    uses an index of another library; damaged bytes fail their checksum and are rebuilt.
+    A Spark executor on another machine gets the index from the driver, which reads it here.
+    """
+
+    key = models.CharField(max_length=64, primary_key=True)
+    data = models.BinaryField()
+    entries = models.PositiveIntegerField(help_text="Fact-checks in the index.")
+    created_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "factcheck_match_indexes"
+
+    def __str__(self) -> str:
+        return f"Match index {self.key[:12]} ({self.entries} fact-checks)"

@@ -8,7 +8,8 @@ top to bottom as the data flows:
     read the run's articles -> extract_claims -> write_claims (the sink: staging, binary COPY)
     -> band_memberships (+ the stored claims sharing a band key) -> candidate_pairs
     -> resolve_clusters (exact, on the driver) -> merge (one transaction, pipeline.merge)
-    -> claim_texts -> match_claims (against the fact-check library, broadcast) -> write_matches
+       alongside: claim_texts -> match_claims (against the library's index: kept between
+       runs, broadcast) -> collect_matches, stored once the merge is done (write_matches)
 
 Every step reads and writes through a RunStore (pipeline.run_store): PostgreSQL here, inline
 articles in the class-archive warm-up and the tests. The load is idempotent by construction:
@@ -24,27 +25,30 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from pipeline import db
+from pipeline.match_library import prepare_library
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.nlp.clustering import Clustering, resolve_clusters
 from pipeline.run_store import RunStore
 from pipeline.transforms import (
+    MatchRow,
     article_dates,
     band_memberships,
     candidate_pairs,
     claim_texts,
+    collect_matches,
     extract_claims,
     match_claims,
     read_articles,
     stored_memberships,
     write_claims,
-    write_matches,
 )
 
 ARTICLES_PER_PARTITION = 100
@@ -114,6 +118,26 @@ def no_progress(**fields: Any) -> None:
     """process_run's default: nobody to tell."""
 
 
+def compute_matches(
+    spark: SparkSession, store: RunStore, claims_df: DataFrame, matching: MatchParams
+) -> tuple[list[MatchRow], dict[str, float]] | None:
+    """The run's claims' matches against the library (rows for store.write_matches, and
+    timings: match_index to have the index, match to have the rows), or None for an empty
+    library, which costs one query."""
+    started = time.perf_counter()
+    library = store.read_library()
+    if not library:
+        return None
+    # The index kept for this library state (built here, once, when there is none), as
+    # compact bytes: each Python worker reads it once (pipeline.match_library).
+    prepared = prepare_library(store, library, matching.candidates)
+    index_seconds = round(time.perf_counter() - started, 3)
+    library_ref = spark.sparkContext.broadcast(prepared)
+    rows = collect_matches(match_claims(claim_texts(claims_df, article_dates(spark, store)), library_ref, matching.top))
+    library_ref.destroy()
+    return rows, {"match_index": index_seconds, "match": round(time.perf_counter() - started, 3)}
+
+
 def process_run(
     spark: SparkSession,
     store: RunStore,
@@ -141,29 +165,33 @@ def process_run(
 
     progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
     step = time.perf_counter()
-    memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
-    pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
-    clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
-    timings["cluster"] = round(time.perf_counter() - step, 3)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="match") as background:
+        # Matching needs the claims' texts, not their ids: it runs alongside the clustering
+        # and the merge, its Spark job queued behind the clustering's (FIFO), so its tasks
+        # take the cores the clustering leaves (while the driver resolves clusters and
+        # PostgreSQL merges, one of two is mostly idle). Its rows are stored once the merge
+        # has given the claims ids.
+        pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
+        memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
+        pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
+        clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
+        timings["cluster"] = round(time.perf_counter() - step, 3)
 
-    progress(stage="writing", progress=0.8)
-    step = time.perf_counter()
-    staged, written = store.merge(clustering)
-    timings["load"] = round(time.perf_counter() - step, 3)
+        progress(stage="writing", progress=0.8)
+        step = time.perf_counter()
+        staged, written = store.merge(clustering)
+        timings["load"] = round(time.perf_counter() - step, 3)
 
-    # Once merged, the claims have ids to match under. An empty library costs one query.
-    step = time.perf_counter()
+        step = time.perf_counter()
+        found = pending.result() if pending is not None else None
     matches = 0
-    library = store.read_library() if matching is not None else []
-    if library and matching is not None:
-        progress(stage="matching", progress=0.9)
-        # The rows, not a built index: the index pickles to several times their size, and
-        # each Python worker builds it once (pipeline.udfs.make_claim_matcher).
-        library_ref = spark.sparkContext.broadcast(library)
-        claim_texts_df = claim_texts(claims_df, article_dates(spark, store))
-        matches = write_matches(match_claims(claim_texts_df, library_ref, matching.top, matching.candidates), store)
-        library_ref.destroy()
-        timings["match"] = round(time.perf_counter() - step, 3)
+    if found is not None:
+        rows, match_timings = found
+        matches = store.write_matches(rows)
+        # match: the whole step, in the background from its start; match_after_load: what it
+        # added after the merge (waiting for it, then storing its rows).
+        timings.update(match_timings, match_after_load=round(time.perf_counter() - step, 3))
+        timings["match"] = round(match_timings["match"] + timings["match_after_load"], 3)
     claims_df.unpersist()
     return RunSummary(sentence_counter.value, claims, staged, written, clustering, timings, matches)
 

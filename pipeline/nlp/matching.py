@@ -23,6 +23,7 @@ Spark job broadcasts a built index (it pickles) or builds one per executor from 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -30,6 +31,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,13 @@ _DELETED_CONTROLS = str.maketrans("", "", "\x0b\x0c\x1c\x1d\x1e\x1f\x85")
 MAX_CACHED_TOKENS = 300_000
 # Queries per block of the sparse candidate search (bounds the dense block: BLOCK x library).
 BLOCK = 256
+# The character n-grams (char_vectoriser): 4-grams within words, hashed into 2**20 columns.
+CHAR_N = 4
+CHAR_FEATURES = 2**20
+# The serialised index (MatchIndex.to_bytes): magic, sha256 of the rest, then the header and
+# arrays. A new layout of the stored arrays takes a new FORMAT, so old entries miss.
+INDEX_MAGIC = b"FCMATCHIDX"
+INDEX_FORMAT = 1
 
 _STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between both but by
@@ -71,6 +80,10 @@ _DAY_MONTH_YEAR = re.compile(r"(\d{1,2})\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})")
 _MONTH_DAY_YEAR = re.compile(r"([A-Za-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})")
 
 
+class IndexFormatError(ValueError):
+    """Serialised index bytes that are not a whole, intact index of the expected library."""
+
+
 class LibraryError(ValueError):
     """A library line that cannot be used: says which line and what is wrong."""
 
@@ -89,6 +102,7 @@ def normalise(text: str) -> str:
     return _DIGIT_GROUP.sub("", text)
 
 
+@lru_cache(maxsize=MAX_CACHED_TOKENS)
 def _stem(word: str) -> str:
     """A conservative plural stripper (Harman's S-stemmer): enough to join claim/claims."""
     if len(word) > 4 and word.endswith("ies") and not word.endswith(("eies", "aies")):
@@ -231,6 +245,35 @@ def _bm25_weights(tf: sp.csr_matrix, idf: np.ndarray, k1: float, b: float) -> sp
     return sp.csr_matrix((data.astype(np.float32), tf.indices, tf.indptr), shape=tf.shape)
 
 
+def char_vectoriser() -> Any:
+    """Character 4-grams of lower-cased normalised text, hashed (stateless: nothing to fit)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(analyzer="char_wb", ngram_range=(CHAR_N, CHAR_N), n_features=CHAR_FEATURES, alternate_sign=False, norm=None)
+
+
+def artifact_digest(artifact: Artifact) -> str:
+    """sha256 of the artifact's files: an index built with other files is another index."""
+    digest = hashlib.sha256()
+    for name in sorted(artifact.files):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(artifact.files[name]).digest())
+    return digest.hexdigest()
+
+
+def library_key(entries: Iterable[Mapping[str, Any]], artifact: Artifact | None = None, config: MatchConfig | None = None) -> str:
+    """What a built index depends on, as one sha256: the serialised format, the artifact,
+    BM25's k1 and b, and each entry's id and the fields the index reads (claim, title,
+    summary, date) in library order. Equal keys, equal indexes; any change to the library
+    (an import, an approval, an edit, a deletion) is a new key."""
+    artifact = artifact if artifact is not None else read_artifact()
+    config = config or MatchConfig()
+    digest = hashlib.sha256(json.dumps([INDEX_FORMAT, artifact_digest(artifact), config.k1, config.b]).encode())
+    for row in entries:
+        fields = [str(row["id"]), *(str(row.get(name) or "") for name in (*FIELDS, "date"))]
+        digest.update(json.dumps(fields, ensure_ascii=False).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
 @dataclass
 class MatchConfig:
     k1: float = 0.9
@@ -238,9 +281,80 @@ class MatchConfig:
     candidates: int = CANDIDATES
 
 
+@dataclass
+class LibraryCounts:
+    """What the text analysis of a library yields, entry by entry (the slow part of a build):
+    its terms, character n-gram and WordPiece counts and dates. Everything else in an index
+    is arithmetic on these (MatchIndex.from_counts), so they are what is stored."""
+
+    ids: list[str]
+    vocabulary: list[str]  # BM25 terms in first-seen order (fields in FIELDS order, then entries)
+    tf: dict[str, sp.csr_matrix]  # per field: entries x vocabulary term counts
+    grams: sp.csr_matrix  # entries x CHAR_FEATURES: character n-gram counts of the whole entry
+    pieces_whole: sp.csr_matrix  # entries x WordPieces: counts of the whole entry
+    pieces_claim: sp.csr_matrix  # entries x WordPieces: counts of the claim alone
+    days: np.ndarray  # entry dates as ordinals, NaN where unknown
+
+    @classmethod
+    def analyse(cls, entries: Iterable[Mapping[str, Any]], embedding: StaticEmbedding) -> LibraryCounts:
+        rows = list(entries)
+        texts = {name: [str(row.get(name) or "") for row in rows] for name in FIELDS}
+        # Each text is normalised once (it is what the time goes on), and an empty field not at all.
+        normalised = {name: [normalise(text) if text else "" for text in texts[name]] for name in FIELDS}
+        field_terms = {name: [words(text) if text else [] for text in normalised[name]] for name in FIELDS}
+        vocabulary: dict[str, int] = {}
+        for name in FIELDS:
+            for doc in field_terms[name]:
+                for term in doc:
+                    vocabulary.setdefault(term, len(vocabulary))
+        whole = [normalise(" ".join(parts)) for parts in zip(texts["claim"], texts["title"], texts["summary"], strict=True)]
+        return cls(
+            ids=[str(row["id"]) for row in rows],
+            vocabulary=list(vocabulary),
+            tf={name: _term_counts(field_terms[name], vocabulary) for name in FIELDS},
+            grams=char_vectoriser().transform([text.lower() for text in whole]).tocsr(),
+            pieces_whole=embedding.pieces(whole),
+            pieces_claim=embedding.pieces(normalised["claim"]),
+            days=_days([parse_date(row.get("date")) for row in rows]),
+        )
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {"days": self.days}
+        matrices = {**{f"tf_{name}": matrix for name, matrix in self.tf.items()}, "grams": self.grams}
+        matrices |= {"pieces_whole": self.pieces_whole, "pieces_claim": self.pieces_claim}
+        for name, matrix in matrices.items():
+            out[f"{name}.indptr"], out[f"{name}.indices"], out[f"{name}.data"] = matrix.indptr, matrix.indices, matrix.data
+        return out
+
+    @classmethod
+    def from_arrays(cls, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray], pieces_width: int) -> LibraryCounts:
+        ids, vocabulary = list(header["ids"]), list(header["vocabulary"])
+        if not all(isinstance(value, str) for value in (*ids, *vocabulary)) or len(set(vocabulary)) != len(vocabulary):
+            raise IndexFormatError("ids and vocabulary must be strings, the vocabulary without repeats")
+
+        def matrix(name: str, width: int) -> sp.csr_matrix:
+            built = sp.csr_matrix((arrays[f"{name}.data"], arrays[f"{name}.indices"], arrays[f"{name}.indptr"]), shape=(len(ids), width))
+            built.check_format(full_check=True)
+            return built
+
+        days = arrays["days"]
+        if days.shape != (len(ids),) or days.dtype != np.float64:
+            raise IndexFormatError("dates do not match the entries")
+        return cls(
+            ids=ids,
+            vocabulary=vocabulary,
+            tf={name: matrix(f"tf_{name}", len(vocabulary)) for name in FIELDS},
+            grams=matrix("grams", CHAR_FEATURES),
+            pieces_whole=matrix("pieces_whole", pieces_width),
+            pieces_claim=matrix("pieces_claim", pieces_width),
+            days=days,
+        )
+
+
 class MatchIndex:
     """A built library: sparse BM25 weights, character n-gram and embedding vectors of
-    every entry. Picklable (plain numpy/scipy arrays and a stateless hashing vectoriser)."""
+    every entry. Picklable; MatchIndex.to_bytes/from_bytes store it compactly (its
+    LibraryCounts), so a library's index is built once and kept (pipeline.match_library)."""
 
     vocabulary: dict[str, int]
     combined: sp.csr_matrix  # terms x entries: BM25 weights over the whole entry
@@ -254,6 +368,8 @@ class MatchIndex:
     claim_vectors: np.ndarray
     doc_days: np.ndarray
     rerankers: dict[str, Reranker]
+    counts: LibraryCounts
+    artifact_digest: str
 
     def __init__(self) -> None:
         self.ids: list[str] = []
@@ -261,23 +377,29 @@ class MatchIndex:
 
     @classmethod
     def build(cls, entries: Iterable[Mapping[str, Any]], artifact: Artifact | None = None, config: MatchConfig | None = None) -> MatchIndex:
-        from sklearn.feature_extraction.text import HashingVectorizer
-
         artifact = artifact if artifact is not None else read_artifact()
+        embedding = StaticEmbedding.from_artifact(artifact)
+        return cls.from_counts(LibraryCounts.analyse(entries, embedding), artifact, config, embedding=embedding)
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: LibraryCounts,
+        artifact: Artifact,
+        config: MatchConfig | None = None,
+        *,
+        embedding: StaticEmbedding | None = None,
+    ) -> MatchIndex:
+        """The index from its entries' counts: idf, BM25 weights, n-gram TF-IDF and embedding
+        vectors, all sparse/dense arithmetic (no text is read again)."""
         index = cls()
         index.config = config or MatchConfig()
-        rows = list(entries)
-        index.ids = [str(row["id"]) for row in rows]
-        texts = {name: [str(row.get(name) or "") for row in rows] for name in FIELDS}
-        field_terms = {name: [terms(text) for text in texts[name]] for name in FIELDS}
-        vocabulary: dict[str, int] = {}
-        for name in FIELDS:
-            for doc in field_terms[name]:
-                for term in doc:
-                    vocabulary.setdefault(term, len(vocabulary))
-        index.vocabulary = vocabulary
-        count = len(rows)
-        tf = {name: _term_counts(field_terms[name], vocabulary) for name in FIELDS}
+        index.counts = counts
+        index.artifact_digest = artifact_digest(artifact)
+        index.ids = counts.ids
+        index.vocabulary = {term: number for number, term in enumerate(counts.vocabulary)}
+        count = len(counts.ids)
+        tf = counts.tf
         present = (tf["claim"] + tf["title"] + tf["summary"]).astype(bool).astype(np.float32)
         df = np.asarray(present.sum(axis=0)).ravel()
         idf = np.log(1 + (count - df + 0.5) / (df + 0.5)).astype(np.float32)
@@ -285,23 +407,51 @@ class MatchIndex:
         index.combined = _bm25_weights(tf["claim"] + tf["title"] + tf["summary"], idf, config.k1, config.b).T.tocsr()
         index.fields_by_doc = {name: _bm25_weights(tf[name], idf, config.k1, config.b) for name in FIELDS}
 
-        whole = [" ".join(parts) for parts in zip(texts["claim"], texts["title"], texts["summary"], strict=True)]
-        index.char_vectoriser = HashingVectorizer(analyzer="char_wb", ngram_range=(4, 4), n_features=2**20, alternate_sign=False, norm=None)
-        grams = index.char_vectoriser.transform([normalise(t).lower() for t in whole]).tocsr()
-        char_df = np.bincount(grams.indices, minlength=grams.shape[1]).astype(np.float32)
+        index.char_vectoriser = char_vectoriser()
+        char_df = np.bincount(counts.grams.indices, minlength=counts.grams.shape[1]).astype(np.float32)
         index.char_idf = np.log((1 + count) / (1 + char_df)).astype(np.float32) + 1
-        index.char_docs = _l2_rows(_log_tf(grams).multiply(index.char_idf[None, :]).tocsr())
+        index.char_docs = _l2_rows(_log_tf(counts.grams).multiply(index.char_idf[None, :]).tocsr())
 
-        index.embedding = StaticEmbedding.from_artifact(artifact)
-        pieces = index.embedding.pieces([normalise(t) for t in whole])
+        index.embedding = embedding if embedding is not None else StaticEmbedding.from_artifact(artifact)
+        pieces = counts.pieces_whole
         piece_df = np.bincount(pieces.indices, minlength=pieces.shape[1]).astype(np.float32)
         index.piece_idf = np.log((1 + count) / (1 + piece_df)).astype(np.float32)
         index.doc_vectors = index.embedding.encode(pieces, index.piece_idf)
-        index.claim_vectors = index.embedding.encode(index.embedding.pieces([normalise(t) for t in texts["claim"]]), index.piece_idf)
-        index.doc_days = _days([parse_date(row.get("date")) for row in rows])
+        index.claim_vectors = index.embedding.encode(counts.pieces_claim, index.piece_idf)
+        index.doc_days = counts.days
         stored = json.loads(artifact.files["reranker.json"]) if "reranker.json" in artifact.files else {}
         index.rerankers = {name: Reranker.from_json(model) for name, model in stored.items()}
         return index
+
+    def to_bytes(self, key: str = "") -> bytes:
+        """The index as bytes to keep (in PostgreSQL): its LibraryCounts as numpy arrays (no
+        pickle), a header naming the format, the artifact, k1, b and `key` (the
+        library_key it was built for), and a sha256 of it all in front."""
+        header = {
+            "format": INDEX_FORMAT, "key": key, "artifact": self.artifact_digest, "k1": self.config.k1, "b": self.config.b,
+            "ids": self.counts.ids, "vocabulary": self.counts.vocabulary,
+        }
+        buffer = io.BytesIO()
+        arrays = {"header": np.frombuffer(json.dumps(header, ensure_ascii=False).encode("utf-8"), np.uint8), **self.counts.arrays()}
+        np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+        payload = buffer.getvalue()
+        return INDEX_MAGIC + hashlib.sha256(payload).digest() + payload
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, key: str | None = None, artifact: Artifact | None = None, config: MatchConfig | None = None) -> MatchIndex:
+        """An index from to_bytes, checked before it is trusted (check_index_bytes), then its
+        arrays. Raises IndexFormatError for anything but an intact index of that library."""
+        artifact = artifact if artifact is not None else read_artifact()
+        config = config or MatchConfig()
+        header = check_index_bytes(data, key=key, artifact=artifact, config=config)
+        embedding = StaticEmbedding.from_artifact(artifact)
+        try:
+            with np.load(io.BytesIO(data[len(INDEX_MAGIC) + 32 :]), allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files if name != "header"}
+            counts = LibraryCounts.from_arrays(header, arrays, embedding.table.shape[0])
+        except (KeyError, OSError, TypeError, ValueError) as error:
+            raise IndexFormatError(f"index arrays unreadable: {error}") from None
+        return cls.from_counts(counts, artifact, config, embedding=embedding)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -463,6 +613,29 @@ FEATURES = (
 DATE_FEATURES = ("dates_known", "days_after_log", "days_before_log", "within_3_days", "within_30_days_after")
 
 
+def check_index_bytes(data: bytes, *, key: str | None, artifact: Artifact, config: MatchConfig) -> dict[str, Any]:
+    """The header of serialised index bytes once they pass: the checksum, then the format,
+    the artifact, k1 and b and (given `key`) the library key they were built for. Reads the
+    header alone, so whoever only hands the bytes on can afford it. Raises IndexFormatError."""
+    head = len(INDEX_MAGIC)
+    if data[:head] != INDEX_MAGIC or hashlib.sha256(data[head + 32 :]).digest() != data[head : head + 32]:
+        raise IndexFormatError("not an index, or its bytes are damaged (checksum)")
+    try:
+        with np.load(io.BytesIO(data[head + 32 :]), allow_pickle=False) as stored:
+            header = json.loads(stored["header"].tobytes().decode("utf-8"))
+    except (KeyError, OSError, ValueError, UnicodeDecodeError) as error:
+        raise IndexFormatError(f"index unreadable: {error}") from None
+    if not isinstance(header, dict):
+        raise IndexFormatError("index header is not an object")
+    expected = {"format": INDEX_FORMAT, "artifact": artifact_digest(artifact), "k1": config.k1, "b": config.b}
+    if key is not None:
+        expected["key"] = key
+    wrong = sorted(name for name, value in expected.items() if header.get(name) != value)
+    if wrong:
+        raise IndexFormatError(f"index built for another {', '.join(wrong)}")
+    return header
+
+
 def _days(dates: Sequence[date | None]) -> np.ndarray:
     return np.array([d.toordinal() if d is not None else np.nan for d in dates], np.float64)
 
@@ -574,4 +747,18 @@ def mean_average_precision(rankings: Mapping[str, Sequence[str]], relevant: Mapp
     return total / max(1, len(relevant))
 
 
-__all__ = ["Artifact", "LibraryError", "MatchConfig", "MatchIndex", "mean_average_precision", "normalise", "read_artifact", "read_library", "terms"]
+__all__ = [
+    "Artifact",
+    "IndexFormatError",
+    "LibraryCounts",
+    "LibraryError",
+    "MatchConfig",
+    "MatchIndex",
+    "check_index_bytes",
+    "library_key",
+    "mean_average_precision",
+    "normalise",
+    "read_artifact",
+    "read_library",
+    "terms",
+]

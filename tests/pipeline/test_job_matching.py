@@ -22,6 +22,7 @@ from factcheck.runs.spark import database_url_for_job
 from pipeline import db
 from pipeline.__main__ import main
 from pipeline.jobs.extract_claims import MatchParams, parse_args, process_run
+from pipeline.match_library import prepared_from_rows
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.run_store import InMemoryRun
 from pipeline.schemas import ARTICLE_DATE_SCHEMA, CLAIM_SCHEMA, CLAIM_TEXT_SCHEMA
@@ -70,7 +71,7 @@ def test_match_claims_ranks_each_claims_best_and_never_its_own_verdict(spark: Sp
         [("a" * 40, ICE, "2025-06-02"), ("b" * 40, WIND, None), ("c" * 40, "", None), ("e" * 40, None, None), (own_key, WIND, None)],
         CLAIM_TEXT_SCHEMA,
     ).repartition(2)
-    rows = sorted(match_claims(texts_df, library, top=2, candidates=MATCH_CANDIDATES).collect(), key=lambda row: (row.claim_key, row.rank))
+    rows = sorted(match_claims(texts_df, prepared_from_rows(library, MATCH_CANDIDATES), top=2).collect(), key=lambda row: (row.claim_key, row.rank))
     ranked: dict[str, list[str]] = {}
     for row in rows:
         assert 0 <= row.score <= 1
@@ -105,7 +106,7 @@ def test_the_job_and_the_command_line_give_the_same_matches(
     texts_df = spark.createDataFrame([(f"{n:040x}", s, claim_date) for n, s in enumerate(sentences)], CLAIM_TEXT_SCHEMA).repartition(3)
     from_job = [
         (row.claim_key, row.factcheck_id, f"{row.score:.6f}", row.rank)
-        for row in match_claims(texts_df, library, top=MATCH_TOP, candidates=MATCH_CANDIDATES).collect()
+        for row in match_claims(texts_df, prepared_from_rows(library, MATCH_CANDIDATES), top=MATCH_TOP).collect()
     ]
     assert len(lines) == len(sentences) and from_cli
     assert sorted(from_job) == sorted(from_cli)
