@@ -41,6 +41,9 @@ NOT_PAGES = {
     "claims:verdict-review": "a POST that redirects to the claim (refused: the 403 page)",
     "claims:row_action": "a POST answering a queue row (the queue page)",
     "claims:view_create": "a POST that redirects to the queue",
+    "claims:mine": "redirects to the queue filtered to my claims (the queue page)",
+    "claims:count": "an htmx fragment of the queue page: its \"N claims\" line",
+    "claims:article_titles": "an htmx fragment of the queue's filter bar: <option>s for its title suggestions",
     "claims:view_delete": "a POST that redirects to the queue",
     "imports:upload": "a POST that redirects to the import (refused: the import page)",
     "imports:paste": "a POST that redirects to the import (refused: the import page)",
@@ -119,6 +122,7 @@ PAGES: dict[str, Callable[[World], str]] = {
     "claims:view_open": lambda w: reverse("claims:view_open", args=[w.saved_view_pk]),
     "claims:bulk_detail": lambda w: reverse("claims:bulk_detail", args=[w.bulk.pk]),
     "claims:ranking": lambda w: reverse("claims:ranking"),
+    "claims:approvals": lambda w: reverse("claims:approvals"),
     "runs:list": lambda w: reverse("runs:list"),
     "runs:detail": lambda w: reverse("runs:detail", args=[w.run.pk]),
     "imports:new": lambda w: reverse("imports:new"),
@@ -345,7 +349,7 @@ def test_refusal_pages_in_the_browser_at_phone_width(chromium, live_server, revi
     ):
         response = page.goto(f"{live_server.url}{path}")
         assert response is not None and response.status == status
-        assert page.locator("header.top nav a", has_text="Claims").is_visible()
+        assert page.locator("header.top nav").get_by_role("link", name="Claims", exact=True).is_visible()
         assert page.locator("#refusal-message").inner_text() == message
         assert scroll_width(page) <= PHONE
         shot(page, f"refusal-{status}.png")
