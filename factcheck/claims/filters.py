@@ -31,7 +31,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection
-from django.db.models import F, FloatField, Q, QuerySet
+from django.db.models import Exists, F, FloatField, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 
@@ -229,6 +229,8 @@ class FilterSQL:
     in_sentence_params: list[Any]
     in_article: str
     in_article_params: list[Any]
+    # No filter and no search: every claim (every cluster's first, with one_per_cluster) matches.
+    matches_all: bool = False
 
 
 def _compiled(condition: Q) -> tuple[str, list[Any]]:
@@ -242,12 +244,32 @@ def _compiled(condition: Q) -> tuple[str, list[Any]]:
     return sql, list(params)
 
 
-def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> FilterSQL:
-    where, where_params = _compiled(claim_filter_q(values=values, user=user))
+def first_in_cluster(condition: Q) -> Q:
+    """The claims that no appearance of their cluster matching `condition` outranks in
+    standing order (priority, then id, as claim_queue_order_idx): the one row per cluster the
+    queue shows. A cluster is one claim (status, assignee, tags, notes and verdict are the
+    cluster's), so its row is its best-ranked appearance among those the filters match: an
+    outlet or article filter shows the cluster through the appearance it matched. A claim in
+    no cluster is its own row; one alone in its cluster costs one probe of
+    claim_cluster_key_idx."""
+    better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
+        Q(priority__gt=OuterRef("priority")) | Q(priority=OuterRef("priority"), id__gt=OuterRef("id"))
+    )
+    return Q(cluster_key="") | Q(~Exists(better))
+
+
+def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
+    """The filters compiled; `one_per_cluster` (the queue) adds first_in_cluster to `where`,
+    without it (the API's claim lists) every matching appearance is a row."""
     search = search_for(values)
+    condition = claim_filter_q(values=values, user=user)
+    matches_all = search is None and not condition
+    if one_per_cluster:
+        condition &= first_in_cluster(condition & search.either if search else condition)
+    where, where_params = _compiled(condition)
     in_sentence, in_sentence_params = _compiled(search.in_sentence) if search else ("TRUE", [])
     in_article, in_article_params = _compiled(search.in_article) if search else ("FALSE", [])
-    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params)
+    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all)
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------
