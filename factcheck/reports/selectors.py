@@ -244,7 +244,13 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
         loose = [row["id"] for row in batch if not row["cluster_key"]]
         verdicts = Verdict.objects.filter(
             Q(claim__cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (sorted(keys),))) | Q(claim_id__in=RawSQL("SELECT unnest(%s::bigint[])", (loose,)))
-        ).annotate(group=Case(When(claim__cluster_key="", then=Concat(Value("claim:"), Cast("claim_id", TextField()))), default=F("claim__cluster_key"), output_field=TextField()))
+        ).annotate(
+            group=Case(
+                When(claim__cluster_key="", then=Concat(Value("claim:"), Cast("claim_id", TextField()))),
+                default=F("claim__cluster_key"),
+                output_field=TextField(),
+            )
+        )
         current: dict[str, Mapping[str, Any]] = {
             v["group"]: v
             for v in verdicts.order_by("group", "-created_at", "-id").distinct("group").values(

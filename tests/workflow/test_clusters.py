@@ -102,7 +102,8 @@ def test_a_verdict_covers_every_appearance_with_the_clusters_notes_and_evidence(
 
     # The CSV lists each appearance with the cluster's verdict.
     response = logged_in(reviewer).get(reverse("reports:claims_csv"))
-    rows = [row for row in csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())) if row["claim_id"] in {str(c.pk) for c in (globe, breitbart, masslive)}]
+    ids = {str(c.pk) for c in (globe, breitbart, masslive)}
+    rows = [row for row in csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())) if row["claim_id"] in ids]
     assert len(rows) == 3
     assert {(row["verdict_rating"], row["published_rating"]) for row in rows} == {("Unverifiable", "Unverifiable")}
     # One ClaimReview in the feed for the one claim.
@@ -141,7 +142,8 @@ def test_a_reviewer_splits_a_wrong_appearance_out_audited(reviewer, editor, outs
     assert ClaimCluster.objects.get(cluster_key=masslive.cluster_key).size == 1
     # Audited on both sides.
     split = AuditEvent.objects.get(object_type="claim", object_id=masslive.pk, verb="claim.split")
-    assert (split.actor, split.comment, split.before["cluster"], split.after["cluster"]) == (reviewer, "A different speech, in March", old_key, masslive.cluster_key)
+    assert (split.actor, split.comment) == (reviewer, "A different speech, in March")
+    assert (split.before["cluster"], split.after["cluster"]) == (old_key, masslive.cluster_key)
     assert split.after["moved"] == {"annotations": [note.pk], "evidence": [found.pk], "verdicts": []}
     left = AuditEvent.objects.get(object_type="claim", verb="cluster.split")
     assert left.object_id in (globe.pk, breitbart.pk) and left.after["split_out"] == masslive.pk
