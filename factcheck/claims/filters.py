@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
@@ -229,8 +229,11 @@ class FilterSQL:
     in_sentence_params: list[Any]
     in_article: str
     in_article_params: list[Any]
-    # No filter and no search: every claim (every cluster's first, with one_per_cluster) matches.
+    # No filter and no search: every claim matches.
     matches_all: bool = False
+    # first_in_cluster over the filters and the search (TRUE: every appearance is a row).
+    first: str = "TRUE"
+    first_params: list[Any] = field(default_factory=list)
 
 
 def _compiled(condition: Q) -> tuple[str, list[Any]]:
@@ -259,17 +262,16 @@ def first_in_cluster(condition: Q) -> Q:
 
 
 def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
-    """The filters compiled; `one_per_cluster` (the queue) adds first_in_cluster to `where`,
+    """The filters compiled; `one_per_cluster` (the queue) adds first_in_cluster as `first`;
     without it (the API's claim lists) every matching appearance is a row."""
     search = search_for(values)
     condition = claim_filter_q(values=values, user=user)
     matches_all = search is None and not condition
-    if one_per_cluster:
-        condition &= first_in_cluster(condition & search.either if search else condition)
+    first, first_params = _compiled(first_in_cluster(condition & search.either if search else condition)) if one_per_cluster else ("TRUE", [])
     where, where_params = _compiled(condition)
     in_sentence, in_sentence_params = _compiled(search.in_sentence) if search else ("TRUE", [])
     in_article, in_article_params = _compiled(search.in_article) if search else ("FALSE", [])
-    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all)
+    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params)
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------

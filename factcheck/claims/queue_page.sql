@@ -18,6 +18,16 @@
 -- Exact: a claim after the cursor stands at or below the cursor's total, since recency is
 -- never negative.
 --
+-- One row per cluster (first: filters.first_in_cluster, "no appearance of my cluster that
+-- also matches ranks above me in standing order"): the page checks it on each row it shows
+-- (a probe of claim_cluster_key_idx). The head must count only rows the page could show, or L
+-- would be too high; checking it on every walked row made a search read thousands of probes.
+-- So the head keeps the first row of each cluster in its walk (a walk in standing order meets
+-- a cluster's best matching appearance first), only above the standing (priority, id) down to
+-- which each branch read every match (below it a better appearance may not have been walked), and,
+-- after a cursor (head_first), checks first on those few rows (a better appearance may be
+-- on an earlier page). Fewer head rows only lower L: still exact.
+--
 -- The filters (where) and the search's two conditions (in_sentence, in_article) come compiled
 -- from filters.claim_filter_q and filters.search_for. Each search condition is its own branch
 -- of head and band, planned on its own: a common word walks the index until the page is full,
@@ -25,29 +35,51 @@
 -- claim). Without a search the second branch is FALSE and costs nothing. A claim matching
 -- both is the first branch's only (so that each claim counts once without a UNION's hashing).
 --
--- Parameters, in order: head: (in_sentence, where, cursor, head size) and (in_article,
--- in_sentence, where, cursor, head size), limit - 1; band: (in_sentence, total) and
--- (in_article, in_sentence, total); page: (total, id), where, limit. "cursor" is the
--- cursor's total, then its (total, id).
+-- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
+-- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
+-- band: (in_sentence, total) and (in_article, in_sentence, total); page: (total, id), where,
+-- first, limit. "cursor" is the cursor's total, then its (total, id).
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
 -- (claim_recency_points takes `ranking` joined, not read through subqueries in its
 -- arguments: only then does PostgreSQL inline the function, and a call per claim costs far
 -- more than the inlined expression.)
+walked AS MATERIALIZED (
+    (SELECT 1 AS branch, claims.id, claims.cluster_key, claims.priority, claims.priority + t.recency AS total
+     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+     WHERE {in_sentence} AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
+     ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
+    UNION ALL
+    (SELECT 2 AS branch, claims.id, claims.cluster_key, claims.priority, claims.priority + t.recency AS total
+     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+     WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
+     ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
+),
+walked_to AS MATERIALIZED (
+    -- The standing (priority, id) above which the walk read every match: the higher of the
+    -- last rows of the branches that filled their limit (none did: every match was read).
+    SELECT COALESCE(l.priority, '-Infinity'::float8) AS priority, COALESCE(l.id, 0) AS id
+    FROM (SELECT 1) one
+    LEFT JOIN LATERAL (
+        SELECT priority, id FROM (
+            SELECT DISTINCT ON (branch) priority, id, count(*) OVER (PARTITION BY branch) AS n
+            FROM walked ORDER BY branch, priority, id
+        ) last_of_branch
+        WHERE n >= %s
+        ORDER BY priority DESC, id DESC LIMIT 1
+    ) l ON TRUE
+),
 head AS (
-    SELECT total FROM (
-        (SELECT claims.id, claims.priority + t.recency AS total
-         FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-         WHERE {in_sentence} AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
-         ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
-        UNION ALL
-        (SELECT claims.id, claims.priority + t.recency AS total
-         FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-         WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
-         ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
-    ) first_in_standing_order
-    ORDER BY total DESC OFFSET %s LIMIT 1
+    SELECT claims.total FROM (
+        SELECT w.id, w.cluster_key, w.priority, w.total, row_number() OVER (
+                   PARTITION BY COALESCE(NULLIF(w.cluster_key, ''), 'claim:' || w.id) ORDER BY w.priority DESC, w.id DESC
+               ) AS nth
+        FROM walked w
+        WHERE (w.priority, w.id) > (SELECT priority, id FROM walked_to)
+    ) claims
+    WHERE claims.nth = 1 AND {head_first}
+    ORDER BY claims.total DESC OFFSET %s LIMIT 1
 ),
 lowest AS MATERIALIZED (
     -- L, and the lowest standing priority a claim with a total of L can have (materialized:
@@ -70,6 +102,6 @@ band AS MATERIALIZED (
 SELECT b.id, round((b.total - matching.priority)::numeric, 4)::float8 AS recency, b.total
 FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DESC, id DESC) b
 -- The recency points back from the total: both have 4 decimals, so rounding recovers them.
-CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where}) matching
+CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where} AND {first}) matching
 ORDER BY b.total DESC, b.id DESC
 LIMIT %s

@@ -145,6 +145,7 @@ def assignable_users() -> QuerySet[User]:
 QUEUE_PAGE_SQL = (Path(__file__).parent / "queue_page.sql").read_text()
 MAX_ID = 2**63 - 1
 HEAD_ROWS_PER_ROW = 20
+HEAD_ROWS_PER_ROW_FILTERED = 2
 
 # The queue's rows in two steps: the page's (id, recency, total) (`{page}`: queue_page.sql),
 # then, for those rows only, what each shows: its own columns, article heading, outlet,
@@ -193,19 +194,26 @@ def _queue_page_sql(
     appearance (the API)."""
     filters = filter_sql(values=values, user=user, one_per_cluster=one_per_cluster)
     total, pk = position if position is not None else (math.inf, MAX_ID)
-    sql = QUEUE_PAGE_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
+    # After a cursor the head checks its rows' cluster too (queue_page.sql's header says why).
+    head_first, head_first_params = (filters.first, filters.first_params) if position is not None else ("TRUE", [])
+    sql = QUEUE_PAGE_SQL.format(
+        where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first
+    )
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
     # where they cost an index entry each and the band then holds a few rows more than the
-    # page. After a cursor the band spans the recency weight below it whatever L is.
-    head = limit * (HEAD_ROWS_PER_ROW if position is None and filters.matches_all else 1)
+    # page. After a cursor the band spans the recency weight below it whatever L is. Twice
+    # the page otherwise: the head keeps one row per cluster, and fewer than a page would
+    # leave no L at all.
+    head = limit * (HEAD_ROWS_PER_ROW if position is None and filters.matches_all else HEAD_ROWS_PER_ROW_FILTERED)
     params = [
         *filters.in_sentence_params, *filters.where_params, *after, head,
         *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
-        limit - 1,
+        head,
+        *head_first_params, limit - 1,
         *filters.in_sentence_params, total,
         *filters.in_article_params, *filters.in_sentence_params, total,
-        total, pk, *filters.where_params, limit,
+        total, pk, *filters.where_params, *filters.first_params, limit,
     ]
     return sql, params
 
