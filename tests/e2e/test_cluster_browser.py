@@ -27,7 +27,7 @@ def test_the_flood_the_zone_quote_is_one_row_and_one_claim(page, live_server, re
     log_in(page, live_server, reviewer)
     page.goto(f"{live_server.url}/claims/?speaker=Lyons")
     page.wait_for_selector("#claim-list")
-    rows = page.locator("#claim-list tr[data-row]", has_text="flood the zone")
+    rows = page.locator("#claim-list tr[data-row]", has_text=FLOOD)
     assert rows.count() == 1
     row = rows.first
     summary = row.locator("details.cluster > summary")
@@ -66,5 +66,5 @@ def test_the_flood_the_zone_quote_is_one_row_and_one_claim(page, live_server, re
     assert (event.actor, event.comment) == (reviewer, "A different interview")
     # Back in the queue the quote is still one row, and the split appearance its own.
     page.goto(f"{live_server.url}/claims/?speaker=Lyons")
-    assert page.locator("#claim-list tr[data-row]", has_text="flood the zone").count() == 2
+    assert page.locator("#claim-list tr[data-row]", has_text=FLOOD).count() == 2
     assert page.locator(f"#claim-{wrong.pk}").count() == 1
