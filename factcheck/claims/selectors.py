@@ -144,7 +144,7 @@ def assignable_users() -> QuerySet[User]:
 
 QUEUE_PAGE_SQL = (Path(__file__).parent / "queue_page.sql").read_text()
 MAX_ID = 2**63 - 1
-HEAD_ROWS_PER_ROW = 20
+HEAD_ROWS_PER_ROW = 5
 HEAD_ROWS_PER_ROW_FILTERED = 2
 
 # The queue's rows in two steps: the page's (id, recency, total) (`{page}`: queue_page.sql),
@@ -201,10 +201,11 @@ def _queue_page_sql(
     )
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
-    # where they cost an index entry each and the band then holds a few rows more than the
-    # page. After a cursor the band spans the recency weight below it whatever L is. Twice
-    # the page otherwise: the head keeps one row per cluster, and fewer than a page would
-    # leave no L at all.
+    # up to a point: each costs a read of its row (the head needs its cluster key, which the
+    # index does not hold), each band entry only an index entry (5 pages' worth measured
+    # best: docs/benchmarks.md). After a cursor the band spans the recency weight below it
+    # whatever L is. Twice the page otherwise: the head keeps one row per cluster, and fewer
+    # than a page would leave no L at all.
     head = limit * (HEAD_ROWS_PER_ROW if position is None and filters.matches_all else HEAD_ROWS_PER_ROW_FILTERED)
     params = [
         *filters.in_sentence_params, *filters.where_params, *after, head,
