@@ -2,6 +2,7 @@
 
     python bench/queue_bench.py [--claims 200000] [--articles 4000] [--outlets 300]
                                 [--workers 3] [--threads 1] [--users 10] [--duration 15]
+                                [--only NAME] [--reuse]
 
 Fills a throw-away database `<name>_queue_bench` on DATABASE_URL's server with set-based
 INSERT ... SELECT generate_series (realistic priorities with ties, statuses, types,
@@ -9,9 +10,10 @@ quantities, speakers, 20,000 clusters of about three appearances sharing one rev
 and every other claim a cluster of its own, as the pipeline keys them, over a few thousand
 articles and a few hundred outlets),
 serves the app with gunicorn (DEBUG off), logs a reviewer in through the login form and
-measures three queue pages with wrk (a Lua script prints the percentiles; a Python load
-generator stands in when wrk is missing): the first page, a filtered page and a keyset
-page half way down the queue. Prints median and p95 latency per page; target p95 < 150 ms.
+measures queue pages with wrk (a Lua script prints the percentiles; a Python load
+generator stands in when wrk is missing): the first page, a filtered page, a keyset page
+half way down the queue, searches, the article filters (metadata, title) and the count
+requests the pages make. Prints median and p95 latency per page; target p95 < 150 ms.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ SELECT
     now() - make_interval(hours => g %% 2000),
     'Lead paragraph of story ' || g || E'.\n\n' || repeat('The council met again on Tuesday to hear from residents about the plan. ', 25),
     md5('article' || g) || md5('article-b' || g),
-    '{}'::jsonb,
+    -- Imported metadata as BBC's corpus has it: a category that groups the articles (the
+    -- filter bar offers it) and an id of each (it does not).
+    jsonb_build_object('category', (ARRAY['business', 'politics', 'sport', 'tech', 'entertainment'])[1 + g %% 5], 'id', 'story/' || g),
     now()
 FROM generate_series(1, %(articles)s) g;
 
@@ -253,6 +257,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
     parser.add_argument("--users", type=int, default=10, help="concurrent users (connections)")
     parser.add_argument("--duration", type=int, default=15, help="seconds per page")
+    parser.add_argument("--only", default="", help="measure only the pages whose name holds this text")
     parser.add_argument("--reuse", action="store_true", help="keep the bench database of the last run instead of refilling it")
     args = parser.parse_args()
 
@@ -296,7 +301,19 @@ def main() -> int:
             "filtered (status=new, type=numeric, with a number)": f"{base}/claims/?status=new&type=numeric&has_number=yes",
             "deep keyset page (half way, ~claim 100,000)": f"{base}/claims/?after={cursor}",
             "search (q=deported boston)": f"{base}/claims/?q=deported+boston",
+            "search, a common word (q=boston, 40,000 claims)": f"{base}/claims/?q=boston",
+            "search in the whole article (q=council: every article)": f"{base}/claims/?q=council&in_article=yes",
+            # The "N claims" line, asked for by each page once it shows its rows.
+            "count, unfiltered": f"{base}/claims/count/",
+            "count, filtered as above": f"{base}/claims/count/?status=new&type=numeric&has_number=yes",
+            "count, search (q=boston)": f"{base}/claims/count/?q=boston",
+            "article metadata (meta=category:politics)": f"{base}/claims/?meta=category%3Apolitics",
+            "metadata and status (category:tech, status=check)": f"{base}/claims/?meta=category%3Atech&status=check",
+            "article title (article_title=housing plan)": f"{base}/claims/?article_title=housing+plan",
+            "one article by title (article_title=part 1234)": f"{base}/claims/?article_title=part+1234",
         }
+        if args.only:
+            pages = {name: url for name, url in pages.items() if args.only in name}
         use_wrk = shutil.which("wrk") is not None
         measure = measure_wrk if use_wrk else measure_python
         print(f"load: {'wrk' if use_wrk else 'Python threads (wrk not installed)'}, {args.users} concurrent users, {args.duration}s per page; "

@@ -127,6 +127,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    # Form widgets render through TEMPLATES (FORM_RENDERER below), so templates/ can mend one.
+    "django.forms",
     "factcheck.accounts",
     "factcheck.audit",
     "factcheck.articles",
@@ -153,6 +155,10 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "factcheck.urls"
 
+# Widget templates are found like any other, templates/ first: templates/admin/widgets/
+# labels the admin's date and time inputs.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -164,9 +170,10 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
+                "factcheck.claims.context_processors.work_counts",
             ],
             # {% layout %}: base.html hands its blocks to the Jinja2 page frame.
-            "libraries": {"layout": "factcheck.templating"},
+            "libraries": {"layout": "factcheck.templating", "keys": "factcheck.keys"},
         },
     },
     {
@@ -184,6 +191,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
+                "factcheck.claims.context_processors.work_counts",
                 "factcheck.templating.csrf",
             ],
         },
@@ -262,7 +270,10 @@ if FACTCHECK_BULK_TIME_LIMIT <= FACTCHECK_BULK_SOFT_TIME_LIMIT:
 FACTCHECK_ORG_NAME = env_str("FACTCHECK_ORG_NAME", "Factcheck desk").strip()
 if not FACTCHECK_ORG_NAME:
     raise ImproperlyConfigured("FACTCHECK_ORG_NAME must not be empty (it is the published fact checks' author).")
-FACTCHECK_ORG_URL = env_http_url("FACTCHECK_ORG_URL", "http://localhost:8000/")
+# Its public site: every published ClaimReview's author URL. Unset (or local) by default: the
+# app works, but approving and the ClaimReview exports refuse until it is set
+# (factcheck/organisation.py).
+FACTCHECK_ORG_URL = env_http_url("FACTCHECK_ORG_URL", "", required=False)
 FACTCHECK_ORG_LOGO = env_http_url("FACTCHECK_ORG_LOGO", "", required=False)
 # Off: the ClaimReview pages, documents and feed need a login like every page. On: anyone
 # (search engines included) may read published verdicts; nothing else becomes public.
@@ -274,8 +285,16 @@ FACTCHECK_EXPORT_CHUNK_ROWS = env_int("FACTCHECK_EXPORT_CHUNK_ROWS", 2000, minim
 # The most verdicts one PDF report lays out (a larger one asks to narrow the period or view).
 FACTCHECK_REPORT_MAX_VERDICTS = env_int("FACTCHECK_REPORT_MAX_VERDICTS", 200, minimum=1)
 # --- The fact-check library (factcheck/factchecks) ------------------------------------------
-# How many library fact-checks are kept per claim when new fact-checks are matched to the queue.
+# Matching claims against the library. One configuration for both paths that store matches:
+# the Spark job (factcheck.runs.spark passes these as its --match-top/--match-candidates) and
+# the re-match of the queue when new fact-checks enter the library (factchecks.services), so a
+# claim gets the same matches whichever path found them.
+# Matches stored per claim.
 FACTCHECK_MATCH_TOP = env_int("FACTCHECK_MATCH_TOP", 5, minimum=1)
+# BM25 candidates re-ranked per claim: 20 instead of the engine's 50 keeps matching within the
+# issue's budget (a fifth of a run) at a cost in quality within the cross-validation's noise
+# (docs/matching.md, "Figures").
+FACTCHECK_MATCH_CANDIDATES = env_int("FACTCHECK_MATCH_CANDIDATES", 20, minimum=1)
 # --- REST API (factcheck/api) ---------------------------------------------------------------
 FACTCHECK_API_PAGE_SIZE = env_int("FACTCHECK_API_PAGE_SIZE", 50, minimum=1)
 FACTCHECK_API_MAX_PAGE_SIZE = env_int("FACTCHECK_API_MAX_PAGE_SIZE", 200, minimum=1)
@@ -312,6 +331,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# A refused form says what to do, in the app's layout (factcheck/refusals.py).
+CSRF_FAILURE_VIEW = "factcheck.refusals.csrf_failure"
 
 # --- Celery -------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
@@ -409,7 +430,12 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"}},
+    # A refusal the code raised on purpose (PermissionDenied, Http404) is one line, not a traceback.
+    "filters": {"expected_refusals": {"()": "factcheck.refusals.ExpectedRefusalFilter"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"}, "weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"},
+        "django.request": {"filters": ["expected_refusals"]},
+    },
 }
 
 # --- Check-worthiness model --------------------------------------------------------------

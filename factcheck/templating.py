@@ -23,6 +23,8 @@ from django.urls import reverse
 from jinja2 import Environment
 from markupsafe import Markup
 
+from factcheck.keys import key_attrs, key_doc, page_keys
+
 
 def url(name: str, *args: Any) -> str:
     return reverse(name, args=args)
@@ -30,7 +32,7 @@ def url(name: str, *args: Any) -> str:
 
 def environment(**options: Any) -> Environment:
     env = Environment(**options)
-    env.globals.update(url=url, static=static)
+    env.globals.update(url=url, static=static, key=key_attrs, key_doc=key_doc, page_keys=page_keys)
     return env
 
 
@@ -53,7 +55,7 @@ class LayoutNode(template.Node):
 
     def render(self, context: Context) -> str:
         layout = cast(Jinja2, engines["jinja2"]).env.get_template("layout.html")  # settings.TEMPLATES names it
-        names = ("request", "user", "user_role", "is_admin", "messages", "csrf_token")
+        names = ("request", "user", "user_role", "is_editor", "is_admin", "messages", "csrf_token", "work_counts")
         values = {name: context[name] for name in names if name in context}
         # Both parts were rendered (and escaped) by the Django engine.
         values.update(title=Markup(self.title.render(context)), content=Markup(self.content.render(context)))  # noqa: S704

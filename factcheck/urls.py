@@ -5,6 +5,10 @@ from django.views.generic import RedirectView
 
 from factcheck.accounts.views import LoginView, admin_login
 
+# Refusals in the app's layout with the server's reason (factcheck/refusals.py).
+handler403 = "factcheck.refusals.permission_denied"
+handler404 = "factcheck.refusals.page_not_found"
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="claims:list", permanent=False)),
     path("login/", LoginView.as_view(), name="login"),

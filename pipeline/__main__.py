@@ -119,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--date", default=None, metavar="YYYY-MM-DD", help="when the claims were made (e.g. the articles' date): nearby fact-checks rank higher"
     )
     match_parser.add_argument(
-        "--candidates", type=int, default=None, metavar="N", help="BM25 candidates re-ranked per claim (default 50; the Spark job uses 20)"
+        "--candidates", type=int, default=None, metavar="N",
+        help="BM25 candidates re-ranked per claim (default 50; the job and the web app use FACTCHECK_MATCH_CANDIDATES, 20)",
     )
     args = parser.parse_args(argv)
     if args.command == "extract":

@@ -22,7 +22,7 @@ from pipeline.match_store import UPSERT_CLAIM_MATCHES
 from pipeline.merge import merge_run
 from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node, cluster_tokens
 from pipeline.sql import statement
-from pipeline.staging import STAGING_COLUMNS, STAGING_TABLE
+from pipeline.staging import CLAIM_COLUMN_NAMES, STAGING_COLUMNS, STAGING_TABLE
 
 COUNT_RUN_ARTICLES = "SELECT count(*) FROM pipeline_run_articles WHERE run_id = %(run_id)s"
 CLAIM_IDS_BY_KEY = "SELECT claim_key, id FROM claims WHERE claim_key = ANY(%(keys)s)"
@@ -32,7 +32,16 @@ COPY_STAGING = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
 )
 STAGING_COPY_TYPES = [column.copy_type for column in STAGING_COLUMNS]
 # The columns of pipeline_runs the job itself may write.
-RUN_FIELDS = frozenset({"stage", "progress", "articles_count", "sentences_count", "claims_count", "claims_written", "timings"})
+RUN_FIELDS = frozenset(
+    {"stage", "progress", "articles_count", "articles_done", "sentences_count", "claims_count", "claims_written", "timings"}
+)
+ARTICLE_ID_AT = CLAIM_COLUMN_NAMES.index("article_id")
+# How often the sink reports the extraction's progress: every this many claims staged.
+PROGRESS_EVERY_CLAIMS = 200
+ADD_EXTRACTED = (
+    "UPDATE pipeline_runs SET articles_done = least(articles_count, articles_done + %(articles)s),"
+    " claims_count = claims_count + %(claims)s WHERE id = %(run_id)s"
+)
 
 
 def connect(dsn: str) -> psycopg.Connection[Any]:
@@ -172,9 +181,44 @@ def update_run(dsn: str, *, run_id: int, **fields: Any) -> None:
         raise ValueError(f"Not run fields the job may write: {sorted(unknown)}")
     values = {key: json.dumps(value) if key == "timings" else value for key, value in fields.items()}
     assignments = sql.SQL(", ").join(sql.SQL("{} = {}").format(sql.Identifier(key), sql.Placeholder(key)) for key in values)
+    if "stage" in values:
+        # The page's time estimate divides the stage's counts by the time spent in it.
+        assignments = sql.SQL(", ").join([assignments, sql.SQL("stage_started_at = now()")])
     query = sql.SQL("UPDATE pipeline_runs SET {} WHERE id = {}").format(assignments, sql.Placeholder("run_id"))
     with connect(dsn) as conn:
         conn.execute(query, {**values, "run_id": run_id})
+
+
+def extraction_progress(
+    rows: Iterable[Sequence[Any]], conn: psycopg.Connection[Any], run_id: int, every: int = PROGRESS_EVERY_CLAIMS
+) -> Iterator[Sequence[Any]]:
+    """Pass claim rows (CLAIM_COLUMNS order) through, adding to the run's articles_done and
+    claims_count every `every` claims, on their own autocommitted connection: the staging
+    COPY commits only at the task's end, and the page must see the extraction move before.
+
+    The sink sees a claim only once its article is extracted, so the count never runs ahead
+    of the work. An article is counted when its first claim passes; one without claims is
+    counted when the stage ends (the job then sets the exact figures). A retried Spark task
+    counts its articles again: articles_done is capped at the run's article count."""
+    seen: set[int] = set()
+    articles = claims = 0
+
+    def report() -> None:
+        nonlocal articles, claims
+        if claims:
+            conn.execute(ADD_EXTRACTED, {"articles": articles, "claims": claims, "run_id": run_id})
+        articles = claims = 0
+
+    for row in rows:
+        article_id = row[ARTICLE_ID_AT]
+        if article_id not in seen:
+            seen.add(article_id)
+            articles += 1
+        claims += 1
+        if claims >= every:
+            report()
+        yield row
+    report()
 
 
 @dataclass(frozen=True)
@@ -189,8 +233,9 @@ class PostgresRun:
         return read_run_articles(self.dsn, run_id=self.run_id, buckets=buckets, bucket=bucket)
 
     def write_claims(self, rows: Iterable[Sequence[Any]]) -> int:
-        with connect(self.dsn) as conn:
-            return stage_claims(conn, ((self.run_id, *row) for row in rows))
+        with connect(self.dsn) as conn, connect(self.dsn) as progress_conn:
+            progress_conn.autocommit = True
+            return stage_claims(conn, ((self.run_id, *row) for row in extraction_progress(rows, progress_conn, self.run_id)))
 
     def read_stored_memberships(self) -> list[tuple[int, int]]:
         return read_stored_memberships(self.dsn, run_id=self.run_id)

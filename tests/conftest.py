@@ -42,6 +42,16 @@ def _no_dead_database_connection() -> None:
             connection.close()
 
 
+# The organisation's public site, which approving and the ClaimReview exports need
+# (factcheck/organisation.py); tests of the refusal set it back to "" or a local address.
+TEST_ORG_URL = "https://desk.example.org/"
+
+
+@pytest.fixture(autouse=True)
+def _organisation_url(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_ORG_URL = TEST_ORG_URL
+
+
 # --- Personas: who they are and what they may do --------------------------------------------
 # reviewer: sees and triages claims.  editor: reviewer + approves.  admin: everything.
 # outsider: a logged-in account with no role: 404 for objects, 403 for actions.

@@ -14,7 +14,7 @@ from django.http import QueryDict
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 
-from factcheck.claims.filters import FILTER_FIELDS, QueueFilterForm, queue_filter_from
+from factcheck.claims.filters import FILTER_FIELDS, META_MAX_LENGTH, MetadataValuesField, QueueFilterForm, queue_filter_from
 from factcheck.claims.models import Verdict
 
 QUEUE_FILTER_HELP = {
@@ -23,15 +23,20 @@ QUEUE_FILTER_HELP = {
     "speaker": "Case-insensitive substring of the speaker's name.",
     "outlet": "Outlet id.",
     "article": "Article id.",
-    "score_min": "Lowest check-worthiness (0-1).",
-    "score_max": "Highest check-worthiness (0-1); not below score_min.",
+    "article_title": "Case-insensitive substring of the article's title.",
+    "meta": "Article metadata as key:value (category:politics); repeat for several: values of one key are alternatives, keys must all match.",
+    "score_min": "Lowest check-worthiness score (the model's, 0-1).",
+    "score_max": "Highest check-worthiness score (0-1); not below score_min.",
     "assignee": "'mine', 'unassigned' or a user id.",
     "date_from": "Article published on or after (its import date when it has none).",
     "date_to": "Article published on or before; not before date_from.",
     "has_number": "'yes': claims with a parsed quantity; 'no': without.",
     "checked_before": "'yes': claims matched to a library fact-check (a match not rejected); 'no': without.",
     "tag": "One tag.",
-    "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence, speaker and article.',
+    "run": "A pipeline run's id: the claims that run found first.",
+    "import": "An import batch's id: the claims its pipeline runs found first.",
+    "q": 'Full-text search (web-search syntax: "quoted phrase", -not, or) over the sentence and speaker.',
+    "in_article": "'yes': the search also finds claims whose article's title or text matches.",
 }
 
 
@@ -75,6 +80,8 @@ def _choices(field: forms.ChoiceField) -> Iterable[tuple[Any, Any]]:
 
 def field_schema(field: forms.Field) -> dict[str, Any]:
     """The JSON schema of what a form field accepts (in its canonical spelling)."""
+    if isinstance(field, MetadataValuesField):
+        return {"type": "array", "items": {"type": "string", "pattern": "^[^:]+:", "maxLength": META_MAX_LENGTH}}
     if isinstance(field, forms.MultipleChoiceField):
         return {"type": "array", "items": {"type": "string", "enum": [str(value) for value, _ in _choices(field)]}}
     if isinstance(field, forms.ChoiceField):

@@ -107,7 +107,7 @@ class VerdictSerializer(serializers.ModelSerializer):
     class Meta:
         model = Verdict
         fields = [
-            "id", "claim", "claim_sentence", "revision", "rating", "headline", "explanation", "status", "author",
+            "id", "claim", "claim_sentence", "revision", "rating", "headline", "claim_reviewed", "explanation", "status", "author",
             "approved_by", "approved_at", "review_comment", "evidence", "created_at", "updated_at", "version",
         ]
         read_only_fields = fields

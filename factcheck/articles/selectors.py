@@ -1,14 +1,21 @@
-"""Reads for import batches: the progress page and the error report."""
+"""Reads for import batches (the progress page and the error report) and for the queue's
+article filters (metadata values, title suggestions)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
+from django.core.cache import cache
 from django.db import connection
+from django.db.models import F, Max
+from django.utils import timezone
 
-from factcheck.articles.models import ImportBatch
+from factcheck.articles.models import Article, ImportBatch
+from factcheck.claims.models import Claim
 from factcheck.runs.models import PipelineRun
+from factcheck.runs.selectors import RunProgress, run_progress
 
 ERRORS_SHOWN = 20
 
@@ -20,6 +27,9 @@ class BatchProgress:
     errors_listed: int
     runs: list[PipelineRun]
     claims_found: int
+    run_progresses: list[RunProgress]
+    # The claims its runs found first, once every run has finished.
+    new_claims: int | None
 
     @property
     def pipeline_finished(self) -> bool:
@@ -57,7 +67,13 @@ def batch_progress(*, batch_id: int) -> BatchProgress | None:
     shown, listed = _errors_slice(batch_id, ERRORS_SHOWN)
     runs = list(PipelineRun.objects.filter(import_batch_id=batch_id).order_by("created_at", "id"))
     claims = sum(run.claims_count for run in runs)
-    return BatchProgress(batch=batch, errors_shown=shown, errors_listed=listed, runs=runs, claims_found=claims)
+    now = timezone.now()
+    finished = bool(runs) and all(run.is_finished for run in runs)
+    new_claims = Claim.objects.filter(first_run__import_batch_id=batch_id).count() if finished else None
+    return BatchProgress(
+        batch=batch, errors_shown=shown, errors_listed=listed, runs=runs, claims_found=claims,
+        run_progresses=[run_progress(run=run, now=now) for run in runs], new_claims=new_claims,
+    )
 
 
 def batch_errors(*, batch: ImportBatch) -> list[dict[str, object]]:
@@ -67,3 +83,63 @@ def batch_errors(*, batch: ImportBatch) -> list[dict[str, object]]:
 
 def batches_recent(*, limit: int = 50) -> list[ImportBatch]:
     return list(ImportBatch.objects.defer("errors")[:limit])
+
+
+# --- The queue's article filters ---------------------------------------------------------------
+
+METADATA_VALUES_SQL = (Path(__file__).parent / "metadata_values.sql").read_text()
+# Keys with more distinct values than this are ids or addresses, not groups (see the SQL).
+METADATA_MAX_VALUES = 50
+METADATA_MAX_LENGTH = 100
+METADATA_CACHE_SECONDS = 300
+TITLE_SUGGESTIONS = 10
+
+
+@dataclass(frozen=True)
+class MetadataValue:
+    value: str
+    articles: int
+
+
+@dataclass(frozen=True)
+class MetadataKey:
+    key: str
+    values: list[MetadataValue]
+
+
+def article_metadata_values(*, newest_article: str | None) -> list[MetadataKey]:
+    """The metadata keys and values the filter bar offers, in key order.
+
+    Reading them passes over every article's metadata, so the answer is cached, keyed by the
+    newest article ("id@created_at"; claims.selectors.queue_choices reads it in its round
+    trip): an import shows its new values on the next page, a change to older articles'
+    metadata within METADATA_CACHE_SECONDS."""
+    if newest_article is None:
+        return []
+    cache_key = f"article-metadata-values:{newest_article}"
+    found = cache.get(cache_key)
+    if found is None:
+        with connection.cursor() as cursor:
+            cursor.execute(METADATA_VALUES_SQL, {"max_values": METADATA_MAX_VALUES, "max_length": METADATA_MAX_LENGTH})
+            found = [list(row) for row in cursor.fetchall()]
+        cache.set(cache_key, found, METADATA_CACHE_SECONDS)
+    keys: dict[str, list[MetadataValue]] = {}
+    for key, value, articles in found:
+        keys.setdefault(key, []).append(MetadataValue(value=value, articles=articles))
+    return [MetadataKey(key=key, values=values) for key, values in keys.items()]
+
+
+def article_titles_matching(*, text: str, limit: int = TITLE_SUGGESTIONS) -> list[str]:
+    """Distinct article titles holding `text` (case-insensitive), newest first: the
+    suggestions of the queue's article filter."""
+    text = text.strip()
+    if not text:
+        return []
+    titles = (
+        Article.objects.filter(title__icontains=text)
+        .values("title")
+        .annotate(newest=Max("published_at"), last_id=Max("id"))
+        .order_by(F("newest").desc(nulls_last=True), "-last_id")
+        .values_list("title", flat=True)
+    )
+    return list(titles[:limit])

@@ -7,37 +7,48 @@ by URL means the same rows everywhere:
 
     status, type        repeatable (?status=new&status=check)
     speaker             case-insensitive substring of the speaker's name
-    outlet, article     ids
-    score_min/score_max check-worthiness between 0 and 1
+    outlet, article     ids (article: kept for links; the filter bar offers article_title)
+    article_title       case-insensitive substring of the article's title
+    meta                repeatable "key:value": the article's imported metadata (a JSON or CSV
+                        column beyond the known ones, BBC's category); values of one key are
+                        alternatives, different keys must all match
+    score_min/score_max the model's check-worthiness score, between 0 and 1 (what each row
+                        shows as "score"; the priority the queue ranks by is in points)
     assignee            "mine", "unassigned" or a user id
     date_from/date_to   the article's publication date (its import date when it has none)
     has_number          "yes" or "no"
     checked_before      "yes" or "no": a live (not rejected) match to a library fact-check
     tag                 one tag
+    run                 a pipeline run's id: the claims it found first (new in that run)
+    import              an import batch's id: the claims its runs found first
     q                   full-text search (web-search syntax: "quoted phrase", -not, or)
-                        over the claim's sentence and speaker and its article's title and text
+                        over the claim's sentence and speaker
+    in_article          "yes": the search also finds claims whose article's title or text
+                        matches (after the claims that match themselves)
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.contrib.postgres.search import SearchQuery
+from django.contrib.postgres.search import SearchHeadline, SearchQuery
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connection
-from django.db.models import Exists, F, FloatField, OuterRef, Q, QuerySet
+from django.db import connection, models
+from django.db.models import Exists, F, FloatField, Func, OuterRef, Q, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
 from factcheck.factchecks.models import ClaimMatch
+from factcheck.runs.models import PipelineRun
 
 FILTER_FIELDS = (
     "status",
@@ -45,6 +56,8 @@ FILTER_FIELDS = (
     "speaker",
     "outlet",
     "article",
+    "article_title",
+    "meta",
     "score_min",
     "score_max",
     "assignee",
@@ -53,8 +66,42 @@ FILTER_FIELDS = (
     "has_number",
     "checked_before",
     "tag",
+    "run",
+    "import",
     "q",
+    "in_article",
 )
+
+
+META_SEPARATOR = ":"
+META_MAX_LENGTH = 300
+
+
+class MetadataValuesField(forms.Field):
+    """The repeatable `meta` parameter: "key:value" pairs (the first colon separates them)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[str]:
+        if not value:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        pairs = []
+        for raw in value:
+            pair = str(raw).strip()
+            if not pair:
+                continue
+            key, separator, _ = pair.partition(META_SEPARATOR)
+            if not separator or not key.strip():
+                raise forms.ValidationError(f"{pair[:60]!r} is not key:value (category:politics).")
+            if "\x00" in pair:
+                # PostgreSQL's jsonb holds no NUL character (the other text fields refuse it too).
+                raise forms.ValidationError("Null characters are not allowed.")
+            if len(pair) > META_MAX_LENGTH:
+                raise forms.ValidationError(f"A key:value pair is at most {META_MAX_LENGTH} characters.")
+            pairs.append(pair)
+        return pairs
 
 
 class QueueFilterForm(forms.Form):
@@ -63,8 +110,10 @@ class QueueFilterForm(forms.Form):
     speaker = forms.CharField(required=False, max_length=300)
     outlet = forms.IntegerField(required=False, min_value=1)
     article = forms.IntegerField(required=False, min_value=1)
-    score_min = forms.FloatField(required=False, min_value=0, max_value=1)
-    score_max = forms.FloatField(required=False, min_value=0, max_value=1)
+    article_title = forms.CharField(required=False, max_length=200, label="Article")
+    meta = MetadataValuesField(required=False, label="Article metadata")
+    score_min = forms.FloatField(required=False, min_value=0, max_value=1, label="Score from (0–1)")
+    score_max = forms.FloatField(required=False, min_value=0, max_value=1, label="Score to (0–1)")
     assignee = forms.RegexField(
         required=False,
         regex=r"^(mine|unassigned|[0-9]+)$",
@@ -75,7 +124,14 @@ class QueueFilterForm(forms.Form):
     has_number = forms.ChoiceField(required=False, choices=[("", "Any"), ("yes", "With a number"), ("no", "Without")])
     checked_before = forms.ChoiceField(required=False, choices=[("", "Any"), ("yes", "Checked before"), ("no", "Not checked before")])
     tag = forms.CharField(required=False, max_length=40)
+    run = forms.IntegerField(required=False, min_value=1, label="New in run")
     q = forms.CharField(required=False, max_length=500, label="Search")
+    in_article = forms.ChoiceField(required=False, choices=[("", "No"), ("yes", "Yes")], label="In the whole article")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # "import" is a Python keyword, so the field cannot be declared as an attribute.
+        self.fields["import"] = forms.IntegerField(required=False, min_value=1, label="New in import")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -120,6 +176,14 @@ def queue_filter_from(params: QueryDict) -> QueueFilter:
     return QueueFilter(form=form, values=values)
 
 
+def my_claims_querystring() -> str:
+    """The queue's "My claims" view (MY_CLAIMS_VALUES) as a canonical query string."""
+    params = QueryDict(mutable=True)
+    for name, value in MY_CLAIMS_VALUES.items():
+        params.setlist(name, value if isinstance(value, list) else [value])
+    return queue_filter_from(params).querystring()
+
+
 # --- The filters, each defined once ---------------------------------------------------------
 #
 # Each filter is a Q over the claims table's own columns (an article's outlet or date is a
@@ -135,6 +199,38 @@ def _article_ids(condition: Q) -> Q:
 def _published_on_or(lookup: str, day: Any) -> Q:
     """The article's publication date `lookup` (gte, lte) the day; its import date when it has none."""
     return Q(**{f"published_at__date__{lookup}": day}) | Q(published_at__isnull=True, **{f"created_at__date__{lookup}": day})
+
+
+def _metadata_candidates(value: str) -> list[object]:
+    """The JSON values a metadata value typed as text stands for: the string itself, and the
+    number or boolean it spells (a JSON import keeps `"year": 2004` a number; CSV has text)."""
+    candidates: list[object] = [value]
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return candidates
+    if isinstance(parsed, float) and not math.isfinite(parsed):
+        return candidates  # NaN and Infinity are not JSON
+    if isinstance(parsed, bool | int | float):
+        candidates.append(parsed)
+    return candidates
+
+
+def metadata_q(pairs: list[str]) -> Q:
+    """Articles whose metadata holds the pairs: one of the values given for each key. Each is
+    a containment (`metadata @> {"key": value}`), which article_metadata_idx answers."""
+    by_key: dict[str, list[str]] = {}
+    for pair in pairs:
+        key, _, value = pair.partition(META_SEPARATOR)
+        by_key.setdefault(key.strip(), []).append(value.strip())
+    condition = Q()
+    for key, values in by_key.items():
+        either = Q()
+        for value in values:
+            for candidate in _metadata_candidates(value):
+                either |= Q(metadata__contains={key: candidate})
+        condition &= either
+    return condition
 
 
 def _checked_before() -> Q:
@@ -156,6 +252,10 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= _article_ids(Q(outlet_id=outlet))
     if article := values.get("article"):
         condition &= Q(article_id=article)
+    if title := (values.get("article_title") or "").strip():
+        condition &= _article_ids(Q(title__icontains=title))
+    if pairs := values.get("meta"):
+        condition &= _article_ids(metadata_q(pairs))
     if (low := values.get("score_min")) is not None:
         condition &= Q(score__gte=low)
     if (high := values.get("score_max")) is not None:
@@ -181,32 +281,96 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= ~_checked_before()
     if tag := values.get("tag"):
         condition &= Q(tags__contains=[tag.strip()])
+    if run := values.get("run"):
+        condition &= Q(first_run_id=run)
+    if batch := values.get("import"):
+        condition &= Q(first_run_id__in=PipelineRun.objects.filter(import_batch_id=batch).values("id"))
     return condition
+
+
+# "My claims": assigned to the user, with the user's work on them not finished (a claim waiting
+# for an editor's approval, approved or dismissed is finished for its assignee).
+MY_CLAIMS_VALUES: dict[str, Any] = {
+    "assignee": "mine",
+    "status": [Claim.Status.NEW.value, Claim.Status.CHECK.value, Claim.Status.IN_RESEARCH.value, Claim.Status.RETURNED.value],
+}
 
 
 def search_query(text: str) -> SearchQuery:
     return SearchQuery(text.strip(), search_type="websearch", config="english")
 
 
+# The marks around each matched word in a search's highlighted sentence (search_headline):
+# control characters no sentence holds (the sentence is stripped of them first), so the text
+# between them can be escaped as any other text and the marks turned into <mark> elements.
+MATCH_START, MATCH_END = "\x02", "\x03"
+
+
 @dataclass(frozen=True)
 class Search:
-    """The q filter: a claim matches by its own sentence and speaker, or by its article's
-    title and text. Kept as two conditions, not one OR: each has its own index (the claims'
-    and the articles' search vectors), and the queue page plans them apart."""
+    """The q filter. A claim matches by its own sentence and speaker (in_sentence); with "in
+    the whole article" ticked, also by its article's title and text (in_article, else None).
+    Kept as two conditions, not one OR: each has its own index (the claims' and the articles'
+    search vectors), and the queue plans them apart.
 
+    On the queue page a search lists its groups one after the other (`groups`), each in queue
+    order: the claims whose text has the words as typed, in that order (a phrase match:
+    "flood the zone" before "the zone ... may flood"); then the claims whose text has them
+    otherwise; then, with "in the whole article", the claims found through their article only.
+    Each group is a condition queue_page.sql pages through its index exactly and fast;
+    ranking within a group by ts_rank would read every match of a common word for each page."""
+
+    text: str
     in_sentence: Q
-    in_article: Q
+    in_article: Q | None
 
     @property
     def either(self) -> Q:
-        return self.in_sentence | self.in_article
+        return self.in_sentence if self.in_article is None else self.in_sentence | self.in_article
+
+    @property
+    def as_phrase(self) -> Q:
+        """The claims whose own text has the words as one phrase."""
+        return Q(search=SearchQuery(self.text, search_type="phrase", config="english"))
+
+    @property
+    def article_only(self) -> Q:
+        """The claims found through their article and not by themselves."""
+        return (self.in_article or Q(pk__in=[])) & ~self.in_sentence
+
+    def groups(self, *, phrase_differs: bool) -> list[Q]:
+        """The search's groups in the order the queue lists them. `phrase_differs`: whether
+        the phrase query differs from the search's own (selectors.PHRASE_DIFFERS_SQL); when it does not
+        (one word, a quoted phrase) the phrase group would be every match and the second one
+        empty, which the queue would have to walk its whole index to find out."""
+        groups = [self.in_sentence & self.as_phrase, self.in_sentence & ~self.as_phrase] if phrase_differs else [self.in_sentence]
+        return groups + ([self.article_only] if self.in_article is not None else [])
+
+    @property
+    def headline(self) -> SearchHeadline:
+        """The claim's sentence with each matched word between MATCH_START and MATCH_END."""
+        sentence = Func(F("sentence"), Value(MATCH_START + MATCH_END), Value(""), function="translate", output_field=TextField())
+        return SearchHeadline(sentence, search_query(self.text), config="english", start_sel=MATCH_START, stop_sel=MATCH_END, highlight_all=True)
 
 
 def search_for(values: dict[str, Any]) -> Search | None:
     if not (text := (values.get("q") or "").strip()):
         return None
     query = search_query(text)
-    return Search(in_sentence=Q(search=query), in_article=_article_ids(Q(search=query)))
+    in_article = _article_ids(Q(search=query)) if values.get("in_article") == "yes" else None
+    return Search(text=text, in_sentence=Q(search=query), in_article=in_article)
+
+
+def highlighted_parts(headline: str) -> list[tuple[str, bool]]:
+    """(text, matched) pieces of a search_headline, for a template to print escaped."""
+    parts: list[tuple[str, bool]] = []
+    for piece in headline.split(MATCH_START):
+        matched, _, rest = piece.rpartition(MATCH_END)
+        if matched:
+            parts.append((matched, True))
+        if rest:
+            parts.append((rest, False))
+    return parts
 
 
 def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Claim]:
@@ -221,7 +385,8 @@ def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: Ab
 class FilterSQL:
     """The filters as SQL over the `claims` table (compiled from claim_filter_q and
     search_for by Django, so they cannot mean anything else): `where` for every filter but
-    the search, and the search's two conditions (TRUE and FALSE without a search)."""
+    the search, and the search's two conditions (TRUE and FALSE without a search, FALSE for
+    in_article unless "in the whole article" is ticked)."""
 
     where: str
     where_params: list[Any]
@@ -236,8 +401,9 @@ class FilterSQL:
     first_params: list[Any] = field(default_factory=list)
 
 
-def _compiled(condition: Q) -> tuple[str, list[Any]]:
-    query = Claim.objects.filter(condition).query
+def compiled_condition(condition: Q, *, model: type[models.Model] = Claim) -> tuple[str, list[Any]]:
+    """A condition over the model's table as SQL ("TRUE"/"FALSE" when it is always/never true)."""
+    query = model._default_manager.filter(condition).query
     try:
         sql, params = query.get_compiler(connection=connection).compile(query.where)
     except EmptyResultSet:
@@ -247,18 +413,29 @@ def _compiled(condition: Q) -> tuple[str, list[Any]]:
     return sql, list(params)
 
 
-def first_in_cluster(condition: Q) -> Q:
+def first_in_cluster(condition: Q, *, shown_before: Q | None = None) -> Q:
     """The claims that no appearance of their cluster matching `condition` outranks in
     standing order (priority, then id, as claim_queue_order_idx): the one row per cluster the
     queue shows. A cluster is one claim (status, assignee, tags, notes and verdict are the
     cluster's), so its row is its best-ranked appearance among those the filters match: an
     outlet or article filter shows the cluster through the appearance it matched. A claim in
     no cluster is its own row; one alone in its cluster costs one probe of
-    claim_cluster_key_idx."""
+    claim_cluster_key_idx. `shown_before`: the condition of a search's earlier groups (a
+    cluster is listed in the first group one of its appearances is in, and only there)."""
     better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
         Q(priority__gt=OuterRef("priority")) | Q(priority=OuterRef("priority"), id__gt=OuterRef("id"))
     )
-    return Q(cluster_key="") | Q(~Exists(better))
+    first = ~Exists(better)
+    if shown_before is not None:
+        first &= ~Exists(Claim.objects.filter(shown_before, cluster_key=OuterRef("cluster_key")))
+    return Q(cluster_key="") | Q(first)
+
+
+def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
+    """An ORM expression over the claims table as SQL (its columns as "claims"."...")."""
+    query = Claim.objects.all().query
+    sql, params = query.get_compiler(connection=connection).compile(expression.resolve_expression(query))
+    return sql, list(params)
 
 
 def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
@@ -267,11 +444,28 @@ def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser
     search = search_for(values)
     condition = claim_filter_q(values=values, user=user)
     matches_all = search is None and not condition
-    first, first_params = _compiled(first_in_cluster(condition & search.either if search else condition)) if one_per_cluster else ("TRUE", [])
-    where, where_params = _compiled(condition)
-    in_sentence, in_sentence_params = _compiled(search.in_sentence) if search else ("TRUE", [])
-    in_article, in_article_params = _compiled(search.in_article) if search else ("FALSE", [])
+    first, first_params = compiled_condition(first_in_cluster(condition & search.either if search else condition)) if one_per_cluster else ("TRUE", [])
+    where, where_params = compiled_condition(condition)
+    in_sentence, in_sentence_params = compiled_condition(search.in_sentence) if search else ("TRUE", [])
+    in_article, in_article_params = compiled_condition(search.in_article) if search and search.in_article is not None else ("FALSE", [])
     return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params)
+
+
+def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, groups: list[Q], number: int) -> FilterSQL:
+    """The filters for one of a search's groups (Search.groups, `groups[number]`), in
+    queue_page.sql's shape: the group as its first branch, its second branch empty. One row
+    per cluster across the groups: a cluster's row is its best-ranked appearance in the first
+    group that holds one of its matching appearances."""
+    condition = claim_filter_q(values=values, user=user)
+    where, where_params = compiled_condition(condition)
+    in_group, in_group_params = compiled_condition(groups[number])
+    earlier = Q(pk__in=[])
+    for group in groups[:number]:
+        earlier |= group
+    first, first_params = compiled_condition(
+        first_in_cluster(condition & groups[number], shown_before=condition & earlier if number else None)
+    )
+    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params)
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------
@@ -313,3 +507,33 @@ def decode_cursor(cursor: str) -> tuple[float, int] | None:
         return (total, int(pk)) if math.isfinite(total) else None
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return None
+
+
+# --- A search's order: its groups one after the other, each in queue order ------------------
+
+
+@dataclass(frozen=True)
+class SearchPosition:
+    """Where a search page ends: in group `group` (Search.groups) at (total, id)."""
+
+    group: int
+    total: float
+    pk: int
+
+
+def encode_search_cursor(position: SearchPosition) -> str:
+    raw = f"g{position.group}:{position.total!r}:{position.pk}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_search_cursor(cursor: str) -> SearchPosition | None:
+    """A search page's position, or None when the cursor is malformed or a plain queue
+    cursor (then the search starts over)."""
+    try:
+        group, total, pk = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+        if not group.startswith("g"):
+            return None
+        position = SearchPosition(group=int(group[1:]), total=float(total), pk=int(pk))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return None
+    return position if math.isfinite(position.total) and position.group >= 0 else None

@@ -16,7 +16,9 @@ from factcheck.claims.models import (
     Verdict,
 )
 from factcheck.claims.ranking import WEIGHT_FIELDS
+from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS
 from factcheck.claims.services import BulkKind
+from factcheck.keys import key_of
 
 
 class VersionedForm(forms.Form):
@@ -57,26 +59,53 @@ class SubmissionKeyField(forms.UUIDField):
         super().__init__(required=False, widget=forms.HiddenInput)
 
 
+def key_widget_attrs(name: str) -> dict[str, str]:
+    """A form field's keyboard shortcut (factcheck.keys), as widget attributes."""
+    found = key_of(name)
+    return {"data-key": found.key, "data-key-help": found.does}
+
+
 class AnnotationForm(forms.Form):
     submission = SubmissionKeyField()
-    body = forms.CharField(max_length=NOTE_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note (Markdown)"}), label="Note")
+    body = forms.CharField(
+        max_length=NOTE_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note (Markdown)", **key_widget_attrs("claim.note")}),
+        label="Note",
+    )
 
 
 class EvidenceForm(forms.ModelForm):
     submission = SubmissionKeyField()
-    url = forms.URLField(max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://"}))
+    # The claim page shows these fields without visible labels (a compact row): each names
+    # itself to assistive technology, a placeholder being no name.
+    url = forms.URLField(
+        max_length=2000, assume_scheme="https", widget=forms.URLInput(attrs={"placeholder": "https://", "aria-label": "Address of the evidence"})
+    )
 
-    kind = forms.ChoiceField(choices=[("", "Kind of evidence…"), *Evidence.Kind.choices])
+    kind = forms.ChoiceField(
+        choices=[("", "Kind of evidence…"), *Evidence.Kind.choices],
+        widget=forms.Select(attrs={"aria-label": "Kind of evidence", **key_widget_attrs("claim.evidence")}),
+    )
 
     class Meta:
         model = Evidence
         fields = ["kind", "url", "title", "note"]
-        widgets = {"note": forms.TextInput(attrs={"placeholder": "What it shows"})}
+        widgets = {"note": forms.TextInput(attrs={"placeholder": "What it shows", "aria-label": "What the evidence shows"})}
 
 
 class VerdictForm(VersionedForm):
     rating = forms.ChoiceField(choices=Verdict.Rating.choices, widget=forms.RadioSelect)
-    headline = forms.CharField(max_length=74, help_text="Under 75 characters.", widget=forms.TextInput(attrs={"maxlength": 74, "size": 60}))
+    headline = forms.CharField(
+        max_length=74, help_text="Under 75 characters.",
+        widget=forms.TextInput(attrs={"maxlength": 74, "size": 60, **key_widget_attrs("claim.headline")}),
+    )
+    claim_reviewed = forms.CharField(
+        max_length=CLAIM_REVIEWED_MAX_CHARS,
+        required=False,
+        label="Claim reviewed",
+        help_text="The claim as you checked it, under 75 characters: the published ClaimReview names it. Empty: made from the sentence.",
+        widget=forms.TextInput(attrs={"maxlength": CLAIM_REVIEWED_MAX_CHARS, "size": 60}),
+    )
     explanation = forms.CharField(max_length=EXPLANATION_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 5}))
     evidence = forms.ModelMultipleChoiceField(queryset=Evidence.objects.none(), required=False, widget=forms.CheckboxSelectMultiple)
 

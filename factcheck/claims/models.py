@@ -10,6 +10,7 @@ from django.core.validators import MaxLengthValidator
 from django.db import models
 
 from factcheck.articles.models import Article
+from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS
 from factcheck.runs.models import PipelineRun
 
 if TYPE_CHECKING:
@@ -300,6 +301,12 @@ class Verdict(models.Model):
     revision = models.PositiveIntegerField(default=1)
     rating = models.CharField(max_length=16, choices=Rating.choices)
     headline = models.CharField(max_length=74, help_text="Under 75 characters.")
+    # The claim as the desk checked it: ClaimReview's claimReviewed. Blank on revisions
+    # written before the field existed; the export then falls back to the default
+    # (claims.reviewed.claim_reviewed_default).
+    claim_reviewed = models.CharField(
+        max_length=CLAIM_REVIEWED_MAX_CHARS, blank=True, help_text="The claim as checked, under 75 characters: what the ClaimReview export names as reviewed."
+    )
     explanation = models.TextField(max_length=EXPLANATION_MAX_CHARS, validators=[MaxLengthValidator(EXPLANATION_MAX_CHARS)])
     evidence = models.ManyToManyField(Evidence, blank=True, related_name="verdicts")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
@@ -332,6 +339,11 @@ class Verdict(models.Model):
     def written_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
         """Whether `user` wrote any of this revision's text (then they may not approve or return it)."""
         return user.pk in self.contributor_ids or self.author_id == user.pk
+
+    @staticmethod
+    def not_written_by(user: AbstractBaseUser | AnonymousUser) -> models.Q:
+        """written_by's rule as a query condition: the revisions `user` wrote none of."""
+        return ~models.Q(contributor_ids__contains=[user.pk]) & ~models.Q(author_id=user.pk)
 
 
 class SavedView(models.Model):

@@ -8,7 +8,8 @@
 -- among *any* page-size (or more) matching claims after the cursor:
 --   head:  the first matching claims in standing order (a short walk down
 --          claim_queue_order_idx), and L from them (more of them raise L: see head size in
---          selectors._queue_page_sql);
+--          selectors._queue_page_sql); when the walk ran out of matches before the head
+--          size, head holds every match after the cursor and is the band;
 --   band:  every claim whose standing priority lies in [L - W, the cursor's total] and whose
 --          total is at least L, read from claim_queue_order_idx alone (it includes seen_at),
 --          never from the table (each total computed once: the cursor is applied to the few
@@ -37,8 +38,8 @@
 --
 -- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
 -- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
--- band: (in_sentence, total) and (in_article, in_sentence, total); page: (total, id), where,
--- first, limit. "cursor" is the cursor's total, then its (total, id).
+-- lowest: head size twice; band: (in_sentence, total) and (in_article, in_sentence, total);
+-- page: (total, id), where, first, limit. "cursor" is the cursor's total, then its (total, id).
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
@@ -84,20 +85,30 @@ head AS (
 lowest AS MATERIALIZED (
     -- L, and the lowest standing priority a claim with a total of L can have (materialized:
     -- head is read once). Fewer matches than a page: every claim after the cursor is a
-    -- candidate.
-    SELECT total, total - (SELECT recency FROM ranking) AS priority
+    -- candidate. Less a millionth: in floating point (p + W) - W can exceed p (58.4 + 10 - 10
+    -- is 58.400000000000006), which left a claim whose total is exactly L out of the band;
+    -- the band's own test (total >= L) stays exact. `complete`: neither branch of the walk
+    -- reached its size, so walked holds every matching claim after the cursor and is the band
+    -- itself (a narrow filter, an article's or a rare metadata value's dozens of claims,
+    -- would otherwise make every claim after the cursor a candidate, each checked against
+    -- the filters; the page still checks `first` on each, so a cluster is still one row).
+    SELECT total, total - (SELECT recency FROM ranking) - 1e-6 AS priority,
+           (SELECT count(*) FROM walked WHERE branch = 1) < %s AND (SELECT count(*) FROM walked WHERE branch = 2) < %s AS complete
     FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
 ),
 band AS MATERIALIZED (
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-    WHERE {in_sentence} AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
+    WHERE NOT (SELECT complete FROM lowest) AND {in_sentence} AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
       AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-    WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
+    WHERE NOT (SELECT complete FROM lowest) AND {in_article} AND ({in_sentence}) IS NOT TRUE
+      AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
       AND claims.priority + t.recency >= (SELECT total FROM lowest)
+    UNION ALL
+    SELECT id, total FROM walked WHERE (SELECT complete FROM lowest)
 )
 SELECT b.id, round((b.total - matching.priority)::numeric, 4)::float8 AS recency, b.total
 FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DESC, id DESC) b

@@ -11,14 +11,32 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.audit.models import AuditEvent
-from factcheck.claims.filters import RECENCY_SQL, decode_cursor, encode_cursor, filter_sql, with_recency
+from factcheck.claims.filters import (
+    MY_CLAIMS_VALUES,
+    RECENCY_SQL,
+    FilterSQL,
+    Search,
+    SearchPosition,
+    claim_filter_q,
+    compiled_condition,
+    compiled_expression,
+    decode_cursor,
+    decode_search_cursor,
+    encode_cursor,
+    encode_search_cursor,
+    filter_sql,
+    group_filter_sql,
+    highlighted_parts,
+    search_for,
+    with_recency,
+)
 from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, RankingWeights, SavedView, Verdict
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
@@ -152,7 +170,7 @@ HEAD_ROWS_PER_ROW_FILTERED = 2
 # assignee, cluster size and appearances. A row holds what it shows and nothing more: an
 # article's text and the search vectors are the bulk of a row's bytes.
 QUEUE_ROWS_SQL = """
-SELECT c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title, c.priority, p.recency, p.total, c.priority_parts,
+SELECT c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title, c.score, c.priority, p.recency, p.total, c.priority_parts,
        c.status, c.dismiss_reason, c.tags, c.version, c.article_id, c.assignee_id, c.cluster_key,
        o.name AS outlet_name, u.username AS assignee_username,
        cc.size AS cluster_size, cc.outlet_count AS cluster_outlets,
@@ -192,7 +210,10 @@ def _queue_page_sql(
     """queue_page.sql with the filters compiled in, and its parameters. The queue shows one
     row per cluster (filters.first_in_cluster); `one_per_cluster=False` lists every
     appearance (the API)."""
-    filters = filter_sql(values=values, user=user, one_per_cluster=one_per_cluster)
+    return _page_sql_for(filter_sql(values=values, user=user, one_per_cluster=one_per_cluster), position=position, limit=limit)
+
+
+def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, limit: int) -> tuple[str, list[Any]]:
     total, pk = position if position is not None else (math.inf, MAX_ID)
     # After a cursor the head checks its rows' cluster too (queue_page.sql's header says why).
     head_first, head_first_params = (filters.first, filters.first_params) if position is not None else ("TRUE", [])
@@ -212,6 +233,7 @@ def _queue_page_sql(
         *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
         head,
         *head_first_params, limit - 1,
+        head, head,
         *filters.in_sentence_params, total,
         *filters.in_article_params, *filters.in_sentence_params, total,
         total, pk, *filters.where_params, *filters.first_params, limit,
@@ -270,8 +292,10 @@ class QueuePage:
 
 def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], cursor: str | None, page_size: int) -> QueuePage:
     """One page of the queue after `cursor`, in one query (queue_page.sql inside the rows'
-    QUEUE_ROWS_SQL). Fetches one row more than it shows to know whether there is a next
-    page, so no page ever counts the whole queue."""
+    QUEUE_ROWS_SQL); with a search, in the search's order (search_page). Fetches one row more
+    than it shows to know whether there is a next page (the count is queue_count's)."""
+    if (search := search_for(values)) is not None:
+        return search_page(user=user, values=values, search=search, cursor=cursor, page_size=page_size)
     position = decode_cursor(cursor) if cursor else None
     page_sql, params = _queue_page_sql(user=user, values=values, position=position, limit=page_size + 1)
     rows = _queue_rows(page_sql, params)
@@ -280,6 +304,71 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
         last = rows[page_size - 1]
         next_cursor = encode_cursor(last["total"], last["id"])
     return QueuePage(rows=rows[:page_size], next_cursor=next_cursor, is_first=position is None)
+
+
+# The rows of positions already chosen (a search page's groups), ordered afterwards.
+CHOSEN_POSITIONS_SQL = "SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS p(id, recency, total)"
+# Whether the words as one phrase query differently from the search (Search.groups).
+PHRASE_DIFFERS_SQL = "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text"
+HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
+
+
+def search_page(
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, cursor: str | None, page_size: int
+) -> QueuePage:
+    """A page of a search: its groups (Search.groups: the phrase matches, the other matches
+    of the claim's own text, then with "in the whole article" the claims found through their
+    article) one after the other, each paged in queue order by queue_page.sql; a group is read
+    only once the ones before it are exhausted. Each row carries `highlight` ((text, matched)
+    pieces of its sentence) and `found_in_article`."""
+    after = decode_search_cursor(cursor) if cursor else None
+    with connection.cursor() as db:
+        db.execute(PHRASE_DIFFERS_SQL, [search.text, search.text])
+        groups = search.groups(phrase_differs=db.fetchone()[0])
+        if after is not None and after.group >= len(groups):
+            after = None
+        limit = page_size + 1
+        chosen: list[tuple[SearchPosition, float]] = []
+        for number in range(after.group if after else 0, len(groups)):
+            start = (after.total, after.pk) if after is not None and after.group == number else None
+            group = group_filter_sql(values=values, user=user, groups=groups, number=number)
+            sql, params = _page_sql_for(group, position=start, limit=limit - len(chosen))
+            db.execute(sql, params)
+            chosen += [(SearchPosition(group=number, total=total, pk=pk), recency) for pk, recency, total in db.fetchall()]
+            if len(chosen) >= limit:
+                break
+        shown = chosen[:page_size]
+        ids = [at.pk for at, _ in shown]
+        headline, headline_params = compiled_expression(search.headline)
+        db.execute(HEADLINES_SQL.format(headline=headline), [*headline_params, ids])
+        headlines = dict(db.fetchall())
+    by_id = {row["id"]: row for row in _queue_rows(CHOSEN_POSITIONS_SQL, [ids, [r for _, r in shown], [p.total for p, _ in shown]])}
+    in_article = len(groups) - 1 if search.in_article is not None else None
+    rows = []
+    for at, _ in shown:
+        if (row := by_id.get(at.pk)) is not None:  # deleted between the two reads: left out
+            row["highlight"] = highlighted_parts(headlines.get(at.pk) or "")
+            row["found_in_article"] = at.group == in_article
+            rows.append(row)
+    next_cursor = encode_search_cursor(shown[-1][0]) if len(chosen) > page_size else None
+    return QueuePage(rows=rows, next_cursor=next_cursor, is_first=after is None)
+
+
+# The queue's rows among some claims: one per cluster (filters.first_in_cluster: each cluster
+# with a matching appearance is one row, whichever appearance it shows), one per claim in none.
+ROWS_COUNT = "count(*) FILTER (WHERE cluster_key = '') + count(DISTINCT cluster_key) FILTER (WHERE cluster_key <> '')"
+COUNT_SQL = f"SELECT {ROWS_COUNT} FROM claims WHERE {{where}} AND ({{in_sentence}} OR {{in_article}})"
+
+
+def queue_count(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> int:
+    """How many rows the queue lists under these filters (clusters, not appearances): the
+    page's own compiled filters (filter_sql), counted exactly. A search lists each cluster
+    once across its groups, so the count is the same."""
+    filters = filter_sql(values=values, user=user)
+    sql = COUNT_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*filters.where_params, *filters.in_sentence_params, *filters.in_article_params])
+        return int(cursor.fetchone()[0])
 
 
 def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:
@@ -308,29 +397,77 @@ class QueueChoices:
 
     outlets: list[tuple[int, str]]
     assignees: list[tuple[int, str]]  # assignable_users()
-    saved_views: list[tuple[int, str]]  # the user's own
+    saved_views: list[tuple[int, str, str]]  # the user's own, each (id, name, query)
+    # The newest article's "id@created_at": what the cached article metadata values are keyed
+    # by (with its time, an id reused by a database made anew is not taken for the old one).
+    newest_article: str | None
 
 
-# One round trip for the three lists (three ORM queries cost 1.5 ms of CPU a page, this 0.25).
+# One round trip for the three lists and the newest article's id (three ORM queries cost 1.5 ms
+# of CPU a page, this 0.25).
 QUEUE_CHOICES_SQL = """
 SELECT (SELECT coalesce(json_agg(json_build_array(id, name) ORDER BY name), '[]') FROM outlets),
        (SELECT coalesce(json_agg(json_build_array(u.id, u.username) ORDER BY u.username), '[]')
           FROM auth_user u
          WHERE u.is_active AND EXISTS (SELECT FROM auth_user_groups ug JOIN auth_group g ON g.id = ug.group_id
                                         WHERE ug.user_id = u.id AND g.name = ANY(%s))),
-       (SELECT coalesce(json_agg(json_build_array(id, name) ORDER BY name), '[]') FROM saved_views WHERE user_id = %s)
+       (SELECT coalesce(json_agg(json_build_array(id, name, query) ORDER BY name), '[]') FROM saved_views WHERE user_id = %s),
+       (SELECT id || '@' || extract(epoch FROM created_at) FROM articles ORDER BY id DESC LIMIT 1)
 """
 
 
 def queue_choices(*, user: AbstractBaseUser | AnonymousUser) -> QueueChoices:
     with connection.cursor() as cursor:
         cursor.execute(QUEUE_CHOICES_SQL, [list(GROUP_FOR_ROLE.values()), user.pk])
-        outlets, assignees, saved_views = cursor.fetchone()
+        outlets, assignees, saved_views, newest_article = cursor.fetchone()
     return QueueChoices(
         outlets=[(pk, name) for pk, name in outlets],
         assignees=[(pk, name) for pk, name in assignees],
-        saved_views=[(pk, name) for pk, name in saved_views],
+        saved_views=[(pk, name, query) for pk, name, query in saved_views],
+        newest_article=newest_article,
     )
+
+
+# --- What is waiting for the user: "My claims" and the editor's approvals ----------------------
+
+
+def verdicts_awaiting_approval_q(*, user: AbstractBaseUser | AnonymousUser) -> Q:
+    """Drafted verdicts `user` may approve: awaiting approval and none of their text theirs
+    (services.verdict_approve's two-person rule)."""
+    return Q(status=Verdict.Status.DRAFT) & Verdict.not_written_by(user)
+
+
+def verdicts_awaiting_approval(*, user: AbstractBaseUser | AnonymousUser) -> list[Verdict]:
+    """The editor's inbox, longest waiting first."""
+    if not has_role(user, Role.EDITOR):
+        return []
+    return list(
+        Verdict.objects.filter(verdicts_awaiting_approval_q(user=user))
+        .select_related("claim", "claim__article__outlet", "author")
+        .defer("claim__article__text", "claim__article__search", "claim__search")
+        .order_by("updated_at", "id")
+    )
+
+
+@dataclass(frozen=True)
+class WorkCounts:
+    my_claims_left: int  # MY_CLAIMS_VALUES: the queue's "My claims" view counts the same
+    awaiting_my_approval: int | None  # None for anyone who approves nothing
+
+
+# Short on purpose: both conditions come compiled from the ORM conditions the pages use.
+WORK_COUNTS_SQL = f"SELECT (SELECT {ROWS_COUNT} FROM claims WHERE {{mine}}), (SELECT count(*) FROM verdicts WHERE {{awaiting}})"
+
+
+def work_counts(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:
+    """The navigation's counts, in one query."""
+    mine, mine_params = compiled_condition(claim_filter_q(values=MY_CLAIMS_VALUES, user=user))
+    is_editor = has_role(user, Role.EDITOR)
+    awaiting, awaiting_params = compiled_condition(verdicts_awaiting_approval_q(user=user), model=Verdict) if is_editor else ("FALSE", [])
+    with connection.cursor() as cursor:
+        cursor.execute(WORK_COUNTS_SQL.format(mine=mine, awaiting=awaiting), [*mine_params, *awaiting_params])
+        left, waiting = cursor.fetchone()
+    return WorkCounts(my_claims_left=left, awaiting_my_approval=waiting if is_editor else None)
 
 
 def saved_views_for(*, user: User) -> list[SavedView]:

@@ -49,8 +49,10 @@ from factcheck.claims.models import (
     Verdict,
 )
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
+from factcheck.claims.reviewed import claim_reviewed_default
 from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, claim_cluster_ids
 from factcheck.factchecks.library import factcheck_record_verdict
+from factcheck.organisation import publishing_refusal
 from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
 from pipeline.sql import statement
@@ -451,6 +453,12 @@ def evidence_add(
 # --- verdicts ----------------------------------------------------------------------------
 
 
+def claim_reviewed_default_for(claim: Claim) -> str:
+    """The claim reviewed a verdict on `claim` starts from (claims.reviewed)."""
+    quantities = [str(q.get("text") or "") for q in claim.quantities or [] if isinstance(q, dict)]
+    return claim_reviewed_default(claim.sentence, attribution=claim.attribution, quantities=quantities)
+
+
 def verdict_current(claim: Claim) -> Verdict | None:
     """The verdict of the claim's cluster: the revision written last on any appearance."""
     return Verdict.objects.filter(claim_id__in=claim_cluster_ids(claim=claim)).order_by(*VERDICT_NEWEST_FIRST).first()
@@ -468,6 +476,7 @@ def verdict_draft(
     rating: str,
     headline: str,
     explanation: str,
+    claim_reviewed: str = "",
     evidence_ids: Sequence[int] = (),
     expected_version: int | None = None,
     force: bool = False,
@@ -476,7 +485,8 @@ def verdict_draft(
 
     `expected_version` is the version of the verdict the author started from (None for a
     first draft). A draft or returned verdict is edited in place; an approved one is never
-    changed: the edit becomes the next revision.
+    changed: the edit becomes the next revision. `claim_reviewed` is the claim as checked
+    (what the ClaimReview export names); left blank, the default made from the sentence.
     """
     _require(actor, Role.REVIEWER, "Drafting a verdict")
     cluster = _locked_cluster(claim)
@@ -485,7 +495,8 @@ def verdict_draft(
     if claim.status not in DRAFT_FROM:
         raise TransitionNotAllowed(f"Cannot draft a verdict: the claim is {claim.get_status_display().lower()}.")
     current = Verdict.objects.select_for_update().filter(claim_id__in=cluster.ids).order_by(*VERDICT_NEWEST_FIRST).first()
-    submitted = {"rating": rating, "headline": headline.strip(), "explanation": explanation.strip()}
+    reviewed = " ".join(claim_reviewed.split()) or claim_reviewed_default_for(claim)
+    submitted = {"rating": rating, "headline": headline.strip(), "claim_reviewed": reviewed, "explanation": explanation.strip()}
     if expected_version is not None and (current is None or current.version != expected_version):
         _raise_stale_verdict(cluster, current, submitted)
     if expected_version is None and current is not None and current.status != Verdict.Status.APPROVED:
@@ -572,6 +583,9 @@ def verdict_approve(*, verdict: Verdict, actor: User, expected_version: int | No
     cluster, verdict = _locked_verdict(verdict)
     claim = cluster.claim
     _check_reviewable(cluster, verdict, actor, expected_version, "approve")
+    if refusal := publishing_refusal():
+        # Approving publishes: a verdict must not go out under an author URL nobody can reach.
+        raise TransitionNotAllowed(refusal)
     before = {**_state(claim), **_verdict_state(verdict)}
     verdict.status = Verdict.Status.APPROVED
     verdict.approved_by = actor

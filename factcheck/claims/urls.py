@@ -6,6 +6,9 @@ app_name = "claims"
 
 urlpatterns = [
     path("", views.claim_list, name="list"),
+    path("count/", views.claim_count, name="count"),
+    path("mine/", views.my_claims, name="mine"),
+    path("approvals/", views.approvals, name="approvals"),
     path("<int:pk>/", views.claim_detail, name="detail"),
     path("<int:pk>/triage/", views.claim_triage, name="triage"),
     path("<int:pk>/assign/", views.claim_assign, name="assign"),
@@ -17,6 +20,7 @@ urlpatterns = [
     path("verdicts/<int:pk>/review/", views.verdict_review, name="verdict-review"),
     # The triage queue: row actions answer with the row (htmx) or go back to the queue.
     path("<int:pk>/row/", views.queue_row_action, name="row_action"),
+    path("article-titles/", views.article_titles, name="article_titles"),
     path("views/", views.saved_view_create, name="view_create"),
     path("views/<int:pk>/", views.saved_view_open, name="view_open"),
     path("views/<int:pk>/delete/", views.saved_view_delete, name="view_delete"),

@@ -4,7 +4,8 @@ The queue works without JavaScript (plain forms and links, POST/redirect/GET); w
 row action swaps its row, a filter change swaps the results and pushes the URL.
 
 Every action is a short POST view: role check, form, one service call, then redirect back
-to the claim (POST/redirect/GET). A refused action re-renders the claim page with the
+to the claim (POST/redirect/GET), or, after a decision on a claim opened from the queue, to
+the next claim of that view (its `view` parameter, see _act). A refused action re-renders the claim page with the
 user's input kept and the reason shown: 409 when someone else got there first (held
 claim, stale version), 400 for invalid input or a transition the workflow does not allow.
 """
@@ -16,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib import messages
@@ -27,14 +29,17 @@ from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import engines
 from django.urls import reverse
+from django.utils.html import format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from factcheck.accounts.roles import Role, has_role, role_required, signed_in_user
+from factcheck.articles.models import Article
+from factcheck.articles.selectors import MetadataKey, article_metadata_values, article_titles_matching
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
-from factcheck.claims.filters import queue_filter_from
+from factcheck.claims.filters import META_SEPARATOR, QueueFilter, my_claims_querystring, queue_filter_from
 from factcheck.claims.forms import (
     AnnotationForm,
     AssignForm,
@@ -55,6 +60,7 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
 from factcheck.claims.services import BulkKind
 from factcheck.factchecks.models import ClaimMatch
 from factcheck.factchecks.selectors import CheckedBefore, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
+from factcheck.organisation import publishing_refusal
 
 # --- The triage queue ----------------------------------------------------------------------
 
@@ -75,6 +81,28 @@ def _queue_here(request: HttpRequest) -> str:
         if values:
             params.setlist(name, values)
     return _queue_url(params.urlencode())
+
+
+def _view_of(params: QueryDict) -> str | None:
+    """The queue view a claim page was opened from (its `view` parameter: the queue's query
+    string, empty for the whole queue), reduced to its valid filters; None when the page was
+    not opened from the queue."""
+    if "view" not in params:
+        return None
+    return queue_filter_from(QueryDict(params.get("view", ""))).querystring()
+
+
+def _view_suffix(view: str | None) -> str:
+    """The query string that carries a view along the claim pages (and their forms)."""
+    return "" if view is None else "?" + urlencode({"view": view})
+
+
+def _next_in_view(request: HttpRequest, claim: Claim, view: str) -> str | None:
+    """The next claim after `claim` in the view's order (the queue's), whatever the claim's
+    state now: its position is where the queue showed it, (total, id)."""
+    values = queue_filter_from(QueryDict(view)).values
+    found = selectors.queue_positions(user=request.user, values=values, position=(claim.total, claim.pk), limit=1)  # type: ignore[attr-defined]  # claims_for_pages annotates it
+    return reverse("claims:detail", args=[found[0].id]) + _view_suffix(view) if found else None
 
 
 def _next_url(request: HttpRequest) -> str:
@@ -133,9 +161,15 @@ class QueueRow:
     can_dismiss: bool
     detail_url: str
     triage_url: str
+    score: str = ""
     checked_before: str = ""
     appearances: tuple[QueueAppearance, ...] = ()
     more_appearances: int = 0
+    # The match shown was confirmed by a reviewer (not only suggested by the matcher).
+    checked_before_confirmed: bool = False
+    # A search's matched words: the sentence as (text, matched) pieces, printed escaped.
+    highlight: tuple[tuple[str, bool], ...] = ()
+    found_in_article: bool = False
 
 
 def _number(value: Any) -> str:
@@ -201,6 +235,8 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 can_dismiss="dismiss" in allowed[status],
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
+                # The model's score on the filter bar's scale (Score from/to, 0-1).
+                score=f"{float(row['score']):.2f}" if row["score"] is not None else "",
                 checked_before=_checked_before_line(checked_before.get(pk)),
                 appearances=tuple(
                     QueueAppearance(
@@ -212,6 +248,9 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                     for appearance in row["appearances"]
                 ),
                 more_appearances=max(0, (row["cluster_size"] or 0) - len(row["appearances"])),
+                checked_before_confirmed=pk in checked_before and checked_before[pk].confirmed,
+                highlight=tuple(row.get("highlight") or ()),
+                found_in_article=row.get("found_in_article", False),
             )
         )
     return result
@@ -220,7 +259,8 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
 def render_queue_rows(request: HttpRequest, rows: list[QueueRow], *, here: str, row_error: str = "", held: bool = False) -> SafeString:
     """The rows' markup, from the Jinja2 engine (see templates/jinja2/claims/queue_rows.html)."""
     template = engines["jinja2"].get_template("claims/queue_rows.html")
-    context = {"rows": rows, "here": here, "row_error": row_error, "held": held, "csrf_token": get_token(request)}
+    view = queue_filter_from(QueryDict(urlsplit(here).query)).querystring()
+    context = {"rows": rows, "here": here, "view_suffix": _view_suffix(view), "row_error": row_error, "held": held, "csrf_token": get_token(request)}
     # The Jinja2 template autoescapes every value it prints.
     return mark_safe(template.render(context))  # noqa: S308
 
@@ -238,12 +278,15 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         user=request.user, values=queue_filter.values, cursor=request.GET.get("after"), page_size=settings.FACTCHECK_QUEUE_PAGE_SIZE
     )
     is_editor = has_role(request.user, Role.EDITOR)
+    query = queue_filter.querystring()
     context: dict[str, Any] = {
         "page": page,
         "rows": queue_rows(page.rows, user=request.user),
+        "is_my_claims": query == my_claims_querystring(),
         "filter": queue_filter,
-        "query": queue_filter.querystring(),
+        "query": query,
         "here": _queue_here(request),
+        "view_suffix": _view_suffix(queue_filter.querystring()),
         "queue_url": _queue_url(),
         "bulk_actions": BulkKind.choices,
         "bulk_statuses": BulkForm.STATUSES,
@@ -251,13 +294,113 @@ def claim_list(request: HttpRequest) -> HttpResponse:
     if _is_htmx(request) and request.headers.get("HX-Target") == "queue-results":
         # Editors assign claims in bulk to whoever may hold one.
         context["users"] = _assignable() if is_editor else []
+        views = [(view.pk, view.name, view.query) for view in selectors.saved_views_for(user=signed_in_user(request))]
+        context["saved_views"] = saved_views_marked(views, current=context["query"])
         response = render(request, "claims/queue_results.html", context, using="jinja2")
         response["HX-Push-Url"] = context["here"]
         return response
     choices = selectors.queue_choices(user=request.user)
-    context.update(outlets=choices.outlets, assignees=choices.assignees, saved_views=choices.saved_views)
+    context.update(
+        outlets=choices.outlets,
+        assignees=choices.assignees,
+        saved_views=saved_views_marked(choices.saved_views, current=context["query"]),
+        metadata=metadata_filter_fields(article_metadata_values(newest_article=choices.newest_article), chosen=queue_filter.values.get("meta") or []),
+        article_named=article_title_of(queue_filter.values.get("article")),
+        without_article_url=_queue_url(QueueFilter(form=queue_filter.form, values={**queue_filter.values, "article": None}).querystring()),
+        titles_url=reverse("claims:article_titles"),
+    )
     context["users"] = choices.assignees if is_editor else []
     return render(request, "claims/queue.html", context, using="jinja2")
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def claim_count(request: HttpRequest) -> HttpResponse:
+    """"N claims" for the queue's filters (the same query string): asked for by the queue page
+    once it has shown its rows, so that a page never waits for an exact count of every
+    matching claim (selectors.queue_count)."""
+    queue_filter = queue_filter_from(request.GET)
+    context = {
+        "count": selectors.queue_count(user=request.user, values=queue_filter.values),
+        "search": queue_filter.values.get("q") or "",
+        "in_article": queue_filter.values.get("in_article") == "yes",
+        "is_my_claims": queue_filter.querystring() == my_claims_querystring(),
+    }
+    return render(request, "claims/queue_count.html", context, using="jinja2")
+
+
+@dataclass(frozen=True)
+class SavedViewLink:
+    pk: int
+    name: str
+    is_current: bool
+
+
+def saved_views_marked(views: list[tuple[int, str, str]], *, current: str) -> list[SavedViewLink]:
+    """The user's saved views, the one whose filters are the page's marked: both compared in
+    canonical form, so a view saved before a filter was added still matches its own page."""
+    return [SavedViewLink(pk, name, queue_filter_from(QueryDict(query)).querystring() == current) for pk, name, query in views]
+
+
+@dataclass(frozen=True)
+class MetadataSelect:
+    """One metadata key as a select of the filter bar: options are (meta value, label, selected)."""
+
+    key: str
+    options: list[tuple[str, str, bool]]
+
+
+@dataclass(frozen=True)
+class MetadataFields:
+    selects: list[MetadataSelect]
+    # Chosen pairs no select shows (a key with too many values to offer, a second value of
+    # one key): kept as hidden fields, so changing another filter does not drop them.
+    hidden: list[str]
+
+
+def metadata_filter_fields(keys: list[MetadataKey], *, chosen: list[str]) -> MetadataFields:
+    remaining = list(chosen)
+    selects = []
+    for entry in keys:
+        pairs = [f"{entry.key}{META_SEPARATOR}{item.value}" for item in entry.values]
+        selected = next((pair for pair in remaining if pair in pairs), None)
+        if selected is not None:
+            remaining.remove(selected)
+        options = [(pair, f"{item.value} ({item.articles})", pair == selected) for pair, item in zip(pairs, entry.values, strict=True)]
+        selects.append(MetadataSelect(key=entry.key, options=options))
+    return MetadataFields(selects=selects, hidden=remaining)
+
+
+def article_title_of(pk: int | None) -> str:
+    """The heading of the article an `article` id (an older link's filter) names."""
+    if pk is None:
+        return ""
+    article = Article.objects.filter(pk=pk).only("title", "text").first()
+    return article.display_title if article is not None else f"article #{pk} (not found)"
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def my_claims(request: HttpRequest) -> HttpResponse:
+    """"My claims": the queue filtered to the claims assigned to me that I have not finished."""
+    return redirect(_queue_url(my_claims_querystring()))
+
+
+@require_GET
+@role_required(Role.EDITOR)
+def approvals(request: HttpRequest) -> HttpResponse:
+    """The editor's inbox: verdicts awaiting approval that this editor may approve (none they
+    wrote any of), longest waiting first."""
+    verdicts = selectors.verdicts_awaiting_approval(user=request.user)
+    return render(request, "claims/approvals.html", {"verdicts": verdicts}, using="jinja2")
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def article_titles(request: HttpRequest) -> HttpResponse:
+    """The article filter's suggestions: <option>s for its <datalist> (htmx swaps them in)."""
+    titles = article_titles_matching(text=request.GET.get("article_title", "")[:200])
+    return HttpResponse(format_html_join("", '<option value="{}"></option>', ((title,) for title in titles)))
 
 
 @require_POST
@@ -390,11 +533,13 @@ def bulk_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _verdict_initial(claim: Claim, workspace: selectors.Workspace, start_from: ClaimMatch | None = None) -> dict[str, Any]:
     current = workspace.current_verdict
-    initial: dict[str, Any] = {"version": ""}
+    # The claim as checked starts as the tidied sentence, for the reviewer to edit.
+    initial: dict[str, Any] = {"version": "", "claim_reviewed": services.claim_reviewed_default_for(claim)}
     if current is not None:
         initial = {
             "rating": current.rating,
             "headline": current.headline,
+            "claim_reviewed": current.claim_reviewed or initial["claim_reviewed"],
             "explanation": current.explanation,
             "evidence": [e.pk for e in current.evidence.all()],
             # Editing an approved verdict starts a new revision: there is no version to match.
@@ -442,8 +587,18 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "split_form": SplitForm(),
         "can_split": len(appearances) > 1 and has_role(user, Role.REVIEWER),
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
+        # Approving publishes; said before the editor tries when the server cannot publish yet.
+        "publishing_refusal": publishing_refusal() if has_role(user, Role.EDITOR) else "",
         "assignable": selectors.assignable_users() if has_role(user, Role.EDITOR) else [],
     }
+    # Opened from the queue, the page goes on through that view: `j` skips to its next claim,
+    # a decision moves there, `u` goes back to it.
+    view = _view_of(request.GET)
+    context.update(
+        view_suffix=_view_suffix(view),
+        queue_view_url=_queue_url(view or ""),
+        next_claim_url=_next_in_view(request, claim, view) if view is not None else None,
+    )
     context.update(forms)
     return render(request, "claims/detail.html", context, status=status)
 
@@ -471,12 +626,18 @@ def _act(
     form_name: str,
     form: Any,
     done: str,
+    decision: bool = False,
 ) -> HttpResponse:
-    """Run one service call; on refusal re-render the page with the form as the user left it."""
+    """Run one service call; on refusal re-render the page with the form as the user left it.
+    After a `decision` (a dismissal, a verdict sent, approved or returned) on a page opened
+    from the queue, go on to the next claim of that view, as Label Studio and Argilla do."""
+    view = _view_of(request.GET)
+    # Found before the action: the claim's place in the view is where the queue showed it.
+    next_url = _next_in_view(request, claim, view) if decision and view is not None else None
     try:
         action()
     except HeldByOther as refused:
-        return _render_claim(request, claim, status=409, held=refused, pending_form=form, pending_action=request.path, **{form_name: form})
+        return _render_claim(request, claim, status=409, held=refused, pending_form=form, pending_action=request.get_full_path(), **{form_name: form})
     except StaleVersion as refused:
         claim.refresh_from_db()
         if form_name == "verdict_form":
@@ -489,8 +650,14 @@ def _act(
         text = refused.message if isinstance(refused, WorkflowError) else " ".join(refused.messages)
         form.add_error(None, text)
         return _render_claim(request, claim, status=400, **{form_name: form})
+    if decision and view is not None:
+        if next_url is None:
+            messages.success(request, f"{done} That was the last claim of this view.")
+            return redirect(_queue_url(view))
+        messages.success(request, f"{done} This is the next claim of your view.")
+        return redirect(next_url)
     messages.success(request, done)
-    return redirect(reverse("claims:detail", args=[claim.pk]))
+    return redirect(reverse("claims:detail", args=[claim.pk]) + _view_suffix(view))
 
 
 def _claim_for_action(request: HttpRequest, pk: int) -> Claim:
@@ -512,7 +679,7 @@ def claim_triage(request: HttpRequest, pk: int) -> HttpResponse:
         "dismiss": (lambda: services.claim_dismiss(reason=data["reason"], **common), "Dismissed."),
         "research": (lambda: services.claim_start_research(**common), "Research started; the claim is yours."),
     }[data["action"]]
-    return _act(request, claim, action, form_name="triage_form", form=form, done=done)
+    return _act(request, claim, action, form_name="triage_form", form=form, done=done, decision=data["action"] == "dismiss")
 
 
 @require_POST
@@ -605,10 +772,10 @@ def claim_verdict(request: HttpRequest, pk: int) -> HttpResponse:
     def action() -> object:
         return services.verdict_draft(
             claim=claim, actor=signed_in_user(request), rating=data["rating"], headline=data["headline"], explanation=data["explanation"],
-            evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
+            claim_reviewed=data["claim_reviewed"], evidence_ids=[e.pk for e in data["evidence"]], expected_version=data["version"], force=data["force"],
         )
 
-    return _act(request, claim, action, form_name="verdict_form", form=form, done="Verdict sent for approval.")
+    return _act(request, claim, action, form_name="verdict_form", form=form, done="Verdict sent for approval.", decision=True)
 
 
 @require_POST
@@ -651,7 +818,7 @@ def verdict_review(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         action = lambda: services.verdict_return(verdict=verdict, actor=signed_in_user(request), comment=data["comment"], expected_version=data["version"])  # noqa: E731
         done = "Verdict returned to its author."
-    return _act(request, claim, action, form_name="review_form", form=form, done=done)
+    return _act(request, claim, action, form_name="review_form", form=form, done=done, decision=True)
 
 
 

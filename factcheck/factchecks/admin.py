@@ -1,10 +1,16 @@
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
+
+# The fields the matching engine reads (factchecks.matching.LibraryEntry).
+MATCHED_FIELDS = {"claim", "title", "summary", "rating_text", "url", "published_on", "publisher"}
 
 
 @admin.register(FactCheck)
@@ -12,7 +18,16 @@ class FactCheckAdmin(admin.ModelAdmin):
     list_display = ["claim", "publisher", "rating_text", "rating_value", "published_on", "source"]
     list_filter = ["source", "publisher", "rating_value"]
     search_fields = ["claim", "title", "speaker", "external_id"]
-    readonly_fields = ["source", "external_id", "verdict", "import_batch", "content_hash", "created_at", "updated_at"]
+    readonly_fields = [
+        "source", "external_id", "verdict", "import_batch", "content_hash", "created_at", "updated_at", "match_pending_since", "match_sent_at",
+    ]
+
+    def save_model(self, request: HttpRequest, obj: FactCheck, form: Any, change: bool) -> None:
+        # An edit to what the matcher reads makes the entry pending again: the reaper's next
+        # sweep has the queue matched against it.
+        if not change or MATCHED_FIELDS & set(form.changed_data):
+            obj.match_pending_since, obj.match_sent_at = timezone.now(), None
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(ClaimMatch)

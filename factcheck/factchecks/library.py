@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 
 from factcheck.claims.models import Verdict
 from factcheck.factchecks.models import FactCheck
@@ -28,7 +29,8 @@ def _public_url(claim_id: int) -> str:
 def factcheck_record_verdict(*, verdict: Verdict) -> FactCheck:
     """Add (or bring up to date) the library entry for an approved verdict: one entry per
     claim, pointing at its newest approved revision. Idempotent: the same verdict again
-    changes nothing. New or changed entries are matched against the queue once this commits."""
+    changes nothing. New or changed entries are matched against the queue once this commits,
+    and stay pending (match_pending_since) until they are."""
     if verdict.status != Verdict.Status.APPROVED:
         raise ValueError("Only an approved verdict enters the library.")
     claim = verdict.claim
@@ -52,15 +54,25 @@ def factcheck_record_verdict(*, verdict: Verdict) -> FactCheck:
     else:
         for name, value in values.items():
             setattr(entry, name, value)
+    # Pending in the same transaction as the change: if the message below is lost, the
+    # reaper sends it again (factchecks_match_resend).
+    entry.match_pending_since, entry.match_sent_at = timezone.now(), None
     entry.full_clean(exclude=["search", "verdict"], validate_constraints=False)
     entry.save()
     entry_id = entry.pk
-    transaction.on_commit(lambda: _send_match(entry_id))
+    transaction.on_commit(lambda: factchecks_match_send([entry_id]))
     return entry
 
 
-def _send_match(factcheck_id: int) -> None:
+def factchecks_match_send(factcheck_ids: list[int]) -> bool:
+    """Ask a worker to match the queue against these fact-checks (after commit); records when
+    it was sent. False when the broker is unreachable: the entries stay pending and unsent,
+    and the reaper's next sweep sends them."""
     from factcheck.factchecks.tasks import factchecks_match_new
     from factcheck.queueing import task_send
 
-    task_send(factchecks_match_new, args=([factcheck_id],), queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    sent_at = timezone.now()
+    if not task_send(factchecks_match_new, args=(factcheck_ids,), queue=settings.CELERY_TASK_DEFAULT_QUEUE):
+        return False
+    FactCheck.objects.filter(pk__in=factcheck_ids, match_pending_since__isnull=False).update(match_sent_at=sent_at)
+    return True

@@ -1,8 +1,10 @@
 """Matching queued claims against library fact-checks, with the pipeline's own engine.
 
 Pure: plain data in, plain data out, no database. The engine is pipeline.nlp.matching
-(MatchIndex.build(entries), index.match(texts, top)), the same code the Spark job and
-`python -m pipeline match` run, so a claim gets the same candidates whichever path found them.
+(MatchIndex.build(entries, config=MatchConfig(candidates=N)), index.match(texts, top, dates)),
+the same code the Spark job and `python -m pipeline match` run. Called with the job's settings
+(top, candidates) and the job's claim dates (the day its article was published, UTC), a claim
+gets the same matches whichever path found it (pipeline.udfs.make_claim_matcher).
 Where that module is not installed, nothing matches (and the caller logs it).
 """
 
@@ -12,6 +14,7 @@ import importlib
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 ENGINE_MODULE = "pipeline.nlp.matching"
@@ -43,6 +46,8 @@ class LibraryEntry:
 class ClaimText:
     id: int
     text: str
+    # When the claim was made: its article's publication day (UTC), as the Spark job dates it.
+    date: date | None = None
 
 
 @dataclass(frozen=True)
@@ -58,22 +63,23 @@ def engine_available() -> bool:
 
 
 def _engine() -> Any:
-    return importlib.import_module(ENGINE_MODULE).MatchIndex
+    return importlib.import_module(ENGINE_MODULE)
 
 
-def match_claims_against(factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int) -> list[MatchRow]:
-    """Each claim's best `top` fact-checks among `factchecks`, best first, ranked 1..top.
-    Empty when the engine is not installed."""
+def match_claims_against(factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, candidates: int) -> list[MatchRow]:
+    """Each claim's best `top` fact-checks among `factchecks`, best first, ranked 1..top, with
+    `candidates` BM25 candidates re-ranked per claim. Empty when the engine is not installed."""
     if not factchecks or not claims or not engine_available():
         return []
-    index = _engine().build([entry.as_engine_entry() for entry in factchecks])
+    engine = _engine()
+    index = engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], config=engine.MatchConfig(candidates=candidates))
     own = {entry.id: entry.own_claim_id for entry in factchecks if entry.own_claim_id is not None}
     # One more candidate than kept: a claim's own verdict, when in the library, is dropped.
-    results = index.match([claim.text for claim in claims], top + 1 if own else top)
+    results = index.match([claim.text for claim in claims], top + 1 if own else top, [claim.date for claim in claims])
     rows: list[MatchRow] = []
-    for claim, candidates in zip(claims, results, strict=True):
+    for claim, found in zip(claims, results, strict=True):
         rank = 0
-        for raw_id, score in candidates:
+        for raw_id, score in found:
             factcheck_id = int(raw_id)
             if own.get(factcheck_id) == claim.id:
                 continue

@@ -13,6 +13,7 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Now
+from django.utils import timezone
 
 from factcheck.articles.models import UploadProgress
 from factcheck.claims.models import Claim, Verdict
@@ -53,6 +54,13 @@ class FactCheck(models.Model):
     content_hash = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the entry enters the library or what it says changes, in the same transaction,
+    # and cleared once the queue has been matched against it (services.factchecks_match_new).
+    # The message that asks for that matching may be lost (the broker down at commit): while
+    # this is set, the reaper sends it again, so a new fact-check is never left unmatched.
+    match_pending_since = models.DateTimeField(null=True, blank=True, default=timezone.now, db_default=Now())
+    # When that message was last sent; empty: not sent yet (the reaper sends it on its next sweep).
+    match_sent_at = models.DateTimeField(null=True, blank=True)
     search = models.GeneratedField(
         expression=SearchVector("claim", "title", "speaker", config="english"),
         output_field=SearchVectorField(),
@@ -62,7 +70,11 @@ class FactCheck(models.Model):
     class Meta:
         db_table = "factchecks"
         ordering = ["-published_on", "-id"]
-        indexes = [GinIndex(fields=["search"], name="factcheck_search_idx")]
+        indexes = [
+            GinIndex(fields=["search"], name="factcheck_search_idx"),
+            # The reaper's sweep reads only the few entries still to be matched.
+            models.Index(fields=["match_pending_since"], condition=models.Q(match_pending_since__isnull=False), name="factcheck_match_pending_idx"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["publisher", "external_id"], name="factcheck_publisher_external_unique"),
             models.CheckConstraint(

@@ -49,13 +49,15 @@ class CheckedBefore(NamedTuple):
     publisher: str
     rating: str
     date: date | None
+    # A reviewer confirmed the match; otherwise it is the matcher's suggestion.
+    confirmed: bool = False
 
 
 # The one match the queue shows per claim: a confirmed one before a suggestion, then the best
 # ranked; rejected matches never (the queue's checked_before filter, claims.filters, holds the
 # same rule). One indexed pass over the page's claims.
 _CHECKED_BEFORE_SQL = """
-SELECT DISTINCT ON (m.claim_id) m.claim_id, f.publisher, f.rating_text, f.rating_value, f.published_on
+SELECT DISTINCT ON (m.claim_id) m.claim_id, f.publisher, f.rating_text, f.rating_value, f.published_on, m.status = 'confirmed'
 FROM claim_matches AS m JOIN factchecks AS f ON f.id = m.factcheck_id
 WHERE m.claim_id = ANY(%s) AND m.status <> 'rejected'
 ORDER BY m.claim_id, (m.status = 'confirmed') DESC, m.rank, m.score DESC, m.id
@@ -63,8 +65,8 @@ ORDER BY m.claim_id, (m.status = 'confirmed') DESC, m.rank, m.score DESC, m.id
 
 
 def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
-    """{claim id: (publisher, rating, date)} for the claims with a live match (for the queue's
-    "Checked before" badge). The rating is the publisher's words, or "n of 5" on our scale."""
+    """{claim id: (publisher, rating, date, confirmed)} for the claims with a live match (for the
+    queue's "Checked before" badge). The rating is the publisher's words, or "n of 5" on our scale."""
     ids = list(claim_ids)
     if not ids:
         return {}
@@ -72,8 +74,10 @@ def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
         cursor.execute(_CHECKED_BEFORE_SQL, [ids])
         found = cursor.fetchall()
     return {
-        claim_id: CheckedBefore(publisher=publisher, rating=rating_text or (f"{rating_value} of 5" if rating_value else ""), date=published_on)
-        for claim_id, publisher, rating_text, rating_value, published_on in found
+        claim_id: CheckedBefore(
+            publisher=publisher, rating=rating_text or (f"{rating_value} of 5" if rating_value else ""), date=published_on, confirmed=confirmed
+        )
+        for claim_id, publisher, rating_text, rating_value, published_on, confirmed in found
     }
 
 

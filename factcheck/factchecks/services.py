@@ -13,6 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from factcheck.accounts.roles import Role, has_role
@@ -31,11 +33,12 @@ from factcheck.audit.services import audit_record
 from factcheck.claims.errors import StaleVersion, TransitionNotAllowed
 from factcheck.claims.models import Claim, Evidence
 from factcheck.claims.services import evidence_add
-from factcheck.factchecks.matching import ClaimText, LibraryEntry, engine_available, match_claims_against
+from factcheck.factchecks.library import factchecks_match_send
+from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_claims_against
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.factchecks.readers import HEAD_BYTES, detect_layout, read_factcheck_rows
 from factcheck.factchecks.rows import PreparedFactCheck, prepare_factcheck
-from factcheck.queueing import queued_row_send, queued_rows_resend, task_send
+from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.match_store import UPSERT_CLAIM_MATCHES
 
 logger = logging.getLogger(__name__)
@@ -45,7 +48,7 @@ ProgressCallback = Callable[[FactCheckImport], None]
 QUEUE_UNAVAILABLE = "The task queue is unavailable: the import starts when it is back."
 _STORED_FIELDS = (
     "claim", "title", "summary", "rating_text", "rating_value", "url", "published_on", "speaker", "metadata", "content_hash",
-    "import_batch", "updated_at",
+    "import_batch", "updated_at", "match_pending_since", "match_sent_at",
 )
 
 
@@ -75,6 +78,8 @@ def _entry(prepared: PreparedFactCheck, digest: str, batch: FactCheckImport, now
         summary=prepared.summary, rating_text=prepared.rating_text, rating_value=prepared.rating_value, url=prepared.url,
         published_on=prepared.published_on, speaker=prepared.speaker, metadata=prepared.metadata, content_hash=digest,
         source=FactCheck.Source.IMPORTED, import_batch=batch, updated_at=now,
+        # New or changed: pending in the chunk's own transaction, so a lost message is resent.
+        match_pending_since=now, match_sent_at=None,
     )
 
 
@@ -172,17 +177,11 @@ def _import_finish(*, batch: FactCheckImport) -> None:
         return
     with transaction.atomic():
         FactCheckImport.objects.filter(pk=batch.pk).update(status=FactCheckImport.Status.DONE, error="", finished_at=timezone.now(), upload_name="")
-        changed = list(FactCheck.objects.filter(import_batch=batch).values_list("id", flat=True))
+        changed = list(FactCheck.objects.filter(import_batch=batch, match_pending_since__isnull=False).order_by("id").values_list("id", flat=True))
         if changed:
-            transaction.on_commit(lambda: _match_send(changed))
+            transaction.on_commit(lambda: factchecks_match_send(changed))
     upload_delete(batch.upload_name)
     batch.refresh_from_db()
-
-
-def _match_send(factcheck_ids: list[int]) -> None:
-    from factcheck.factchecks.tasks import factchecks_match_new
-
-    task_send(factchecks_match_new, args=(factcheck_ids,), queue=settings.CELERY_TASK_DEFAULT_QUEUE)
 
 
 def _file_layout(path: Path) -> str:
@@ -327,21 +326,69 @@ def claim_matches_store(rows: list[Any]) -> int:
         return cursor.rowcount
 
 
+def _queued_claims() -> list[ClaimText]:
+    """The claims still to be decided, each dated as the Spark job dates it: the day (UTC) its
+    article was published (pipeline/sql/read_run_article_dates.sql), or none."""
+    queued = Claim.objects.filter(status__in=MATCHED_STATUSES).values_list("id", "sentence", "article__published_at").order_by("id")
+    return [
+        ClaimText(id=pk, text=sentence, date=published_at.astimezone(UTC).date() if published_at else None)
+        for pk, sentence, published_at in queued.iterator(chunk_size=5000)
+    ]
+
+
+def _rows_of_claims_matched_to(rows: list[MatchRow], factcheck_ids: set[int]) -> list[MatchRow]:
+    """Every stored row of the claims whose best matches now include one of `factcheck_ids`:
+    their whole top list is written with fresh ranks, as a run of the job would write it."""
+    claims = {row.claim_id for row in rows if row.factcheck_id in factcheck_ids}
+    return [row for row in rows if row.claim_id in claims]
+
+
+# Clears the pending marker of the entries just matched, each only if it is still the one read
+# before matching: an entry changed meanwhile (a re-import) stays pending and is matched again.
+_MATCH_PENDING_CLEAR = """
+UPDATE factchecks AS f SET match_pending_since = NULL, match_sent_at = NULL
+FROM unnest(%s::bigint[], %s::timestamptz[]) AS p (id, since)
+WHERE f.id = p.id AND f.match_pending_since = p.since
+"""
+
+
 def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
-    """Match the queued claims against fact-checks that just entered the library, without
-    re-running extraction. The whole library is indexed (scores and ranks then mean what the
-    pipeline's mean); only pairs with one of the new fact-checks are stored. Idempotent: the
-    same ids again write nothing new. Returns the matches written."""
-    new_ids = set(FactCheck.objects.filter(pk__in=factcheck_ids).values_list("id", flat=True))
-    if not new_ids:
+    """Match the queued claims against fact-checks that just entered the library (or changed),
+    without re-running extraction, with the Spark job's settings and dates: the whole library
+    is indexed, and the claims whose best matches now include one of them get their top list
+    stored. Only entries still pending are matched, and each is cleared once matched, so a
+    second delivery finds nothing to do; the upsert never overwrites a reviewer's decision.
+    Returns the matches written."""
+    pending = dict(FactCheck.objects.filter(pk__in=factcheck_ids, match_pending_since__isnull=False).values_list("id", "match_pending_since"))
+    if not pending:
         return 0
     if not engine_available():
-        logger.warning("No matching engine (pipeline.nlp.matching); %s new fact-checks not matched", len(new_ids))
+        # Left pending: matched once the engine is installed and the reaper sends them again.
+        logger.warning("No matching engine (pipeline.nlp.matching); %s new fact-checks not matched", len(pending))
         return 0
-    queued = Claim.objects.filter(status__in=MATCHED_STATUSES).values_list("id", "sentence").order_by("id")
-    claims = [ClaimText(id=pk, text=sentence) for pk, sentence in queued.iterator(chunk_size=5000)]
-    rows = match_claims_against(library_entries(), claims, top=settings.FACTCHECK_MATCH_TOP)
-    return claim_matches_store([row for row in rows if row.factcheck_id in new_ids])
+    rows = match_claims_against(
+        library_entries(), _queued_claims(), top=settings.FACTCHECK_MATCH_TOP, candidates=settings.FACTCHECK_MATCH_CANDIDATES
+    )
+    written = claim_matches_store(_rows_of_claims_matched_to(rows, set(pending)))
+    with connection.cursor() as cursor:
+        cursor.execute(_MATCH_PENDING_CLEAR, [list(pending), list(pending.values())])
+    return written
+
+
+def factchecks_match_resend() -> list[int]:
+    """Send again the matching of the fact-checks still pending whose message was never sent
+    (the broker was down) or was sent RESEND_SECONDS ago and not done (lost); the reaper calls
+    this. Entries of an import still running are left to that import, which sends them when it
+    finishes. Returns the ids sent (none while the broker is down)."""
+    resend_before = timezone.now() - timedelta(seconds=settings.FACTCHECK_RUN_RESEND_SECONDS)
+    due = (
+        FactCheck.objects.filter(match_pending_since__isnull=False)
+        .filter(Q(match_sent_at__isnull=True) | Q(match_sent_at__lt=resend_before))
+        .exclude(import_batch__status__in=[FactCheckImport.Status.QUEUED, FactCheckImport.Status.IMPORTING])
+        .order_by("id")
+    )
+    ids = list(due.values_list("id", flat=True))
+    return ids if ids and factchecks_match_send(ids) else []
 
 
 # --- A reviewer's decision on a match ----------------------------------------------------------

@@ -33,6 +33,8 @@ def factcheck_import_run(import_id: int) -> None:
     ignore_result=True,
 )
 def factchecks_match_new(factcheck_ids: list[int]) -> None:
-    # Idempotent: stored matches are upserted and reviewers' decisions never overwritten.
+    # Safe to deliver twice: only entries still pending are matched (each cleared once it is),
+    # stored matches are upserted and reviewers' decisions never overwritten. A message lost
+    # before it got here is sent again by the reaper (services.factchecks_match_resend).
     written = services.factchecks_match_new(factcheck_ids=factcheck_ids)
     logger.info("Matched %s new fact-checks against the queue: %s matches written", len(factcheck_ids), written)

@@ -13,14 +13,13 @@ on the same step apart, and it is what Google shows.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from django.conf import settings
-
 from factcheck.claims.models import Verdict
+from factcheck.claims.reviewed import claim_reviewed_default
+from factcheck.organisation import Organisation
 
 R = Verdict.Rating
 
@@ -45,22 +44,6 @@ RATING_MEANING: dict[str, str] = {
     R.MISLEADING: "The facts stated may be accurate, but the claim leaves a false impression.",
     R.UNVERIFIABLE: "The available evidence can neither confirm nor refute the claim.",
 }
-
-# Google: "Try to keep this less than 75 characters to minimize wrapping".
-CLAIM_REVIEWED_MAX = 74
-
-_QUOTE_PAIRS = (("“", "”"), ('"', '"'), ("‘", "’"))
-
-
-@dataclass(frozen=True)
-class Organisation:
-    name: str
-    url: str
-    logo: str = ""
-
-
-def organisation_from_settings() -> Organisation:
-    return Organisation(name=settings.FACTCHECK_ORG_NAME, url=settings.FACTCHECK_ORG_URL, logo=settings.FACTCHECK_ORG_LOGO)
 
 
 @dataclass(frozen=True)
@@ -108,31 +91,15 @@ class ReviewSource:
     appearances: list[Appearance]  # first seen first; never empty
     first_appearance: Appearance
     citations: tuple[Citation, ...] = ()
+    # The verdict's claim reviewed, as the reviewer wrote it ("" on older revisions).
+    claim_reviewed: str = ""
+    quantities: tuple[str, ...] = ()  # the figures' texts the pipeline found in the sentence
 
-
-def claim_reviewed_text(sentence: str, *, attribution: str = "") -> str:
-    """The claim in under 75 characters: the quoted words of a direct quote, whitespace
-    collapsed, cut at a word boundary with an ellipsis when longer."""
-    text = " ".join(sentence.split())
-    if attribution == "direct_quote":
-        quoted = _quoted_words(text)
-        if quoted and len(quoted) >= len(text) / 2:
-            text = quoted
-    text = text.rstrip(" ,;:")
-    if len(text) <= CLAIM_REVIEWED_MAX:
-        return text
-    cut = text[: CLAIM_REVIEWED_MAX - 1]
-    if " " in cut:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:.—–-") + "…"
-
-
-def _quoted_words(text: str) -> str:
-    for opening, closing in _QUOTE_PAIRS:
-        match = re.search(re.escape(opening) + r"(.+?)" + re.escape(closing), text)
-        if match and len(match.group(1).split()) >= 3:
-            return match.group(1).strip().rstrip(",")
-    return ""
+    @property
+    def claim_reviewed_text(self) -> str:
+        """What claimReviewed says: the reviewer's wording, or the default the verdict form
+        would have offered."""
+        return self.claim_reviewed or claim_reviewed_default(self.sentence, attribution=self.attribution, quantities=self.quantities)
 
 
 def _iso(moment: datetime) -> str:
@@ -202,7 +169,7 @@ def claimreview_document(source: ReviewSource, *, page_url: str, organisation: O
         "@context": "https://schema.org",
         "@type": "ClaimReview",
         "url": page_url,
-        "claimReviewed": claim_reviewed_text(source.sentence, attribution=source.attribution),
+        "claimReviewed": source.claim_reviewed_text,
         "headline": source.headline,
         "reviewBody": source.explanation,
         "datePublished": _iso(source.first_published_at),

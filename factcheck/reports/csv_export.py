@@ -67,6 +67,7 @@ COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("verdict_status", lambda r: _label(Verdict.Status, r["verdict_status"])),
     ("verdict_rating", lambda r: _label(Verdict.Rating, r["verdict_rating"])),
     ("verdict_headline", lambda r: r["verdict_headline"] or ""),
+    ("verdict_claim_reviewed", lambda r: r["verdict_claim_reviewed"] or ""),
     ("verdict_explanation", lambda r: r["verdict_explanation"] or ""),
     ("verdict_author", lambda r: r["verdict_author"] or ""),
     ("published_revision", lambda r: r["published_revision"] if r["published_revision"] is not None else ""),

@@ -10,8 +10,9 @@ from django.utils.safestring import mark_safe
 from weasyprint import HTML
 
 from factcheck.claims.models import Verdict
+from factcheck.organisation import Organisation
 from factcheck.reports import charts
-from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, RATING_VALUE, WORST_RATING, Organisation
+from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, RATING_VALUE, WORST_RATING
 from factcheck.reports.selectors import ReportData
 
 

@@ -66,7 +66,7 @@ def published_verdicts() -> QuerySet[Verdict]:
 # --- ClaimReview -----------------------------------------------------------------------------
 
 _REVIEW_FIELDS = (
-    "id", "claim_id", "rating", "headline", "explanation", "revision", "approved_at", "first_published_at",
+    "id", "claim_id", "rating", "headline", "claim_reviewed", "explanation", "revision", "approved_at", "first_published_at",
 )
 
 
@@ -74,6 +74,7 @@ def _review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any
     return verdicts.values(
         *_REVIEW_FIELDS,
         sentence=F("claim__sentence"),
+        quantities=F("claim__quantities"),
         attribution=F("claim__attribution"),
         speaker=F("claim__speaker"),
         speaker_title=F("claim__speaker_title"),
@@ -165,6 +166,8 @@ def _sources(rows: list[dict[str, Any]]) -> list[ReviewSource]:
                 rating=row["rating"], headline=row["headline"], explanation=row["explanation"], revision=row["revision"],
                 first_published_at=row["first_published_at"] or row["approved_at"], approved_at=row["approved_at"],
                 appearances=listed, first_appearance=first, citations=citations.get(row["claim_id"], ()),
+                claim_reviewed=row["claim_reviewed"],
+                quantities=tuple(str(q.get("text") or "") for q in row["quantities"] or [] if isinstance(q, dict)),
             )
         )
     return sources
@@ -254,7 +257,7 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
         current: dict[str, Mapping[str, Any]] = {
             v["group"]: v
             for v in verdicts.order_by("group", "-created_at", "-id").distinct("group").values(
-                "group", "revision", "status", "rating", "headline", "explanation", author_username=F("author__username")
+                "group", "revision", "status", "rating", "headline", "claim_reviewed", "explanation", author_username=F("author__username")
             )
         }
         published: dict[str, Mapping[str, Any]] = {
@@ -277,6 +280,7 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
                 "verdict_status": verdict.get("status"),
                 "verdict_rating": verdict.get("rating"),
                 "verdict_headline": verdict.get("headline"),
+                "verdict_claim_reviewed": verdict.get("claim_reviewed"),
                 "verdict_explanation": verdict.get("explanation"),
                 "verdict_author": verdict.get("author_username"),
                 "published_revision": approved.get("revision"),

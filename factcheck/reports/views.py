@@ -28,6 +28,7 @@ from factcheck.accounts.roles import Role, role_required, signed_in_user
 from factcheck.claims import selectors as claim_selectors
 from factcheck.claims.filters import queue_filter_from
 from factcheck.claims.models import Evidence, Verdict
+from factcheck.organisation import Organisation, PublishingNotConfigured, organisation_from_settings, require_publishing
 from factcheck.reports import pdf, selectors
 from factcheck.reports.claimreview import (
     BEST_RATING,
@@ -36,7 +37,6 @@ from factcheck.reports.claimreview import (
     WORST_RATING,
     claimreview_document,
     json_for_script,
-    organisation_from_settings,
 )
 from factcheck.reports.csv_export import csv_lines
 from factcheck.reports.forms import CsvOptionsForm, FeedForm, ReportForm
@@ -67,14 +67,23 @@ def _login_unless_public(request: HttpRequest) -> HttpResponse | None:
 # --- ClaimReview -------------------------------------------------------------------------
 
 
+def _not_published(refused: PublishingNotConfigured) -> HttpResponse:
+    """503: the server is not set up to publish (its configuration, not the request, is wrong)."""
+    return HttpResponse(refused.message, status=503, content_type="text/plain; charset=utf-8")
+
+
 @login_not_required
 @require_GET
 def factcheck_page(request: HttpRequest, claim_id: int) -> HttpResponse:
     """The published verdict as a reader sees it, its ClaimReview embedded as JSON-LD."""
     if (response := _login_unless_public(request)) is not None:
         return response
+    try:
+        organisation = require_publishing()
+    except PublishingNotConfigured as refused:
+        return _not_published(refused)
     source = selectors.review_source_for(user=request.user, claim_id=claim_id)
-    document = claimreview_document(source, page_url=_page_url(request, claim_id), organisation=organisation_from_settings())
+    document = claimreview_document(source, page_url=_page_url(request, claim_id), organisation=organisation)
     evidence = Evidence.objects.filter(verdicts__claim_id=source.claim_id, verdicts__revision=source.revision).order_by("id")
     context = {
         "source": source,
@@ -86,7 +95,7 @@ def factcheck_page(request: HttpRequest, claim_id: int) -> HttpResponse:
         "best_rating": BEST_RATING,
         "worst_rating": WORST_RATING,
         "evidence": list(evidence),
-        "organisation": organisation_from_settings(),
+        "organisation": organisation,
     }
     return render(request, "reports/factcheck.html", context)
 
@@ -96,13 +105,16 @@ def factcheck_page(request: HttpRequest, claim_id: int) -> HttpResponse:
 def factcheck_jsonld(request: HttpRequest, claim_id: int) -> HttpResponse:
     if (response := _login_unless_public(request)) is not None:
         return response
+    try:
+        organisation = require_publishing()
+    except PublishingNotConfigured as refused:
+        return _not_published(refused)
     source = selectors.review_source_for(user=request.user, claim_id=claim_id)
-    document = claimreview_document(source, page_url=_page_url(request, claim_id), organisation=organisation_from_settings())
+    document = claimreview_document(source, page_url=_page_url(request, claim_id), organisation=organisation)
     return HttpResponse(json.dumps(document, ensure_ascii=False, indent=2), content_type=JSON_LD)
 
 
-def _feed(request: HttpRequest, form: FeedForm) -> Iterator[str]:
-    organisation = organisation_from_settings()
+def _feed(request: HttpRequest, form: FeedForm, organisation: Organisation) -> Iterator[str]:
     yield '{\n"@context": "https://schema.org",\n"@graph": ['
     separator = "\n"
     for source in selectors.review_sources(since=form.cleaned_data["since"]):
@@ -125,7 +137,11 @@ def factcheck_feed(request: HttpRequest) -> HttpResponseBase:
     form = FeedForm(request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest(_errors_text(form), content_type="text/plain; charset=utf-8")
-    return StreamingHttpResponse(_feed(request, form), content_type=JSON_LD)
+    try:
+        organisation = require_publishing()
+    except PublishingNotConfigured as refused:
+        return _not_published(refused)
+    return StreamingHttpResponse(_feed(request, form, organisation), content_type=JSON_LD)
 
 
 # --- CSV ---------------------------------------------------------------------------------

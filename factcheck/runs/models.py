@@ -31,6 +31,8 @@ class PipelineRun(models.Model):
     spark_master = models.CharField(max_length=300, blank=True)
     worker = models.CharField(max_length=300, blank=True)
     articles_count = models.PositiveIntegerField(default=0)
+    articles_done = models.PositiveIntegerField(default=0, help_text="Articles extracted so far (the job's sink counts them).")
+    stage_started_at = models.DateTimeField(null=True, blank=True, help_text="When the job entered its current stage.")
     sentences_count = models.PositiveIntegerField(default=0)
     claims_count = models.PositiveIntegerField(default=0, help_text="Candidate claims the job produced.")
     claims_written = models.PositiveIntegerField(default=0, help_text="Claims inserted or changed by this run.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -95,6 +95,8 @@ def run_claim(*, run_id: int, worker: str, spark_master: str) -> int | None:
         .update(
             status=PipelineRun.Status.RUNNING,
             stage="submitting",
+            stage_started_at=now,
+            articles_done=0,
             attempts=F("attempts") + 1,
             started_at=now,
             heartbeat_at=now,
@@ -162,6 +164,7 @@ class ReapResult:
     imports_sent: list[int] = field(default_factory=list)
     factcheck_imports_sent: list[int] = field(default_factory=list)
     bulk_actions_sent: list[int] = field(default_factory=list)
+    factcheck_matches_sent: list[int] = field(default_factory=list)
 
 
 def runs_reap() -> ReapResult:
@@ -172,11 +175,13 @@ def runs_reap() -> ReapResult:
        or failed after its last attempt, and its staged rows are deleted;
     2. a queued run that is due and whose message was never sent (the broker was down) or was
        sent RESEND_SECONDS ago gets its message (again: a lost message is no loss);
-    3. a queued import (of articles or fact-checks) or bulk action whose message could not be sent gets it.
+    3. a queued import (of articles or fact-checks) or bulk action whose message could not be sent gets it;
+    4. library fact-checks still to be matched against the queue whose message was not sent
+       (or was lost) get it.
     """
     from factcheck.articles.services import import_batches_resend
     from factcheck.claims.services import bulk_actions_resend
-    from factcheck.factchecks.services import factcheck_imports_resend
+    from factcheck.factchecks.services import factcheck_imports_resend, factchecks_match_resend
 
     result = ReapResult()
     now = timezone.now()
@@ -209,6 +214,7 @@ def runs_reap() -> ReapResult:
     result.imports_sent = import_batches_resend()
     result.factcheck_imports_sent = factcheck_imports_resend()
     result.bulk_actions_sent = bulk_actions_resend()
-    if result.requeued or result.failed or result.sent or result.imports_sent or result.factcheck_imports_sent or result.bulk_actions_sent:
+    result.factcheck_matches_sent = factchecks_match_resend()
+    if any(astuple(result)):
         logger.info("Reaper: %s", result)
     return result

@@ -130,8 +130,18 @@ def build_command(*, run_id: int, master: str | None = None) -> list[str]:
         if archive is not None and archive.exists():
             java_options += f" -XX:SharedArchiveFile={archive} {QUIET_CDS_LOG}"
     return spark_submit_command(
-        master=master, name=f"factcheck-run-{run_id}", java_options=java_options, app=settings.SPARK_APP, app_args=["--run-id", str(run_id)]
+        master=master, name=f"factcheck-run-{run_id}", java_options=java_options, app=settings.SPARK_APP, app_args=job_arguments(run_id=run_id)
     )
+
+
+def job_arguments(*, run_id: int) -> list[str]:
+    """The job's own arguments: the run, and the matching settings that the web app's re-match
+    of the queue uses too (one configuration for both paths that store matches)."""
+    return [
+        "--run-id", str(run_id),
+        "--match-top", str(settings.FACTCHECK_MATCH_TOP),
+        "--match-candidates", str(settings.FACTCHECK_MATCH_CANDIDATES),
+    ]
 
 
 def job_environment(**extra: str) -> dict[str, str]:

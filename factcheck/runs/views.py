@@ -14,9 +14,12 @@ from factcheck.runs.models import PipelineRun
 @require_GET
 @role_required(Role.REVIEWER)
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = PipelineRun.objects.select_related("import_batch")[:100]
+    runs = list(PipelineRun.objects.select_related("import_batch")[:100])
     unprocessed = selectors.articles_unprocessed().count()
-    return render(request, "runs/list.html", {"runs": runs, "unprocessed": unprocessed})
+    # Only the unfinished runs have a bar to show (and a page worth polling).
+    rows = [(run, None if run.is_finished else selectors.run_progress(run=run)) for run in runs]
+    live = any(progress is not None for _, progress in rows)
+    return render(request, "runs/list.html", {"rows": rows, "live": live, "unprocessed": unprocessed})
 
 
 @require_GET
@@ -24,7 +27,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(PipelineRun.objects.select_related("import_batch", "rerun_of"), pk=pk)
     reruns = list(PipelineRun.objects.filter(rerun_of=run).order_by("id").values_list("pk", flat=True))
-    return render(request, "runs/detail.html", {"run": run, "reruns": reruns})
+    return render(request, "runs/detail.html", {"run": run, "reruns": reruns, "progress": selectors.run_progress(run=run)})
 
 
 @require_POST

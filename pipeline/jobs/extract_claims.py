@@ -1,6 +1,6 @@
 """Spark application: a run's articles in PostgreSQL -> claims in PostgreSQL.
 
-    spark-submit [--master ...] pipeline/jobs/extract_claims.py --run-id N
+    spark-submit [--master ...] pipeline/jobs/extract_claims.py --run-id N --match-top K --match-candidates N
 
 The database comes from PIPELINE_DATABASE_URL (the Celery task sets it). process_run reads
 top to bottom as the data flows:
@@ -48,12 +48,17 @@ from pipeline.transforms import (
 )
 
 ARTICLES_PER_PARTITION = 100
-# Matches stored per claim (the web app's FACTCHECK_MATCH_TOP default).
-MATCH_TOP = 5
-# BM25 candidates re-ranked per claim: 20 instead of the engine's 50 keeps matching within the
-# issue's budget (a fifth of a run) at a cost in quality within the cross-validation's noise
-# (docs/matching.md, "Figures").
-MATCH_CANDIDATES = 20
+
+
+@dataclass(frozen=True)
+class MatchParams:
+    """How the run matches its claims against the library: matches stored per claim and BM25
+    candidates re-ranked per claim. The web app passes its FACTCHECK_MATCH_TOP and
+    FACTCHECK_MATCH_CANDIDATES (factcheck.runs.spark), the settings its own re-match of the
+    queue uses, so the job keeps no defaults of its own."""
+
+    top: int
+    candidates: int
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -61,9 +66,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--run-id", type=int, required=True)
     parser.add_argument("--database-url", default=os.environ.get("PIPELINE_DATABASE_URL", ""))
     parser.add_argument("--read-partitions", type=int, default=0, help="0: from the article count and parallelism")
+    parser.add_argument("--match-top", type=int, required=True, metavar="K", help="library matches stored per claim")
+    parser.add_argument("--match-candidates", type=int, required=True, metavar="N", help="BM25 candidates re-ranked per claim")
     args = parser.parse_args(argv)
     if not args.database_url:
         parser.error("no database: set PIPELINE_DATABASE_URL or pass --database-url")
+    if args.match_top < 1 or args.match_candidates < 1:
+        parser.error("--match-top and --match-candidates must be at least 1")
     return args
 
 
@@ -106,11 +115,21 @@ def no_progress(**fields: Any) -> None:
 
 
 def process_run(
-    spark: SparkSession, store: RunStore, *, model: Any, partitions: int, progress: Progress = no_progress
+    spark: SparkSession,
+    store: RunStore,
+    *,
+    model: Any,
+    partitions: int,
+    articles: int = 0,
+    matching: MatchParams | None = None,
+    progress: Progress = no_progress,
 ) -> RunSummary:
     """The job, top to bottom. `model`: the check-worthiness artifact (or its broadcast);
-    `partitions`: the article id buckets read in parallel; `progress(stage=..., ...)` is told
-    as each stage starts."""
+    `partitions`: the article id buckets read in parallel; `articles`: how many the run has;
+    `matching`: how claims are matched against the library (None: the run stores no matches,
+    as the class-archive warm-up, whose library is empty anyway); `progress(stage=..., ...)`
+    is told as each stage starts (the sink reports the extraction's own progress,
+    RunStore.write_claims)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     sentence_counter = spark.sparkContext.accumulator(0)
@@ -120,7 +139,7 @@ def process_run(
     claims = write_claims(claims_df, store)
     timings["extract"] = round(time.perf_counter() - started, 3)
 
-    progress(stage="clustering", progress=0.6, sentences_count=sentence_counter.value, claims_count=claims)
+    progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
     step = time.perf_counter()
     memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
     pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
@@ -135,13 +154,14 @@ def process_run(
     # Once merged, the claims have ids to match under. An empty library costs one query.
     step = time.perf_counter()
     matches = 0
-    library = store.read_library()
-    if library:
+    library = store.read_library() if matching is not None else []
+    if library and matching is not None:
+        progress(stage="matching", progress=0.9)
         # The rows, not a built index: the index pickles to several times their size, and
         # each Python worker builds it once (pipeline.udfs.make_claim_matcher).
         library_ref = spark.sparkContext.broadcast(library)
         claim_texts_df = claim_texts(claims_df, article_dates(spark, store))
-        matches = write_matches(match_claims(claim_texts_df, library_ref, MATCH_TOP, MATCH_CANDIDATES), store)
+        matches = write_matches(match_claims(claim_texts_df, library_ref, matching.top, matching.candidates), store)
         library_ref.destroy()
         timings["match"] = round(time.perf_counter() - step, 3)
     claims_df.unpersist()
@@ -160,19 +180,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(**fields: Any) -> None:
         db.update_run(dsn, run_id=run_id, **fields)
 
-    progress(stage="extracting", progress=0.1)
-    # A failed earlier attempt's rows would be merged with this one's: none are left.
+    # A failed earlier attempt's rows would be merged with this one's: none are left, and
+    # its counts start again.
     db.clear_staging(dsn, run_id=run_id)
-    partitions = args.read_partitions or partitions_for(
-        db.count_run_articles(dsn, run_id=run_id), ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism
-    )
-    run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, progress=progress)
+    articles = db.count_run_articles(dsn, run_id=run_id)
+    progress(stage="extracting", progress=0.1, articles_done=0, sentences_count=0, claims_count=0)
+    partitions = args.read_partitions or partitions_for(articles, ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism)
+    matching = MatchParams(top=args.match_top, candidates=args.match_candidates)
+    run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, articles=articles, matching=matching, progress=progress)
 
     timings = {"spark_start": spark_start, **run.timings, "total": round(time.perf_counter() - started, 3)}
     progress(stage="done", progress=1.0, claims_count=run.staged, claims_written=run.written, timings=timings)
     print(
-        f"run {run_id}: {run.sentences} sentences, {run.staged} claims, {run.written} written, "
-        f"{len(run.clustering.remap)} cluster merges",
+        f"run {run_id}: {run.sentences} sentences, {run.staged} claims, {run.written} written, {len(run.clustering.remap)} cluster merges",
         flush=True,
     )
     spark.stop()

@@ -19,6 +19,7 @@ from factcheck.api.models import ApiToken
 from factcheck.api.services import token_hash
 from factcheck.claims.filters import FILTER_FIELDS, claims_filtered
 from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.reviewed import claim_reviewed_default
 from tests.api.conftest import Desk, token_client
 from tests.conftest import PERSONA_PASSWORD
 from tests.workflow.factories import make_claim
@@ -407,6 +408,8 @@ def test_verdicts_list_every_revision_and_filters(reviewer, editor, desk: Desk) 
     row = client.get(reverse("api:verdict", args=[desk.approved.pk])).json()
     assert (row["claim"], row["status"], row["author"], row["approved_by"]) == (desk.lyons.pk, "approved", reviewer.username, editor.username)
     assert row["claim_sentence"] == desk.lyons.sentence and [e["id"] for e in row["evidence"]] == [desk.evidence.pk]
+    # The claim as checked: drafted without one, the default made from the sentence.
+    assert row["claim_reviewed"] == claim_reviewed_default(desk.lyons.sentence, attribution=desk.lyons.attribution) != ""
 
 
 # --- Schema ---------------------------------------------------------------------------------------

@@ -60,19 +60,19 @@ def test_reviewer_triages_a_claim_with_the_keyboard(page, live_server, reviewer)
     assert page.locator(f"#select-{second.pk}").is_checked()
     assert page.locator("[data-selected-count]").first.inner_text() == "1"
     page.keyboard.press("?")
-    assert page.locator(".key-help-body").is_visible()
+    assert page.locator("#key-help").is_visible()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "queue-keyboard.png"), full_page=True)
     page.keyboard.press("Escape")
-    assert not page.locator(".key-help-body").is_visible()
+    assert not page.locator("#key-help").is_visible()
     page.keyboard.press("/")
     assert page.locator("#id_q").evaluate("el => el === document.activeElement")
 
-    # Enter opens the current claim.
+    # Enter opens the current claim, in the view it was listed in (here the whole queue).
     page.keyboard.press("Escape")
     page.keyboard.press("Enter")
     page.wait_for_selector("#claim-highlight")
-    assert page.url.endswith(f"/claims/{second.pk}/")
+    assert page.url.endswith(f"/claims/{second.pk}/?view=")
     assert Claim.objects.get(pk=second.pk).status == "new"
 
 

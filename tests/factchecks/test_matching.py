@@ -7,9 +7,11 @@ import importlib.machinery
 import sys
 import types
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from django.utils import timezone
 
 from factcheck import queueing
 from factcheck.claims.models import Claim, Verdict
@@ -23,22 +25,32 @@ from tests.reports.helpers import claim_in_article, publish
 ENGINE = "pipeline.nlp.matching"
 
 
+@dataclass
+class StandInConfig:
+    candidates: int = 50
+
+
 class WordOverlapIndex:
     """A stand-in for pipeline.nlp.matching.MatchIndex with its API: the share of a claim's
-    words that an entry's claim holds, best first, ties by id; no candidate without overlap."""
+    words that an entry's claim holds, best first, ties by id; no candidate without overlap.
+    Records what it was built and asked with (the real engine: tests/pipeline, tests/e2e)."""
 
     built: list[list[Mapping[str, str]]] = []
+    configs: list[StandInConfig] = []
+    asked: list[tuple[int, list[date | None]]] = []
 
     def __init__(self, entries: list[Mapping[str, str]]) -> None:
         self.entries = entries
 
     @classmethod
-    def build(cls, entries: Iterable[Mapping[str, str]]) -> WordOverlapIndex:
+    def build(cls, entries: Iterable[Mapping[str, str]], config: StandInConfig | None = None) -> WordOverlapIndex:
         index = cls(list(entries))
         cls.built.append(index.entries)
+        cls.configs.append(config or StandInConfig())
         return index
 
-    def match(self, texts: Sequence[str], top: int) -> list[list[tuple[str, float]]]:
+    def match(self, texts: Sequence[str], top: int, dates: Sequence[date | None] | None = None) -> list[list[tuple[str, float]]]:
+        self.asked.append((top, list(dates or [])))
         results = []
         for text in texts:
             words = set(text.lower().rstrip(".").split())
@@ -53,8 +65,9 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> type[WordOverlapIndex]:
     module = types.ModuleType(ENGINE)
     module.__spec__ = importlib.machinery.ModuleSpec(ENGINE, None)
     module.MatchIndex = WordOverlapIndex  # type: ignore[attr-defined]
+    module.MatchConfig = StandInConfig  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, ENGINE, module)
-    WordOverlapIndex.built = []
+    WordOverlapIndex.built, WordOverlapIndex.configs, WordOverlapIndex.asked = [], [], []
     return WordOverlapIndex
 
 
@@ -75,7 +88,7 @@ def test_match_claims_against_ranks_the_best_and_never_a_claims_own_verdict(engi
         LibraryEntry(id=4, claim="Unrelated words entirely"),
     ]
     claims = [ClaimText(id=7, text="ICE detained nearly 1,500 people in May."), ClaimText(id=8, text="ICE detained nearly 1,500 people in May.")]
-    rows = match_claims_against(library, claims, top=2)
+    rows = match_claims_against(library, claims, top=2, candidates=7)
     assert rows == [
         MatchRow(claim_id=7, factcheck_id=2, score=4 / 7, rank=1),
         MatchRow(claim_id=7, factcheck_id=3, score=3 / 7, rank=2),
@@ -85,34 +98,95 @@ def test_match_claims_against_ranks_the_best_and_never_a_claims_own_verdict(engi
     assert engine.built[0][0] == {
         "id": "1", "claim": "ICE detained nearly 1,500 people in May.", "title": "", "summary": "", "rating": "", "url": "", "date": "", "publisher": "",
     }
+    # The candidates asked for reach the engine; one more match than kept (a claim's own verdict).
+    assert engine.configs == [StandInConfig(candidates=7)] and engine.asked == [(3, [None, None])]
 
 
 def test_without_the_engine_nothing_matches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, ENGINE, None)  # what find_spec reports for a missing module
-    assert match_claims_against([LibraryEntry(id=1, claim="x")], [ClaimText(id=1, text="x")], top=5) == []
+    assert match_claims_against([LibraryEntry(id=1, claim="x")], [ClaimText(id=1, text="x")], top=5, candidates=20) == []
 
 
 # --- New fact-checks against the queue ----------------------------------------------------
 
 
+def matched_rows() -> list[tuple[int, int, int, str]]:
+    return list(ClaimMatch.objects.order_by("claim_id", "rank").values_list("claim_id", "factcheck_id", "rank", "status"))
+
+
 @pytest.mark.django_db
 def test_new_factchecks_are_matched_against_queued_claims_idempotently(engine: type[WordOverlapIndex], settings) -> None:  # type: ignore[no-untyped-def]
-    settings.FACTCHECK_MATCH_TOP = 2
-    old = factcheck("ICE detained 1,500 people in May", n=1)
-    queued = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", status=Claim.Status.NEW)
+    settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES = 2, 13
+    old, older = factcheck("ICE detained 1,500 people in May", n=1), factcheck("ICE detained 1,500 people", n=4)
+    FactCheck.objects.update(match_pending_since=None)  # matched long ago
+    late_evening = datetime(2025, 6, 2, 23, 30, tzinfo=UTC)
+    queued = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", status=Claim.Status.NEW, published_at=late_evening)
     dismissed = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", status=Claim.Status.DISMISSED)
+    elsewhere = claim_in_article(sentence="Detained 1,500 people ICE said", status=Claim.Status.CHECK)
     new = factcheck("ICE detained nearly 1,500 people in May.", n=2)
     unrelated = factcheck("The moon is made of cheese", n=3)
+    assert new.match_pending_since is not None  # pending from the moment it is added
 
-    assert services.factchecks_match_new(factcheck_ids=[new.pk, unrelated.pk, 999_999]) == 1
-    # The old fact-check is the claim's second best, but only pairs with a new one are stored.
-    assert list(ClaimMatch.objects.values_list("claim_id", "factcheck_id", "rank", "status")) == [(queued.pk, new.pk, 1, "suggested")]
-    assert engine.built and {entry["id"] for entry in engine.built[-1]} == {str(old.pk), str(new.pk), str(unrelated.pk)}
+    assert services.factchecks_match_new(factcheck_ids=[new.pk, unrelated.pk, 999_999]) == 2
+    # A claim whose best matches now hold a new fact-check gets its whole top list, ranked
+    # afresh as the job would store it; a claim whose top list holds no new one is left alone.
+    assert matched_rows() == [(queued.pk, new.pk, 1, "suggested"), (queued.pk, old.pk, 2, "suggested")]
+    assert engine.built and {entry["id"] for entry in engine.built[-1]} == {str(old.pk), str(older.pk), str(new.pk), str(unrelated.pk)}
     assert not ClaimMatch.objects.filter(claim=dismissed).exists()
+    # The job's settings and dates: candidates from the settings, each claim its article's UTC day.
+    assert engine.configs[-1] == StandInConfig(candidates=13)
+    top, dates = engine.asked[-1]
+    assert top == 2 and dates[[claim.pk for claim in (queued, elsewhere)].index(queued.pk)] == date(2025, 6, 2)
+    assert not FactCheck.objects.filter(match_pending_since__isnull=False).exists()
 
     before = list(ClaimMatch.objects.values())
-    assert services.factchecks_match_new(factcheck_ids=[new.pk]) == 0
-    assert list(ClaimMatch.objects.values()) == before
+    assert services.factchecks_match_new(factcheck_ids=[new.pk, unrelated.pk]) == 0  # no longer pending: nothing to do
+    assert list(ClaimMatch.objects.values()) == before and len(engine.built) == 1
+
+
+@pytest.mark.django_db
+def test_a_rematch_keeps_the_reviewers_decisions_and_stores_the_same_matches(engine: type[WordOverlapIndex], reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = claim_in_article(sentence="ICE detained nearly 1,500 people in May.")
+    first, second = factcheck("ICE detained nearly 1,500 people in May.", n=1), factcheck("ICE detained people", n=2)
+    services.factchecks_match_new(factcheck_ids=[first.pk, second.pk])
+    stored = list(ClaimMatch.objects.order_by("rank").values_list("claim_id", "factcheck_id", "rank"))
+    assert stored == [(claim.pk, first.pk, 1), (claim.pk, second.pk, 2)]
+    services.claim_match_decide(match=ClaimMatch.objects.get(factcheck=first), actor=reviewer, decision="rejected")
+    services.claim_match_decide(match=ClaimMatch.objects.get(factcheck=second), actor=reviewer, decision="confirmed")
+    decided = list(ClaimMatch.objects.order_by("id").values())
+
+    # Both entries changed (re-imported) and matched again, twice: the decisions stand.
+    FactCheck.objects.update(match_pending_since=timezone.now())
+    services.factchecks_match_new(factcheck_ids=[first.pk, second.pk])
+    FactCheck.objects.update(match_pending_since=timezone.now())
+    services.factchecks_match_new(factcheck_ids=[first.pk, second.pk])
+    assert list(ClaimMatch.objects.order_by("id").values()) == decided
+
+
+@pytest.mark.django_db
+def test_an_entry_changed_while_it_was_matched_stays_pending(engine: type[WordOverlapIndex], monkeypatch: pytest.MonkeyPatch) -> None:
+    claim_in_article(sentence="ICE detained nearly 1,500 people in May.")
+    entry = factcheck("ICE detained nearly 1,500 people in May.", n=1)
+    real_entries = services.library_entries
+
+    def changed_meanwhile() -> list[LibraryEntry]:
+        FactCheck.objects.filter(pk=entry.pk).update(match_pending_since=timezone.now() + timedelta(seconds=1))
+        return real_entries()
+
+    monkeypatch.setattr(services, "library_entries", changed_meanwhile)
+    services.factchecks_match_new(factcheck_ids=[entry.pk])
+    entry.refresh_from_db()
+    assert entry.match_pending_since is not None  # the re-import's change is matched by the next message
+
+
+@pytest.mark.django_db
+def test_without_the_engine_new_factchecks_stay_pending(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, ENGINE, None)
+    claim_in_article(sentence="ICE detained nearly 1,500 people in May.")
+    entry = factcheck("ICE detained nearly 1,500 people in May.", n=1)
+    assert services.factchecks_match_new(factcheck_ids=[entry.pk]) == 0
+    entry.refresh_from_db()
+    assert entry.match_pending_since is not None and not ClaimMatch.objects.exists()
 
 
 @pytest.mark.django_db
@@ -142,7 +216,7 @@ def test_checked_before_prefers_a_confirmed_match_and_ignores_rejected_ones(revi
     services.claim_match_decide(match=ClaimMatch.objects.get(claim=confirmed_claim, factcheck=other), actor=reviewer, decision="confirmed")
     services.claim_match_decide(match=ClaimMatch.objects.get(claim=rejected_claim), actor=reviewer, decision="rejected")
     assert claims_checked_before([confirmed_claim.pk, rejected_claim.pk, plain.pk]) == {
-        confirmed_claim.pk: CheckedBefore("Snopes", "4 of 5", date(2016, 3, 2)),
+        confirmed_claim.pk: CheckedBefore("Snopes", "4 of 5", date(2016, 3, 2), confirmed=True),
     }
     assert claims_checked_before([]) == {}
 

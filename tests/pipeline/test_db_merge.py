@@ -4,6 +4,7 @@ PostgresRun, the store the job writes with), one merge (pipeline.merge), idempot
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims.models import Claim, ClaimCluster, PriorityBasis, RankingWeights
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+from factcheck.runs.models import PipelineRun
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
@@ -345,3 +347,44 @@ def test_a_run_reads_only_the_stored_band_keys_its_own_claims_produce() -> None:
         conn.execute("SET enable_seqscan = off")
         plan = "\n".join(line for (line,) in conn.execute("EXPLAIN " + statement("read_stored_memberships"), {"run_id": second.pk}))
     assert "claim_bands_pkey" in plan
+
+
+def test_the_sink_reports_the_extractions_progress_as_claims_pass_before_its_commit() -> None:
+    dsn = database_url_for_job()
+    ids = [article_ingest(data=ArticleInput(text=f"{TEXT} Story {n}.", outlet="X"), batch=None)[0].pk for n in range(3)]
+    run = run_create(article_ids=ids)
+    rows = [staged_row(ids[0], score=0.5), staged_row(ids[0], score=0.6), staged_row(ids[1], score=0.7), staged_row(ids[2], score=0.8)]
+    seen_mid_stream: list[tuple[int, int]] = []
+
+    def claims() -> Iterator[tuple[object, ...]]:
+        for n, row in enumerate(rows):
+            if n == 3:  # three claims passed, one report made; the COPY is not committed yet
+                seen_mid_stream.append(PipelineRun.objects.filter(pk=run.pk).values_list("articles_done", "claims_count").get())
+            yield row
+
+    with db.connect(dsn) as conn, db.connect(dsn) as progress_conn:
+        progress_conn.autocommit = True
+        staged = db.stage_claims(conn, ((run.pk, *row) for row in db.extraction_progress(claims(), progress_conn, run.pk, every=2)))
+    assert staged == 4
+    assert seen_mid_stream == [(1, 2)]  # the first report: the first article, its two claims
+    run.refresh_from_db()
+    assert (run.articles_done, run.claims_count) == (3, 4)
+
+    # A retried Spark task counts its articles again; the count stops at the run's articles.
+    assert stage(run.pk, rows) == 4
+    run.refresh_from_db()
+    assert (run.articles_done, run.claims_count) == (3, 8)
+
+
+def test_a_new_stage_starts_its_clock() -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    assert run.stage_started_at is None
+    db.update_run(dsn, run_id=run.pk, stage="extracting", articles_done=0)
+    run.refresh_from_db()
+    assert run.stage_started_at is not None
+    started = run.stage_started_at
+    db.update_run(dsn, run_id=run.pk, claims_count=5)  # counts alone leave the stage's clock alone
+    run.refresh_from_db()
+    assert run.stage_started_at == started

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual
 
@@ -20,7 +21,7 @@ from factcheck.factchecks.models import ClaimMatch, FactCheck
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
 from pipeline.__main__ import main
-from pipeline.jobs.extract_claims import MATCH_CANDIDATES, MATCH_TOP, process_run
+from pipeline.jobs.extract_claims import MatchParams, parse_args, process_run
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.run_store import InMemoryRun
 from pipeline.schemas import ARTICLE_DATE_SCHEMA, CLAIM_SCHEMA, CLAIM_TEXT_SCHEMA
@@ -30,6 +31,9 @@ from pipeline.transforms import claim_texts, match_claims
 from tests.pipeline.test_matching import LIBRARY, seed_sentences
 from tests.reports.helpers import claim_in_article
 
+# The web app's settings, which factcheck.runs.spark passes to the job.
+MATCH_TOP, MATCH_CANDIDATES = settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES
+MATCHING = MatchParams(top=MATCH_TOP, candidates=MATCH_CANDIDATES)
 ICE = "ICE arrested nearly 1,500 people in Massachusetts in May, officials said."
 WIND = "  Wind turbines kill more birds than cats,\tcampaigners claim.  "
 
@@ -78,15 +82,17 @@ def test_match_claims_ranks_each_claims_best_and_never_its_own_verdict(spark: Sp
     assert [row.rank for row in rows if row.claim_key == "a" * 40] == [1, 2]
 
 
+@pytest.mark.parametrize("claim_date", [None, "2025-06-02"])
 def test_the_job_and_the_command_line_give_the_same_matches(
-    spark: SparkSession, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, claim_date: str | None
 ) -> None:
     library, _ = numbered_library()
     path = tmp_path / "library.jsonl"
     path.write_text("".join(json.dumps(entry) + "\n" for entry in library), encoding="utf-8")
     sentences = [sentence.replace("\n", " ") for sentence in seed_sentences()]
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(sentence + "\n" for sentence in sentences)))
-    assert main(["match", str(path), "--top", str(MATCH_TOP), "--candidates", str(MATCH_CANDIDATES)]) == 0
+    dated = ["--date", claim_date] if claim_date else []
+    assert main(["match", str(path), "--top", str(MATCH_TOP), "--candidates", str(MATCH_CANDIDATES), *dated]) == 0
     lines = capsys.readouterr().out.split("\n")[:-1]
     from_cli = [
         (f"{number:040x}", int(fields[i]), f"{float(fields[i + 1]):.6f}", i // 2 + 1)
@@ -96,7 +102,7 @@ def test_the_job_and_the_command_line_give_the_same_matches(
         for i in range(0, len(fields), 2)
     ]
 
-    texts_df = spark.createDataFrame([(f"{n:040x}", s, None) for n, s in enumerate(sentences)], CLAIM_TEXT_SCHEMA).repartition(3)
+    texts_df = spark.createDataFrame([(f"{n:040x}", s, claim_date) for n, s in enumerate(sentences)], CLAIM_TEXT_SCHEMA).repartition(3)
     from_job = [
         (row.claim_key, row.factcheck_id, f"{row.score:.6f}", row.rank)
         for row in match_claims(texts_df, library, top=MATCH_TOP, candidates=MATCH_CANDIDATES).collect()
@@ -115,7 +121,7 @@ def seed_run(library: list[dict[str, str]]) -> InMemoryRun:
 def test_the_job_matches_the_seeds_against_the_library_after_the_merge(spark: SparkSession) -> None:
     library, names = numbered_library()
     store = seed_run(library)
-    run = process_run(spark, store, model=read_artifact(), partitions=2)
+    run = process_run(spark, store, model=read_artifact(), partitions=2, matching=MATCHING)
 
     assert run.matches == len(store.matches) > 0 and "match" in run.timings
     ranks: dict[str, list[int]] = {}
@@ -130,7 +136,7 @@ def test_the_job_matches_the_seeds_against_the_library_after_the_merge(spark: Sp
 
 def test_an_empty_library_skips_matching(spark: SparkSession) -> None:
     store = seed_run([])
-    run = process_run(spark, store, model=read_artifact(), partitions=2)
+    run = process_run(spark, store, model=read_artifact(), partitions=2, matching=MATCHING)
     assert run.matches == 0 and store.matches == [] and "match" not in run.timings and run.claims > 0
 
 
@@ -165,3 +171,18 @@ def test_postgres_store_reads_the_library_and_dates_and_writes_matches_idempoten
         (claim.pk, second.pk): (0.2, 2, ClaimMatch.Status.REJECTED),
         (other.pk, second.pk): (0.7, 1, ClaimMatch.Status.SUGGESTED),
     }
+
+
+def test_the_job_takes_its_matching_settings_from_the_web_app(settings) -> None:  # type: ignore[no-untyped-def]
+    from factcheck.runs import spark as launcher
+
+    settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES = 4, 9
+    job_args = launcher.build_command(run_id=7, master="local[*]")[-6:]
+    assert job_args == ["--run-id", "7", "--match-top", "4", "--match-candidates", "9"]
+    args = parse_args([*job_args, "--database-url", "postgresql://localhost/x"])
+    assert (args.run_id, args.match_top, args.match_candidates) == (7, 4, 9)
+    # No numbers of its own: a job started without them refuses to run.
+    with pytest.raises(SystemExit):
+        parse_args(["--run-id", "7", "--database-url", "postgresql://localhost/x"])
+    with pytest.raises(SystemExit):
+        parse_args([*job_args[:3], "0", *job_args[4:], "--database-url", "postgresql://localhost/x"])

@@ -56,6 +56,7 @@ def publish(
     headline: str = "Arrests were lower than claimed",
     explanation: str = "ICE's own May figures show **1,100** arrests.",
     evidence: list[tuple[str, str, str]] | None = None,
+    claim_reviewed: str = "",
 ) -> Verdict:
     """Draft a verdict as `author` and approve it as `approver`, with evidence
     [(kind, url, title)] cited; the claim must be where a verdict can be drafted."""
@@ -69,7 +70,7 @@ def publish(
     current = services.verdict_current(claim)
     expected = current.version if current is not None and current.status != Verdict.Status.APPROVED else None
     verdict = services.verdict_draft(
-        claim=claim, actor=author, rating=rating, headline=headline, explanation=explanation, evidence_ids=ids,
+        claim=claim, actor=author, rating=rating, headline=headline, explanation=explanation, claim_reviewed=claim_reviewed, evidence_ids=ids,
         expected_version=expected, force=True,
     )
     return services.verdict_approve(verdict=verdict, actor=approver, expected_version=verdict.version)

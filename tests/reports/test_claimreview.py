@@ -19,7 +19,8 @@ from django.urls import reverse
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
-from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, RATING_VALUE, WORST_RATING, claim_reviewed_text
+from factcheck.claims.reviewed import claim_reviewed_default
+from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, RATING_VALUE, WORST_RATING
 from factcheck.settings import env_http_url
 from tests.conftest import PERSONA_PASSWORD
 from tests.reports.claimreview_validator import assert_valid_claimreview, claimreview_problems
@@ -115,13 +116,13 @@ def test_scale_orders_the_truth_ratings_and_documents_every_rating() -> None:
 
 
 def test_claim_reviewed_is_short_and_has_no_rating() -> None:
-    assert claim_reviewed_text(QUOTE, attribution="direct_quote") == "We have nearly three dozen sanctuary cities that refuse to work with us"
+    assert claim_reviewed_default(QUOTE, attribution="direct_quote") == "We have nearly three dozen sanctuary cities that refuse to work with us"
     long = "The city has spent more than 40 million dollars on shelters in the last two fiscal years alone, officials said."
-    short = claim_reviewed_text(long, attribution="reported")
+    short = claim_reviewed_default(long, attribution="reported")
     assert len(short) < 75 and short.endswith("…") and long.startswith(short[:-1])
-    assert claim_reviewed_text("  ICE detained\n nearly 1,500   people. ") == "ICE detained nearly 1,500 people."
+    assert claim_reviewed_default("  ICE detained\n nearly 1,500   people. ") == "ICE detained nearly 1,500 people."
     # A quote that is only a fragment of the sentence keeps the whole sentence.
-    assert claim_reviewed_text("Wu called the raids “deeply troubling” and vowed to respond in court.", attribution="direct_quote").startswith("Wu called")
+    assert claim_reviewed_default("Wu called the raids “deeply troubling” and vowed to respond in court.", attribution="direct_quote").startswith("Wu called")
 
 
 def test_article_assertion_is_attributed_to_its_author_or_outlet(reviewer, editor) -> None:  # type: ignore[no-untyped-def]

@@ -60,14 +60,15 @@ def test_rows_carry_claim_article_and_verdict_columns(reviewer, editor) -> None:
     first = rows[0]
     assert {key: first[key] for key in (
         "claim", "claim_type", "all_types", "quantities", "speaker", "speaker_title", "article", "article_url", "outlet", "status", "tags",
-        "assignee", "verdict_revision", "verdict_status", "verdict_rating", "verdict_headline", "verdict_explanation", "verdict_author",
-        "published_revision", "published_rating", "approved_by", "cluster_size",
+        "assignee", "verdict_revision", "verdict_status", "verdict_rating", "verdict_headline", "verdict_claim_reviewed", "verdict_explanation",
+        "verdict_author", "published_revision", "published_rating", "approved_by", "cluster_size",
     )} == {
         "claim": "ICE detained nearly 1,500 people in May.", "claim_type": "Numeric / statistical", "all_types": "numeric, official_action",
         "quantities": "under 1,500 people", "speaker": "Todd Lyons", "speaker_title": "Acting ICE Director",
         "article": "ICE in Boston", "article_url": "https://herald.example/ice", "outlet": "Boston Herald", "status": "Approved",
         "tags": "ice, boston", "assignee": reviewer.username, "verdict_revision": "1", "verdict_status": "Approved",
         "verdict_rating": "Mostly false", "verdict_headline": "Arrests were lower", "verdict_explanation": "ICE data shows 1,100.",
+        "verdict_claim_reviewed": "ICE detained nearly 1,500 people in May.",
         "verdict_author": reviewer.username, "published_revision": "1", "published_rating": "Mostly false", "approved_by": editor.username,
         "cluster_size": "1",
     }

@@ -16,12 +16,13 @@ from django.urls import reverse
 
 from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
-from factcheck.articles.models import Article, Outlet
+from factcheck.articles.models import Article, ImportBatch, Outlet
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import selectors
-from factcheck.claims.filters import FILTER_FIELDS, claims_filtered, with_recency
+from factcheck.claims.filters import FILTER_FIELDS, claims_filtered, search_for, with_recency
 from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
 from factcheck.factchecks.models import ClaimMatch, FactCheck
+from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -29,8 +30,11 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 NEWEST = datetime(2026, 3, 8, 12, tzinfo=UTC)
 # user with role (the session is in Redis), claims page, the page's "checked before" matches,
-# the filter bar's choices and saved views
-QUEUE_MAX_QUERIES = 4
+# the filter bar's choices and saved views, the navigation's counts (my claims left, awaiting
+# my approval) and the articles' metadata values (cached, keyed by the newest article: read
+# again in each test, whose articles are new); the count of the claims matching is its own
+# request (views.claim_count)
+QUEUE_MAX_QUERIES = 6
 
 
 def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
@@ -42,12 +46,14 @@ def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
 _article_counter = iter(range(1, 1_000_000))
 
 
-def make_article(*, outlet: str = "MassLive", title: str = "", text: str = "", published_at: datetime | None = None) -> Article:
+def make_article(
+    *, outlet: str = "MassLive", title: str = "", text: str = "", published_at: datetime | None = None, metadata: dict[str, Any] | None = None
+) -> Article:
     n = next(_article_counter)
     text = text or f"Article {n} text."
     return Article.objects.create(
         outlet=Outlet.objects.get_or_create(name=outlet)[0], title=title or f"Article {n}", text=text,
-        content_hash=f"{n:064d}", published_at=published_at,
+        content_hash=f"{n:064d}", published_at=published_at, metadata=metadata or {},
     )
 
 
@@ -67,6 +73,18 @@ def make_claim(article: Article | None = None, **fields: Any) -> Claim:
 
 def shown_ids(html: str) -> list[int]:
     return [int(pk) for pk in re.findall(r'<tr id="claim-(\d+)"', html)]
+
+
+def expected_order(values: dict[str, Any], user) -> list[int]:  # type: ignore[no-untyped-def]
+    """The queue's order computed with the ORM (claims_filtered): total, id; with a search,
+    its groups (the phrase matches, the other matches of the claim's own text, the claims
+    found through their article) one after the other, each by total, id. (With a phrase no
+    different from the search, the first group holds every match and the second none: the
+    same order as the queue's, which leaves the empty group out.)"""
+    matching = with_recency(claims_filtered(Claim.objects.all(), values=values, user=user)).order_by("-total", "-id")
+    if (search := search_for(values)) is None:
+        return list(matching.values_list("id", flat=True))
+    return [pk for group in search.groups(phrase_differs=True) for pk in matching.filter(group).values_list("id", flat=True)]
 
 
 # --- The page ---------------------------------------------------------------------------------
@@ -153,8 +171,13 @@ def test_htmx_filter_change_gets_only_the_results(reviewer) -> None:  # type: ig
 
 @pytest.fixture
 def filter_world(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyped-def]
-    globe = make_article(outlet="Boston Globe", title="Sanctuary policy", published_at=datetime(2025, 6, 2, tzinfo=UTC))
-    herald = make_article(outlet="Boston Herald", title="Budget hearing", text="The mayor defended the budget.", published_at=datetime(2025, 6, 20, tzinfo=UTC))
+    globe = make_article(
+        outlet="Boston Globe", title="Sanctuary policy", published_at=datetime(2025, 6, 2, tzinfo=UTC), metadata={"category": "politics", "year": 2025}
+    )
+    herald = make_article(
+        outlet="Boston Herald", title="Budget hearing", text="The mayor defended the budget.", published_at=datetime(2025, 6, 20, tzinfo=UTC),
+        metadata={"category": "business", "year": "2024"},
+    )
     return {
         "numeric": make_claim(globe, sentence="ICE detained 1,500 people in May.", claim_type="numeric", speaker="Todd Lyons", score=0.9,
                               quantities=[{"text": "1,500 people", "value": 1500, "unit": "people", "hedge": "exact"}], assignee=reviewer, priority=90),
@@ -181,8 +204,17 @@ def filter_world(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyp
         ({"has_number": "yes"}, {"numeric"}),
         ({"has_number": "no"}, {"quote", "causal"}),
         ({"tag": "follow-up"}, {"quote"}),
+        ({"article_title": "budget"}, {"causal"}),
+        ({"article_title": "Sanctuary POL"}, {"numeric", "quote"}),
+        ({"meta": "category:politics"}, {"numeric", "quote"}),
+        ({"meta": ["category:politics", "category:business"]}, {"numeric", "quote", "causal"}),
+        ({"meta": ["category:politics", "year:2024"]}, set()),  # keys must all match
+        ({"meta": "year:2025"}, {"numeric", "quote"}),  # a JSON number, asked for as text
+        ({"meta": "year:2024"}, {"causal"}),  # a CSV column's text
+        ({"meta": "category:sport"}, set()),
         ({"q": "detained"}, {"numeric"}),
-        ({"q": "budget"}, {"causal"}),  # found in the article's text, not the sentence
+        ({"q": "budget"}, set()),  # in the article's text only: not a match of the claim's own text
+        ({"q": "budget", "in_article": "yes"}, {"causal"}),  # ... unless the whole article is searched
         ({"q": '"back down" -cuts'}, {"quote"}),
     ],
 )
@@ -207,14 +239,14 @@ def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(rev
         html = client.get(reverse("claims:list")).content.decode()
     assert shown_ids(html) == [matched.pk, plain.pk, rejected.pk]
     row = html[html.index(f'id="claim-{matched.pk}"') : html.index(f'id="claim-{plain.pk}"')]
-    assert "Checked before: Snopes, Mostly False, 3 Jun 2025" in row
-    assert html.count("Checked before:") == 1
+    assert "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in row
+    assert html.count("class=\"checked-before") == 1
     assert 'name="checked_before"' in html
     assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [matched.pk]
     assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "no"}).content.decode()) == [plain.pk, rejected.pk]
     # The row swapped in after an action shows it too.
     response = client.post(reverse("claims:row_action", args=[matched.pk]), {"action": "assign_me", "version": matched.version}, **HTMX)
-    assert response.status_code == 200 and "Checked before: Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
+    assert response.status_code == 200 and "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
 
 
 def test_outlet_article_and_assignee_id_filters(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
@@ -251,20 +283,28 @@ def test_the_queue_page_lists_what_the_filtered_queryset_does(reviewer, editor, 
     make_claim(undated, sentence="The valley flooded again.", speaker="Ed Lyons Jr", claim_type="causal", score=0.55, priority=65,
                tags=["follow-up", "x"])
     globe = filter_world["numeric"].article
+    batch = ImportBatch.objects.create(source="june.csv")
+    run = PipelineRun.objects.create(import_batch=batch)
+    Claim.objects.filter(pk__in=[homes.pk, filter_world["numeric"].pk]).update(first_run=run)
     examples: dict[str, Any] = {
         "status": ["new", "check"], "type": ["numeric", "causal"], "speaker": "lyons_%", "outlet": globe.outlet_id,
         "article": globe.pk, "score_min": 0.5, "score_max": 0.6, "assignee": "mine", "date_from": datetime(2025, 6, 10).date(),
         "date_to": datetime(2025, 6, 15).date(), "has_number": "yes", "checked_before": "yes", "tag": " follow-up ", "q": "flooded OR detained",
+        "run": run.pk, "import": batch.pk,
+        "in_article": "yes",
+        "article_title": "policy", "meta": ["category:politics"],
     }
-    variants = {"assignee": ["unassigned", str(editor.pk)], "has_number": ["no"], "checked_before": ["no"], "speaker": ["LYONS"]}
+    variants = {
+        "assignee": ["unassigned", str(editor.pk)], "has_number": ["no"], "checked_before": ["no"], "speaker": ["LYONS"], "article_title": ["BUDGET"],
+        "meta": [["category:business", "category:politics"], ["year:2025"], ["category:politics", "year:2025"]],
+    }
     assert set(examples) == set(FILTER_FIELDS)  # a new filter needs its example here
     single = [{name: value} for name, value in examples.items()] + [{name: v} for name, vs in variants.items() for v in vs]
+    single.append({"q": examples["q"], "in_article": "yes"})
     pairs = [{**a, **b} for n, a in enumerate(single) for b in single[n + 1 :] if set(a).isdisjoint(b)]
     matched = 0
     for values in [{}, *single, *pairs]:
-        expected = list(
-            with_recency(claims_filtered(Claim.objects.all(), values=values, user=reviewer)).order_by("-total", "-id").values_list("id", flat=True)
-        )
+        expected = expected_order(values, reviewer)
         page = selectors.queue_page(user=reviewer, values=values, cursor=None, page_size=2)
         ids = [row["id"] for row in page.rows]
         if page.next_cursor:
@@ -313,7 +353,8 @@ def test_keyset_pages_keep_the_filters_and_survive_a_bad_cursor(reviewer, settin
 
 def test_search_pages_walk_every_match_once_with_the_other_filters(reviewer, settings, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     """Search pages take their ids from the two indexed lookups (sentence, article text) and
-    must list exactly what the plain filter would, in queue order, across pages with ties."""
+    must list exactly what the plain filter would, in the search's order (the claims that
+    match themselves, then those found through their article), across pages with ties."""
     settings.FACTCHECK_QUEUE_PAGE_SIZE = 4
     about_floods = make_article(text="Rivers flooded the valley overnight.")
     elsewhere = make_article(text="Nothing relevant here.")
@@ -323,12 +364,17 @@ def test_search_pages_walk_every_match_once_with_the_other_filters(reviewer, set
     ]
     make_claim(elsewhere, sentence="The flood was a hoax.", claim_type="quote")  # another type
     make_claim(elsewhere, sentence="Dry weather all week.", claim_type="numeric")  # no match
-    expected = [c.pk for c in sorted(expected_claims, key=lambda c: (c.priority, c.pk), reverse=True)]
+    by_queue_order = sorted(expected_claims, key=lambda c: (c.priority, c.pk), reverse=True)
+    # The sentences differ by a number only: one relevance, so queue order within each group.
+    expected = [c.pk for c in by_queue_order if "flood" in c.sentence] + [c.pk for c in by_queue_order if "flood" not in c.sentence]
+    assert expected == expected_order({"q": "flood", "type": ["numeric"], "in_article": "yes"}, reviewer)
     client = logged_in(reviewer)
     seen: list[int] = []
-    url = reverse("claims:list") + "?q=flood&type=numeric"
+    url = reverse("claims:list") + "?q=flood&type=numeric&in_article=yes"
     while url:
-        with django_assert_max_num_queries(QUEUE_MAX_QUERIES):  # one query for the page, as without a search
+        # The page's queries, and the search's: whether the phrase differs, its first group,
+        # its second (once the first is exhausted), and the highlights.
+        with django_assert_max_num_queries(QUEUE_MAX_QUERIES + 4):
             html = client.get(url).content.decode()
         seen += shown_ids(html)
         match = re.search(r'<a class="button" href="(\?[^"]*after=[^"]+)"', html)
@@ -596,13 +642,17 @@ def test_recency_reorders_the_queue_and_pages_walk_it_exactly(reviewer, settings
 
 def test_recency_order_holds_with_a_filter_and_a_search(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
     numeric = order_by_total([c for c in crossing if c.claim_type == "numeric"])
-    floods = order_by_total([c for c in crossing if "flood" in c.sentence or "flooded" in c.article.text])
-    both = order_by_total([c for c in crossing if c.claim_type == "numeric" and ("flood" in c.sentence or "flooded" in c.article.text)])
+    # A search: the claims that say "flood" (one relevance: queue order), then the others of
+    # the article about floods.
+    floods = order_by_total([c for c in crossing if "flood" in c.sentence])
+    floods += order_by_total([c for c in crossing if "flood" not in c.sentence and "flooded" in c.article.text])
+    both = [pk for pk in floods if pk in set(numeric)]
     assert 0 < len(both) < len(floods) < len(crossing)
     for size in (2, 5):
         assert walk(reviewer, {"type": ["numeric"]}, size) == numeric
-        assert walk(reviewer, {"q": "flood"}, size) == floods
-        assert walk(reviewer, {"q": "flood", "type": ["numeric"]}, size) == both
+        assert walk(reviewer, {"q": "flood", "in_article": "yes"}, size) == floods
+        assert walk(reviewer, {"q": "flood", "type": ["numeric"], "in_article": "yes"}, size) == both
+        assert walk(reviewer, {"q": "flood"}, size) == [pk for pk in floods if "flood" in Claim.objects.get(pk=pk).sentence]
 
 
 def test_the_row_offers_what_the_services_allow(reviewer) -> None:  # type: ignore[no-untyped-def]

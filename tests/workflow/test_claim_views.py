@@ -78,7 +78,7 @@ def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, 
     assert '<p class="paragraph" id="claim-paragraph"><mark class="claim">ICE detained nearly 1,500 people in May.</mark> Nobody disputed it.</p>' in page
     assert "<strong>table 3</strong>" in page
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "annotation.add" in page
+    assert "rita-reviewer</strong> added a note" in page
     assert 'data-key="1"' in page and 'data-key="7"' in page
 
 

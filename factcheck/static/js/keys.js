@@ -12,7 +12,13 @@
  * data-key="a" button and "a" acts on the current row only. Elements inside other rows
  * are never triggered.
  *
- * Escape leaves a text field, or closes an open <details data-key-close>.
+ * Escape leaves a text field, or closes an open <details data-key-close>. Ctrl+Enter (or
+ * Cmd+Enter) in a text field sends its form: a note or a verdict without the mouse.
+ *
+ * Help: "?" opens the page's <dialog id="key-help">, listing every key the page binds: each
+ * data-key element's key with its data-key-help, and each data-key-doc element (a key this
+ * script handles itself, such as j/k) likewise. The markup comes from factcheck/keys.py, the
+ * one definition of every key; the list is read from the page, so it cannot drift from it.
  *
  * To reuse it on another page, mark the controls, e.g. verdict ratings 1-7:
  *     <button data-key="1" ...>True</button> ... <button data-key="7" ...>Unverifiable</button>
@@ -78,6 +84,60 @@
     return null;
   }
 
+  var KEY_LABELS = { "Escape": "Esc", "Control+Enter": "Ctrl+Enter", " ": "Space" };
+
+  function helpDialog() {
+    return document.getElementById("key-help");
+  }
+
+  function buildHelp(dialog) {
+    var list = dialog.querySelector("[data-key-help-list]");
+    if (!list) return;
+    // One line per description, its keys in page order (the ratings 1-7 share one line).
+    var lines = [];
+    var byHelp = {};
+    var seen = {};
+    document.querySelectorAll("[data-key], [data-key-doc]").forEach(function (el) {
+      if (dialog.contains(el)) return;
+      var key = el.getAttribute("data-key") || el.getAttribute("data-key-doc");
+      var help = el.getAttribute("data-key-help") || "";
+      if (seen[key]) return;
+      seen[key] = true;
+      if (!byHelp[help]) { byHelp[help] = { keys: [], help: help }; lines.push(byHelp[help]); }
+      byHelp[help].keys.push(key);
+    });
+    list.textContent = "";
+    lines.forEach(function (line) {
+      var dt = document.createElement("dt");
+      line.keys.forEach(function (key, i) {
+        if (i) dt.appendChild(document.createTextNode(" "));
+        var kbd = document.createElement("kbd");
+        kbd.setAttribute("data-help-key", key);
+        kbd.textContent = KEY_LABELS[key] || key;
+        dt.appendChild(kbd);
+      });
+      var dd = document.createElement("dd");
+      dd.textContent = line.help;
+      list.appendChild(dt);
+      list.appendChild(dd);
+    });
+  }
+
+  function toggleHelp() {
+    var dialog = helpDialog();
+    if (!dialog) return;
+    if (dialog.open) { dialog.close(); return; }
+    buildHelp(dialog);
+    dialog.showModal();
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (!target.closest) return;
+    if (target.closest(".key-help-button")) toggleHelp();
+    else if (target.closest("[data-key-help-close]")) { var dialog = helpDialog(); if (dialog) dialog.close(); }
+  });
+
   function activate(el) {
     if (isTextField(el)) { el.focus(); if (el.select) el.select(); return; }
     el.click();
@@ -93,8 +153,20 @@
   }
 
   document.addEventListener("keydown", function (event) {
-    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.defaultPrevented) return;
     var target = event.target;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && isTextField(target) && target.form) {
+      event.preventDefault();
+      target.form.requestSubmit();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var dialog = helpDialog();
+    if (dialog && dialog.open) {
+      // While the help is open only ? (and Escape, which the dialog handles) act.
+      if (event.key === "?") { event.preventDefault(); dialog.close(); }
+      return;
+    }
     if (event.key === "Escape") {
       if (isTextField(target)) { target.blur(); var row = currentRow(); if (row) row.focus({ preventScroll: true }); return; }
       document.querySelectorAll("details[data-key-close][open], [data-row] details[open]").forEach(function (d) { d.open = false; });
@@ -103,7 +175,7 @@
     if (isTextField(target)) return;
     // Enter on a focused button or link outside the current row keeps its own meaning.
     if (event.key === "Enter" && target !== currentRow() && target !== document.body && target.matches("a, button, summary, input")) return;
-    if (event.key === "j" || event.key === "k") {
+    if ((event.key === "j" || event.key === "k") && rows().length) {
       event.preventDefault();
       move(event.key === "j" ? 1 : -1);
       return;

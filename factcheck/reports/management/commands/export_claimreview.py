@@ -10,8 +10,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
 from factcheck.claims.models import Verdict
+from factcheck.organisation import PublishingNotConfigured, require_publishing
 from factcheck.reports import selectors
-from factcheck.reports.claimreview import claimreview_document, organisation_from_settings
+from factcheck.reports.claimreview import claimreview_document
 
 
 class Command(BaseCommand):
@@ -31,7 +32,10 @@ class Command(BaseCommand):
         base = (options["base_url"] or settings.FACTCHECK_PUBLIC_BASE_URL).rstrip("/")
         if not base.startswith(("http://", "https://")):
             raise CommandError("Give --base-url https://... (or set FACTCHECK_PUBLIC_BASE_URL): a ClaimReview's url must be absolute.")
-        organisation = organisation_from_settings()
+        try:
+            organisation = require_publishing()
+        except PublishingNotConfigured as refused:
+            raise CommandError(refused.message) from None
 
         def document(source: selectors.ReviewSource) -> dict[str, Any]:
             url = base + reverse("factchecks:page", args=[source.claim_id])

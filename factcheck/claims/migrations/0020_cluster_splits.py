@@ -25,7 +25,7 @@ def unify_stored_clusters(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('claims', '0018_evidence_kind_fact_check'),
+        ('claims', '0019_verdict_claim_reviewed'),
         ('audit', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

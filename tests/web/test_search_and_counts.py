@@ -1,0 +1,324 @@
+"""Search finds claims, and every view says how many (issue 15, items 2 and 3).
+
+Personas: reviewer (searches, works through "My claims"), editor (approves others' verdicts
+from the inbox; never their own), a second editor, outsider (no role: 403).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from factcheck.accounts.roles import Role
+from factcheck.accounts.services import user_create_with_role
+from factcheck.articles.seeds import seed_articles
+from factcheck.articles.services import article_ingest
+from factcheck.claims import selectors, services
+from factcheck.claims.filters import MY_CLAIMS_VALUES, claims_filtered
+from factcheck.claims.models import Claim, Verdict
+from pipeline.nlp.segment import split_sentences
+from tests.conftest import PERSONA_PASSWORD
+from tests.web.test_queue import HTMX, expected_order, filter_world, logged_in, make_article, make_claim, shown_ids  # noqa: F401 - filter_world is a fixture
+
+pytestmark = pytest.mark.django_db
+
+FLOOD = "flood the zone"
+
+
+def shown_count(client: Client, html: str) -> int:
+    """The count a queue page shows: it asks for it (views.claim_count) once it is shown."""
+    url = re.search(r'class="result-count"[^>]* hx-get="([^"]+)"', html).group(1).replace("&amp;", "&")  # type: ignore[union-attr]
+    return int(re.search(r'data-result-count="(\d+)"', client.get(url).content.decode()).group(1))  # type: ignore[union-attr]
+
+
+def count_text(client: Client, params: dict[str, Any]) -> str:
+    return client.get(reverse("claims:count"), params).content.decode()
+
+
+def next_href(html: str) -> str:
+    match = re.search(r'<a class="button" href="(\?[^"]*after=[^"]+)"', html)
+    return reverse("claims:list") + match.group(1).replace("&amp;", "&") if match else ""
+
+
+def walk_pages(client: Client, params: dict[str, Any]) -> tuple[list[int], list[str]]:
+    """Every row of a view, page after page through its links; and each page's html."""
+    url = reverse("claims:list") + "?" + urlencode(params, doseq=True)
+    seen: list[int] = []
+    pages: list[str] = []
+    while url:
+        html = client.get(url).content.decode()
+        pages.append(html)
+        seen += shown_ids(html)
+        url = next_href(html)
+    return seen, pages
+
+
+@pytest.fixture
+def seeded() -> dict[str, list[Claim]]:
+    """The three seed articles (each quotes "flood the zone"), a claim for every sentence,
+    the quote's claims standing lowest: in queue order they would come last."""
+    flood: list[Claim] = []
+    others: list[Claim] = []
+    for n, data in enumerate(seed_articles()):
+        article, _ = article_ingest(data=data, batch=None)
+        for m, sentence in enumerate(split_sentences(article.text)):
+            text = article.text[sentence.start : sentence.end]
+            is_flood = FLOOD in text.lower()
+            claim = Claim.objects.create(
+                article=article, claim_key=f"{n:02d}{m:038d}", sentence=text, start_offset=sentence.start, end_offset=sentence.end,
+                priority=5.0 if is_flood else 60.0 - m * 0.1,
+            )
+            (flood if is_flood else others).append(claim)
+    assert len(flood) >= 3 and len({claim.article_id for claim in flood}) == 3  # the premise: the quote is in all three
+    return {"flood": flood, "others": others}
+
+
+# --- Search ---------------------------------------------------------------------------------
+
+
+def test_searching_flood_the_zone_lists_the_claims_that_say_it_first(reviewer, seeded, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_QUEUE_PAGE_SIZE = 5
+    client = logged_in(reviewer)
+    flood_ids = {claim.pk for claim in seeded["flood"]}
+    html = client.get(reverse("claims:list"), {"q": FLOOD}).content.decode()
+    # Only the claims that say it (today: every claim of the three articles, these at rows 45-50).
+    seen, pages = walk_pages(client, {"q": FLOOD})
+    assert set(seen) == flood_ids and len(seen) == len(flood_ids)
+    assert shown_count(client, html) == len(flood_ids)
+    assert f"matching “{FLOOD}” in the claim’s text" in count_text(client, {"q": FLOOD})
+    # The matched words are marked; the stop word between them is not a match.
+    assert "<mark>flood</mark> the <mark>zone</mark>" in html
+
+    # In the whole article: the same claims first, then every other claim of the three
+    # articles, marked as found there, in queue order; the count says how many.
+    seen, pages = walk_pages(client, {"q": FLOOD, "in_article": "yes"})
+    everything = flood_ids | {claim.pk for claim in seeded["others"]}
+    assert set(seen[: len(flood_ids)]) == flood_ids
+    assert seen[len(flood_ids) :] == [c.pk for c in sorted(seeded["others"], key=lambda c: (c.priority, c.pk), reverse=True)]
+    assert len(seen) == len(everything) == shown_count(client, pages[0]) == shown_count(client, pages[-1])
+    assert "found in the article" in pages[-1] and "in the claim or its article" in count_text(client, {"q": FLOOD, "in_article": "yes"})
+
+
+def test_a_quoted_phrase_does_not_match_the_words_apart_and_the_phrase_ranks_first(reviewer) -> None:  # type: ignore[no-untyped-def]
+    article = make_article(text="Nothing about floods here.")
+    apart = make_claim(article, sentence="The zone near the river may flood again this spring.", priority=90.0)
+    phrase = make_claim(article, sentence="We are going to flood the zone in sanctuary cities.", priority=10.0)
+    far_apart = make_claim(article, sentence="Flood warnings were issued yesterday for the whole coastal zone.", priority=95.0)
+    client = logged_in(reviewer)
+    quoted = client.get(reverse("claims:list"), {"q": f'"{FLOOD}"'}).content.decode()
+    assert shown_ids(quoted) == [phrase.pk] and shown_count(client, quoted) == 1
+    # Unquoted, the words apart match too, after the phrase (which stands lowest in the queue),
+    # in queue order.
+    unquoted = client.get(reverse("claims:list"), {"q": FLOOD}).content.decode()
+    assert shown_ids(unquoted) == [phrase.pk, far_apart.pk, apart.pk]
+    assert shown_count(client, unquoted) == 3
+
+
+def test_the_highlight_is_escaped(reviewer) -> None:  # type: ignore[no-untyped-def]
+    make_claim(sentence='<script>alert("x")</script> officials will flood the zone & more \x02 later.')
+    html = logged_in(reviewer).get(reverse("claims:list"), {"q": "flood"}).content.decode()
+    row = html[html.index('class="sentence"') :]
+    row = row[: row.index("</a>")]
+    assert "<script>" not in html and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in row
+    assert "will <mark>flood</mark> the zone &amp; more" in row
+
+
+def test_search_pages_follow_the_search_order_exactly(reviewer, settings) -> None:  # type: ignore[no-untyped-def]
+    """The queue page's search (queue_page.sql over each of the search's groups in turn)
+    against the same order computed with the ORM (expected_order). Page sizes split ties and
+    the boundaries between the groups."""
+    about = make_article(text="The dam failed and rivers flooded the valley overnight.")
+    elsewhere = make_article(text="Nothing relevant here.")
+    for n in range(4):
+        make_claim(about, sentence=f"Claim {n} on the council budget.", priority=float(n % 2) * 10, claim_type=["numeric", "quote"][n % 2])
+    for n in range(7):
+        words = ["The flood cost", "Flood damage reached", "After the flood, insurers paid"][n % 3]
+        make_claim(elsewhere, sentence=f"{words} {n} million and the dam held.", priority=float(n % 3) * 10, claim_type=["numeric", "quote"][n % 2])
+    make_claim(elsewhere, sentence="A flood of complaints about the dam.", priority=99.0, claim_type="quote")
+    make_claim(about, sentence="The dam flooded twice.", priority=1.0)  # matches itself and through its article
+
+    cases: list[dict[str, Any]] = [
+        {"q": "flood"}, {"q": "flood dam"}, {"q": "flood damage"}, {"q": '"flood damage"'}, {"q": "flood -insurers"}, {"q": "damage flood"},
+        {"q": "flood", "in_article": "yes"}, {"q": "flood", "in_article": "yes", "type": ["numeric"]},
+    ]
+    for values in cases:
+        order = expected_order(values, reviewer)
+        assert order, values
+        assert selectors.queue_count(user=reviewer, values=values) == len(order)
+        for size in (1, 2, 3, 50):
+            seen: list[int] = []
+            cursor = None
+            while True:
+                page = selectors.queue_page(user=reviewer, values=values, cursor=cursor, page_size=size)
+                seen += [row["id"] for row in page.rows]
+                if not (cursor := page.next_cursor):
+                    break
+            assert seen == order, (values, size)
+    highlights = [row["highlight"] for row in selectors.queue_page(user=reviewer, values={"q": "flood dam"}, cursor=None, page_size=3).rows]
+    assert all(any(matched for _, matched in parts) for parts in highlights)
+
+
+def test_a_search_cursor_that_does_not_fit_starts_over(reviewer, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_QUEUE_PAGE_SIZE = 1
+    first, second = make_claim(sentence="Flood one.", priority=2.0), make_claim(sentence="Flood two.", priority=1.0)
+    client = logged_in(reviewer)
+    plain_cursor = selectors.queue_page(user=reviewer, values={}, cursor=None, page_size=1).next_cursor
+    for cursor in ("%%%", plain_cursor, "ZzA6bmFuOjE", "Zzk6MS4wOjE"):  # malformed, a queue cursor, "g0:nan:1", "g9:1.0:1"
+        assert shown_ids(client.get(reverse("claims:list"), {"q": "flood", "after": cursor}).content.decode()) == [first.pk], cursor
+    html = client.get(reverse("claims:list"), {"q": "flood"}).content.decode()
+    assert shown_ids(client.get(next_href(html)).content.decode()) == [second.pk]
+
+
+# --- Counts ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {}, {"status": ["check"]}, {"status": ["new", "dismissed"]}, {"type": ["numeric", "causal"]}, {"speaker": "lyons"},
+        {"assignee": "mine"}, {"assignee": "unassigned"}, {"has_number": "no"}, {"tag": "follow-up"}, {"score_min": "0.5"},
+        {"q": "detained"}, {"q": "budget"}, {"q": "budget", "in_article": "yes"}, {"q": "mayor OR detained", "in_article": "yes", "type": ["causal"]},
+    ],
+)
+def test_every_view_counts_the_claims_it_lists(reviewer, filter_world, settings, params: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    settings.FACTCHECK_QUEUE_PAGE_SIZE = 1  # the count is of the whole view, not of the page
+    for n in range(3):
+        make_claim(filter_world["numeric"].article, sentence=f"Extra claim {n} detained in the budget.", status="check", assignee=reviewer)
+    client = logged_in(reviewer)
+    query = urlencode(params, doseq=True)
+    html = client.get(reverse("claims:list"), params).content.decode()
+    real = claims_filtered(Claim.objects.all(), values=selectors_values(params), user=reviewer).count()
+    assert shown_count(client, html) == real
+    walked: list[int] = []
+    url = reverse("claims:list") + ("?" + query if query else "")
+    while url:
+        page_html = client.get(url).content.decode()
+        assert shown_count(client, page_html) == real  # every page of the view says the same
+        walked += shown_ids(page_html)
+        url = next_href(page_html)
+    assert len(walked) == len(set(walked)) == real
+    assert f"<strong>{real}</strong> claim" in count_text(client, params)
+
+
+def selectors_values(params: dict[str, Any]) -> dict[str, Any]:
+    from django.http import QueryDict
+
+    from factcheck.claims.filters import queue_filter_from
+
+    query = QueryDict(mutable=True)
+    for name, value in params.items():
+        query.setlist(name, value if isinstance(value, list) else [value])
+    return queue_filter_from(query).values
+
+
+def test_the_count_is_its_own_request_and_needs_a_role(client: Client, reviewer, outsider, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    make_claim(status="check")
+    make_claim()
+    reviewers = logged_in(reviewer)
+    # user, page, checked before, saved views (re-marked on each swap): the results never wait
+    # for the count (nor the navigation's).
+    with django_assert_max_num_queries(4):
+        html = reviewers.get(reverse("claims:list"), {"status": "check"}, HTTP_HX_TARGET="queue-results", **HTMX).content.decode()
+    assert "data-my-claims-left" not in html and f'hx-get="{reverse("claims:count")}?status=check"' in html
+    with django_assert_max_num_queries(2):  # user, count
+        assert "<strong>1</strong> claim" in count_text(reviewers, {"status": "check"})
+    assert client.get(reverse("claims:count")).status_code == 302  # to the login page
+    assert logged_in(outsider).get(reverse("claims:count")).status_code == 403
+    assert reviewers.post(reverse("claims:count")).status_code == 405
+
+
+# --- My claims --------------------------------------------------------------------------------
+
+
+def my_left(client: Client) -> int:
+    html = client.get(reverse("claims:list")).content.decode()
+    return int(re.search(r"data-my-claims-left>(\d+) left<", html).group(1))  # type: ignore[union-attr]
+
+
+def test_my_claims_count_what_is_left_and_go_down_as_i_finish_them(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    mine = [make_claim(assignee=reviewer, status=status, priority=float(n)) for n, status in enumerate(["new", "check", "check", "in_research"])]
+    make_claim(assignee=reviewer, status="dismissed")  # finished
+    make_claim(assignee=reviewer, status="approved")  # finished
+    make_claim(assignee=editor, status="check")  # someone else's
+    make_claim(status="new")  # nobody's
+    client = logged_in(reviewer)
+    assert my_left(client) == 4
+
+    response = client.get(reverse("claims:mine"))
+    assert response.status_code == 302
+    html = client.get(response["Location"]).content.decode()
+    assert "<h1>My claims</h1>" in html
+    assert set(shown_ids(html)) == {claim.pk for claim in mine} and shown_count(client, html) == 4
+    assert "<strong>4</strong> claims left for you" in client.get(reverse("claims:count") + "?" + response["Location"].split("?", 1)[1]).content.decode()
+
+    # Dismissing one from the queue, then drafting a verdict on another: each is finished.
+    client.post(reverse("claims:row_action", args=[mine[1].pk]), {"action": "dismiss", "reason": "Opinion.", "version": mine[1].version})
+    assert my_left(client) == 3
+    services.verdict_draft(claim=mine[3], actor=reviewer, rating="false", headline="Not so.", explanation="Because.", evidence_ids=[])
+    assert my_left(client) == 2
+    assert shown_count(client, client.get(response["Location"]).content.decode()) == 2
+    assert selectors.queue_count(user=reviewer, values=MY_CLAIMS_VALUES) == 2
+
+
+def test_my_claims_needs_a_role_and_get(client: Client, reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
+    assert client.get(reverse("claims:mine")).status_code == 302  # to the login page
+    assert logged_in(outsider).get(reverse("claims:mine")).status_code == 403
+    assert logged_in(reviewer).post(reverse("claims:mine")).status_code == 405
+
+
+# --- The editor's inbox -----------------------------------------------------------------------
+
+
+def draft(claim: Claim, author) -> Verdict:  # type: ignore[no-untyped-def]
+    return services.verdict_draft(claim=claim, actor=author, rating="false", headline=f"Headline {claim.pk}", explanation="Why.", evidence_ids=[])
+
+
+def awaiting(client: Client) -> int:
+    html = client.get(reverse("claims:list")).content.decode()
+    return int(re.search(r"data-awaiting-approval>(\d+)<", html).group(1))  # type: ignore[union-attr]
+
+
+def test_the_inbox_lists_the_drafts_i_may_approve_not_my_own(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    other_editor = user_create_with_role(username="erin-editor", role=Role.EDITOR, password=PERSONA_PASSWORD)[0]
+    by_reviewer = draft(make_claim(sentence="Rents climbed 9 percent.", status="check"), reviewer)
+    by_me = draft(make_claim(sentence="Crime fell.", status="check"), editor)
+    by_other = draft(make_claim(sentence="The city hired 40 officers.", status="check"), other_editor)
+    # A draft I edited after a reviewer wrote it is partly mine.
+    edited = draft(make_claim(sentence="Buses ran late.", status="check"), reviewer)
+    edited = services.verdict_draft(claim=edited.claim, actor=editor, rating="misleading", headline="Partly.", explanation="Edited.",
+                                    evidence_ids=[], expected_version=edited.version, force=True)
+    approved = draft(make_claim(sentence="Taxes rose.", status="check"), reviewer)
+    services.verdict_approve(verdict=approved, actor=other_editor)
+
+    client = logged_in(editor)
+    response = client.get(reverse("claims:approvals"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    listed = [int(pk) for pk in re.findall(r'<tr id="verdict-(\d+)"', html)]
+    assert listed == [by_reviewer.pk, by_other.pk]  # longest waiting first
+    assert by_me.pk not in listed and edited.pk not in listed and approved.pk not in listed
+    assert "Rents climbed 9 percent." in html and "@rita-reviewer" in html and 'data-result-count="2"' in html
+    assert awaiting(client) == 2
+    # The other editor's inbox holds what they may approve: mine and the reviewer's.
+    assert awaiting(logged_in(other_editor)) == 3
+
+    # Approving one takes it out of the inbox and the count.
+    services.verdict_approve(verdict=by_reviewer, actor=editor)
+    assert awaiting(client) == 1
+    assert [int(pk) for pk in re.findall(r'<tr id="verdict-(\d+)"', client.get(reverse("claims:approvals")).content.decode())] == [by_other.pk]
+
+
+def test_a_reviewer_cannot_open_the_inbox(client: Client, reviewer, outsider, editor) -> None:  # type: ignore[no-untyped-def]
+    draft(make_claim(status="check"), reviewer)
+    assert logged_in(reviewer).get(reverse("claims:approvals")).status_code == 403
+    assert logged_in(outsider).get(reverse("claims:approvals")).status_code == 403
+    assert logged_in(editor).post(reverse("claims:approvals")).status_code == 405
+    assert client.get(reverse("claims:approvals")).status_code == 302  # to the login page
+    # A reviewer's navigation has "My claims" but no inbox.
+    html = logged_in(reviewer).get(reverse("claims:list")).content.decode()
+    assert "data-my-claims-left" in html and "data-awaiting-approval" not in html
