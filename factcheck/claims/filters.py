@@ -399,6 +399,10 @@ class FilterSQL:
     # first_in_cluster over the filters and the search (TRUE: every appearance is a row).
     first: str = "TRUE"
     first_params: list[Any] = field(default_factory=list)
+    # Whether the head must check `first` on its rows from the first page on: a search group
+    # after the first, where a cluster's first row in the walk may be listed in an earlier
+    # group and so be no row here (counted, it would raise L above rows the page must show).
+    head_checks_first: bool = False
 
 
 def compiled_condition(condition: Q, *, model: type[models.Model] = Claim) -> tuple[str, list[Any]]:
@@ -425,10 +429,10 @@ def first_in_cluster(condition: Q, *, shown_before: Q | None = None) -> Q:
     better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
         Q(priority__gt=OuterRef("priority")) | Q(priority=OuterRef("priority"), id__gt=OuterRef("id"))
     )
-    first = ~Exists(better)
+    first = Q(~Exists(better))
     if shown_before is not None:
-        first &= ~Exists(Claim.objects.filter(shown_before, cluster_key=OuterRef("cluster_key")))
-    return Q(cluster_key="") | Q(first)
+        first &= Q(~Exists(Claim.objects.filter(shown_before, cluster_key=OuterRef("cluster_key"))))
+    return Q(cluster_key="") | first
 
 
 def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
@@ -465,7 +469,7 @@ def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | Anonymo
     first, first_params = compiled_condition(
         first_in_cluster(condition & groups[number], shown_before=condition & earlier if number else None)
     )
-    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params)
+    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params, head_checks_first=number > 0)
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------

@@ -27,7 +27,9 @@
 -- a cluster's best matching appearance first), only above the standing (priority, id) down to
 -- which each branch read every match (below it a better appearance may not have been walked), and,
 -- after a cursor (head_first), checks first on those few rows (a better appearance may be
--- on an earlier page). Fewer head rows only lower L: still exact.
+-- on an earlier page); so does a search's later group from its first page on (first there
+-- also leaves out a cluster an earlier group listed: selectors.search_page). Fewer head rows
+-- only lower L: still exact.
 --
 -- The filters (where) and the search's two conditions (in_sentence, in_article) come compiled
 -- from filters.claim_filter_q and filters.search_for. Each search condition is its own branch

@@ -215,8 +215,10 @@ def _queue_page_sql(
 
 def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, limit: int) -> tuple[str, list[Any]]:
     total, pk = position if position is not None else (math.inf, MAX_ID)
-    # After a cursor the head checks its rows' cluster too (queue_page.sql's header says why).
-    head_first, head_first_params = (filters.first, filters.first_params) if position is not None else ("TRUE", [])
+    # After a cursor the head checks its rows' cluster too (queue_page.sql's header says why),
+    # and so does a search group's that may meet clusters an earlier group listed.
+    head_checks = position is not None or filters.head_checks_first
+    head_first, head_first_params = (filters.first, filters.first_params) if head_checks else ("TRUE", [])
     sql = QUEUE_PAGE_SQL.format(
         where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first
     )
