@@ -61,7 +61,8 @@ def test_check_it_on_one_appearance_moves_the_whole_cluster(reviewer) -> None:  
     assert [(e.object_id, e.verb, e.before["status"], e.after["status"]) for e in events] == [(breitbart.pk, "claim.check", "new", "check")]
     page = logged_in(reviewer).get(reverse("claims:detail", args=[masslive.pk])).content.decode()
     assert 'id="claim-status" class="status status-check">Check it<' in page
-    assert "claim.check" in page[page.index('id="history"') :]
+    # (The history says each change in words, factcheck/audit/wording.py.)
+    assert "marked for checking (New → Check it)" in page[page.index('id="history"') :]
 
 
 def test_assignment_tags_and_versions_are_the_clusters(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
@@ -148,7 +149,7 @@ def test_a_reviewer_splits_a_wrong_appearance_out_audited(reviewer, editor, outs
     left = AuditEvent.objects.get(object_type="claim", verb="cluster.split")
     assert left.object_id in (globe.pk, breitbart.pk) and left.after["split_out"] == masslive.pk
     page = logged_in(reviewer).get(reverse("claims:detail", args=[globe.pk])).content.decode()
-    assert "Appearances (2)" in page and "cluster.split" in page
+    assert "Appearances (2)" in page and f"split claim {masslive.pk} out of the cluster: not the same claim" in page
     # Alone now: nothing left to split it from.
     assert logged_in(reviewer).post(url, {"reason": "again", "version": 3}).status_code == 400
 
