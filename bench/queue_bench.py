@@ -6,7 +6,9 @@
 
 Fills a throw-away database `<name>_queue_bench` on DATABASE_URL's server with set-based
 INSERT ... SELECT generate_series (realistic priorities with ties, statuses, types,
-quantities, speakers, clusters over a few thousand articles and a few hundred outlets),
+quantities, speakers, 20,000 clusters of about three appearances sharing one reviewer state
+and every other claim a cluster of its own, as the pipeline keys them, over a few thousand
+articles and a few hundred outlets),
 serves the app with gunicorn (DEBUG off), logs a reviewer in through the login form and
 measures queue pages with wrk (a Lua script prints the percentiles; a Python load
 generator stands in when wrk is missing): the first page, a filtered page, a keyset page
@@ -104,7 +106,8 @@ SELECT
     c.speaker,
     CASE WHEN c.speaker <> '' AND c.g %% 3 = 0 THEN 'Acting Director' ELSE '' END,
     CASE WHEN c.speaker = '' THEN 'article' ELSE 'direct_quote' END,
-    c.cluster_key,
+    -- A claim in no shared cluster is its own, under its own key, as the pipeline stores it.
+    CASE WHEN c.cluster_key <> '' THEN c.cluster_key ELSE md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8) END,
     -- A standing priority like the pipeline's (check-worthiness 50 x score, type up to 15,
     -- spread 5), rounded to one decimal so that many claims tie; recency (the default
     -- weights' 10 points, halving weekly) is added as the queue reads, from seen_at.
@@ -126,9 +129,16 @@ SELECT
     CASE WHEN c.g %% 20 = 0 THEN ARRAY['budget']::varchar(40)[] ELSE '{}'::varchar(40)[] END
 FROM bench_claims c;
 
+-- The cluster is the unit of triage: its appearances share one reviewer state (its first's).
+UPDATE claims c SET status = f.status, assignee_id = f.assignee_id, dismiss_reason = f.dismiss_reason, tags = f.tags
+FROM (SELECT DISTINCT ON (cluster_key) cluster_key, status, assignee_id, dismiss_reason, tags
+      FROM claims WHERE cluster_key LIKE 'k%%' ORDER BY cluster_key, id) f
+WHERE c.cluster_key = f.cluster_key
+  AND (c.status, c.assignee_id, c.dismiss_reason, c.tags) IS DISTINCT FROM (f.status, f.assignee_id, f.dismiss_reason, f.tags);
+
 INSERT INTO claim_clusters (cluster_key, size, outlet_count, first_seen_at, updated_at)
 SELECT cluster_key, count(*), least(count(DISTINCT article_id), 8), now(), now()
-FROM claims WHERE cluster_key <> '' GROUP BY cluster_key;
+FROM claims GROUP BY cluster_key;
 
 ANALYZE;
 """

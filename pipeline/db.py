@@ -100,23 +100,32 @@ def read_stored_memberships(dsn: str, *, run_id: int) -> list[tuple[int, int]]:
 def read_candidate_claims(dsn: str, *, run_id: int, nodes: Iterable[int]) -> dict[int, list[NodeClaim]]:
     """node -> the claims behind it, for the clustering's exact step: a claim this run
     extracted carries the run's tokens, a stored one its cluster key (its own key when the
-    stored one is empty) and its stored signature (computed from its sentence if it has none)."""
+    stored one is empty), its stored signature (computed from its sentence if it has none) and
+    the clusters reviewers split its cluster apart from (read_cluster_splits.sql)."""
     wanted = sorted(set(nodes))
     if not wanted:
         return {}
     params = {"run_id": run_id, "nodes": wanted}
-    with connect(dsn) as conn:
-        run_tokens = dict(conn.execute(statement("read_run_candidates"), params).fetchall())
-        stored = conn.execute(statement("read_stored_candidates"), params).fetchall()
     stored_clusters: dict[str, str] = {}
     stored_tokens: dict[str, list[str]] = {}
-    for key, cluster_key, tokens, sentence, quantities in stored:
-        stored_clusters[key] = cluster_key or key
-        stored_tokens[key] = tokens if tokens is not None else cluster_tokens(sentence, json.loads(quantities or "[]"))
+    apart: dict[str, set[str]] = {}
+    with connect(dsn) as conn:
+        run_tokens = dict(conn.execute(statement("read_run_candidates"), params).fetchall())
+        for key, cluster_key, tokens, sentence, quantities in conn.execute(statement("read_stored_candidates"), params):
+            stored_clusters[key] = cluster_key or key
+            stored_tokens[key] = tokens if tokens is not None else cluster_tokens(sentence, json.loads(quantities or "[]"))
+        if stored_clusters:
+            splits = conn.execute(statement("read_cluster_splits"), {"clusters": sorted(set(stored_clusters.values()))})
+            for left, right in splits:
+                apart.setdefault(left, set()).add(right)
+                apart.setdefault(right, set()).add(left)
     claims: dict[int, list[NodeClaim]] = {}
     for key in sorted(run_tokens.keys() | stored_clusters.keys()):
         tokens = run_tokens[key] if key in run_tokens else stored_tokens[key]
-        claims.setdefault(claim_node(key), []).append(NodeClaim(key, tokens, key in run_tokens, stored_clusters.get(key)))
+        cluster = stored_clusters.get(key)
+        claims.setdefault(claim_node(key), []).append(
+            NodeClaim(key, tokens, key in run_tokens, cluster, frozenset(apart.get(cluster, ())) if cluster else frozenset())
+        )
     return claims
 
 

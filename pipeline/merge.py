@@ -8,11 +8,14 @@ In order: the clustering's assignments and remaps are written beside the staged 
 run's claims, one row per key with its final cluster (run_staged), are inserted or updated
 where they differ (merge_claims), the stored clusters merged into others move
 (apply_cluster_remap), the run's new and changed signatures go to claim_signatures and their
-band keys to claim_bands, the touched clusters' statistics and their members' standing
-priorities are refreshed, and the run's scratch rows are deleted. Every statement reads the
+band keys to claim_bands, every appearance of a touched cluster takes the cluster's reviewer
+state (unify_cluster_state: a new appearance joins its cluster's state, two clusters merged
+unify theirs), the touched clusters' statistics and their members' standing priorities are
+refreshed, and the run's scratch rows are deleted. Every statement reads the
 run's rows and the stored rows they reach through an index: none scans every claim, except
 refresh_all_priorities when the ranking weights changed without a re-rank. A re-run writes
-nothing; reviewer-owned columns are never written.
+nothing; reviewer-owned columns are written only to make a cluster's appearances agree, never
+to change what reviewers decided for it.
 """
 
 from __future__ import annotations
@@ -83,6 +86,7 @@ def merge_run(conn: psycopg.Connection[Any], *, run_id: int, clustering: Cluster
     conn.execute(statement("apply_cluster_remap"), params)
     write_signatures(conn)
     conn.execute(statement("run_touched"), params)
+    conn.execute(statement("unify_cluster_state"), params)
     conn.execute(statement("refresh_clusters"))
     conn.execute(statement("drop_empty_clusters"))
     refresh_priorities(conn)

@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
 from factcheck.claims.filters import claims_filtered, recency_points
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
-from factcheck.claims.selectors import queue_page_ids
+from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, queue_page_ids
 
 # A claim row: the claim's own columns and its article's heading; never the article's text
 # or the search vectors (most of a row's bytes, and nothing an API client needs per claim).
@@ -80,8 +80,15 @@ def api_claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -
         raise Http404("No such claim.") from exc
 
 
+def _cluster_claim_ids(claim_id: int) -> QuerySet[Claim, int]:
+    """Every appearance of the claim's cluster: evidence and verdicts are the cluster's,
+    whichever appearance they were written on (as the claim page reads them)."""
+    own_cluster = Claim.objects.filter(pk=claim_id).exclude(cluster_key="").values("cluster_key")
+    return Claim.objects.filter(Q(pk=claim_id) | Q(cluster_key__in=own_cluster)).values_list("id", flat=True)
+
+
 def claim_evidence(*, claim_id: int) -> list[Evidence]:
-    return list(Evidence.objects.filter(claim_id=claim_id).select_related("added_by").order_by("created_at", "id"))
+    return list(Evidence.objects.filter(claim_id__in=_cluster_claim_ids(claim_id)).select_related("added_by").order_by("created_at", "id"))
 
 
 def verdict_rows() -> QuerySet[Verdict]:
@@ -93,8 +100,8 @@ def verdict_rows() -> QuerySet[Verdict]:
 
 
 def claim_verdicts(*, claim_id: int) -> list[Verdict]:
-    """Every revision of a claim's verdict, newest first (as the claim page lists them)."""
-    return list(verdict_rows().filter(claim_id=claim_id).order_by("-revision"))
+    """Every revision of the verdict of a claim's cluster, newest first (as the claim page lists them)."""
+    return list(verdict_rows().filter(claim_id__in=_cluster_claim_ids(claim_id)).order_by(*VERDICT_NEWEST_FIRST))
 
 
 def _matching_claims(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QuerySet[Claim] | None:

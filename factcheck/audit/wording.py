@@ -26,6 +26,9 @@ VERB_WORDS: dict[str, str] = {
     "verdict.edit": "edited the verdict",
     "verdict.approve": "approved the verdict",
     "verdict.return": "returned the verdict for changes",
+    "claim.split": "split this appearance out of its cluster: not the same claim",
+    "cluster.split": "split an appearance out of the cluster",
+    "cluster.merge": "merged clusters of the same claim into one",
     "claim_match.confirm": "confirmed an earlier fact-check as a match",
     "claim_match.reject": "rejected a suggested earlier fact-check",
     "run.rerun": "re-ran the pipeline",
@@ -50,6 +53,8 @@ def event_words(event: AuditEvent, *, status_label: Callable[[str], str] = str) 
         words = "released the claim" if before["assignee"] == actor else f"took the claim from {before['assignee']}"
     elif event.verb == "claim.tag" and "tags" in after:
         words = f"set the tags to {', '.join(after['tags'])}" if after["tags"] else "removed every tag"
+    elif event.verb == "cluster.split" and after.get("split_out"):
+        words = f"split claim {after['split_out']} out of the cluster: not the same claim"
     details = []
     if before.get("status") and after.get("status") and before["status"] != after["status"]:
         details.append(f"{status_label(before['status'])} → {status_label(after['status'])}")

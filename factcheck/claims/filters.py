@@ -33,7 +33,7 @@ import base64
 import binascii
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
@@ -41,7 +41,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.postgres.search import SearchHeadline, SearchQuery
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection, models
-from django.db.models import F, FloatField, Func, Q, QuerySet, TextField, Value
+from django.db.models import Exists, F, FloatField, Func, OuterRef, Q, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 
@@ -394,6 +394,15 @@ class FilterSQL:
     in_sentence_params: list[Any]
     in_article: str
     in_article_params: list[Any]
+    # No filter and no search: every claim matches.
+    matches_all: bool = False
+    # first_in_cluster over the filters and the search (TRUE: every appearance is a row).
+    first: str = "TRUE"
+    first_params: list[Any] = field(default_factory=list)
+    # Whether the head must check `first` on its rows from the first page on: a search group
+    # after the first, where a cluster's first row in the walk may be listed in an earlier
+    # group and so be no row here (counted, it would raise L above rows the page must show).
+    head_checks_first: bool = False
 
 
 def compiled_condition(condition: Q, *, model: type[models.Model] = Claim) -> tuple[str, list[Any]]:
@@ -408,6 +417,24 @@ def compiled_condition(condition: Q, *, model: type[models.Model] = Claim) -> tu
     return sql, list(params)
 
 
+def first_in_cluster(condition: Q, *, shown_before: Q | None = None) -> Q:
+    """The claims that no appearance of their cluster matching `condition` outranks in
+    standing order (priority, then id, as claim_queue_order_idx): the one row per cluster the
+    queue shows. A cluster is one claim (status, assignee, tags, notes and verdict are the
+    cluster's), so its row is its best-ranked appearance among those the filters match: an
+    outlet or article filter shows the cluster through the appearance it matched. A claim in
+    no cluster is its own row; one alone in its cluster costs one probe of
+    claim_cluster_key_idx. `shown_before`: the condition of a search's earlier groups (a
+    cluster is listed in the first group one of its appearances is in, and only there)."""
+    better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
+        Q(priority__gt=OuterRef("priority")) | Q(priority=OuterRef("priority"), id__gt=OuterRef("id"))
+    )
+    first = Q(~Exists(better))
+    if shown_before is not None:
+        first &= Q(~Exists(Claim.objects.filter(shown_before, cluster_key=OuterRef("cluster_key"))))
+    return Q(cluster_key="") | first
+
+
 def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
     """An ORM expression over the claims table as SQL (its columns as "claims"."...")."""
     query = Claim.objects.all().query
@@ -415,20 +442,34 @@ def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
     return sql, list(params)
 
 
-def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> FilterSQL:
-    where, where_params = compiled_condition(claim_filter_q(values=values, user=user))
+def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
+    """The filters compiled; `one_per_cluster` (the queue) adds first_in_cluster as `first`;
+    without it (the API's claim lists) every matching appearance is a row."""
     search = search_for(values)
+    condition = claim_filter_q(values=values, user=user)
+    matches_all = search is None and not condition
+    first, first_params = compiled_condition(first_in_cluster(condition & search.either if search else condition)) if one_per_cluster else ("TRUE", [])
+    where, where_params = compiled_condition(condition)
     in_sentence, in_sentence_params = compiled_condition(search.in_sentence) if search else ("TRUE", [])
     in_article, in_article_params = compiled_condition(search.in_article) if search and search.in_article is not None else ("FALSE", [])
-    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params)
+    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params)
 
 
-def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, group: Q) -> FilterSQL:
-    """The filters for one of a search's groups (Search.groups), in queue_page.sql's shape:
-    the group as its first branch, its second branch empty."""
-    where, where_params = compiled_condition(claim_filter_q(values=values, user=user))
-    in_group, in_group_params = compiled_condition(group)
-    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [])
+def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, groups: list[Q], number: int) -> FilterSQL:
+    """The filters for one of a search's groups (Search.groups, `groups[number]`), in
+    queue_page.sql's shape: the group as its first branch, its second branch empty. One row
+    per cluster across the groups: a cluster's row is its best-ranked appearance in the first
+    group that holds one of its matching appearances."""
+    condition = claim_filter_q(values=values, user=user)
+    where, where_params = compiled_condition(condition)
+    in_group, in_group_params = compiled_condition(groups[number])
+    earlier = Q(pk__in=[])
+    for group in groups[:number]:
+        earlier |= group
+    first, first_params = compiled_condition(
+        first_in_cluster(condition & groups[number], shown_before=condition & earlier if number else None)
+    )
+    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params, head_checks_first=number > 0)
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------

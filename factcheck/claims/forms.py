@@ -109,13 +109,20 @@ class VerdictForm(VersionedForm):
     explanation = forms.CharField(max_length=EXPLANATION_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 5}))
     evidence = forms.ModelMultipleChoiceField(queryset=Evidence.objects.none(), required=False, widget=forms.CheckboxSelectMultiple)
 
-    def __init__(self, *args: Any, claim: Claim, evidence: list[Evidence] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, claim_ids: list[int], evidence: list[Evidence] | None = None, **kwargs: Any) -> None:
+        """`claim_ids`: the cluster's appearances, whose evidence a verdict may cite."""
         super().__init__(*args, **kwargs)
         field = cast(forms.ModelMultipleChoiceField, self.fields["evidence"])
-        field.queryset = Evidence.objects.filter(claim=claim)
+        field.queryset = Evidence.objects.filter(claim_id__in=claim_ids)
         # The evidence list is already loaded for the page; reuse it for the choices.
         if evidence is not None:
             field.choices = [(e.pk, f"{e.get_kind_display()}: {e.title}") for e in evidence]
+
+
+class SplitForm(VersionedForm):
+    reason = forms.CharField(max_length=DISMISS_REASON_MAX_CHARS, widget=forms.TextInput(attrs={"placeholder": "Why is it not the same claim?"}))
+    # The claim page the split was made from, to go back to.
+    back = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
 
 class ReviewForm(VersionedForm):

@@ -48,6 +48,31 @@ class ClaimCluster(models.Model):
         return f"Cluster {self.cluster_key[:8]} ({self.size} appearances)"
 
 
+class ClusterSplit(models.Model):
+    """A reviewer's decision that an appearance is not the claim of the cluster it was in.
+
+    The appearance (claim_key) moved to a cluster of its own; its cluster must never join
+    apart_cluster_key again. The pipeline's clustering reads these (read_cluster_splits.sql)
+    and refuses any union across them, and its merge keeps apart_cluster_key pointing at
+    the cluster's current key when that cluster merges into another (apply_cluster_remap.sql).
+    """
+
+    claim_key = models.CharField(max_length=40)
+    apart_cluster_key = models.CharField(max_length=40)
+    split_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "claim_cluster_splits"
+        indexes = [
+            models.Index(fields=["claim_key"], name="cluster_split_claim_idx"),
+            models.Index(fields=["apart_cluster_key"], name="cluster_split_apart_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.claim_key[:8]} apart from {self.apart_cluster_key[:8]}"
+
+
 class PriorityBasis(models.Model):
     """The version of the ranking weights the stored priorities were all computed with (one
     row, written by the pipeline's merge and the web app's re-rank). While it is the current
@@ -84,8 +109,14 @@ class Claim(models.Model):
     """A check-worthy sentence at an exact span of an article.
 
     The pipeline owns sentence/offsets/score/type/speaker; reviewers own status and
-    assignment (and the annotations and verdicts hanging off the claim). The pipeline's
-    merge never writes reviewer-owned columns.
+    assignment (and the annotations and verdicts hanging off the claim).
+
+    The cluster (cluster_key) is the unit of triage: status, assignee, tags, dismiss_reason
+    and version are the same on every appearance of a cluster (the services write them to
+    all at once; the pipeline's merge gives a new appearance its cluster's state and unifies
+    two clusters' states when they merge: pipeline/sql/unify_cluster_state.sql). Notes,
+    evidence and verdicts stay on the appearance they were written on and are read for the
+    whole cluster (selectors.claim_workspace), so no merge ever moves or loses one.
     """
 
     class Status(models.TextChoices):

@@ -19,6 +19,18 @@
 -- Exact: a claim after the cursor stands at or below the cursor's total, since recency is
 -- never negative.
 --
+-- One row per cluster (first: filters.first_in_cluster, "no appearance of my cluster that
+-- also matches ranks above me in standing order"): the page checks it on each row it shows
+-- (a probe of claim_cluster_key_idx). The head must count only rows the page could show, or L
+-- would be too high; checking it on every walked row made a search read thousands of probes.
+-- So the head keeps the first row of each cluster in its walk (a walk in standing order meets
+-- a cluster's best matching appearance first), only above the standing (priority, id) down to
+-- which each branch read every match (below it a better appearance may not have been walked), and,
+-- after a cursor (head_first), checks first on those few rows (a better appearance may be
+-- on an earlier page); so does a search's later group from its first page on (first there
+-- also leaves out a cluster an earlier group listed: selectors.search_page). Fewer head rows
+-- only lower L: still exact.
+--
 -- The filters (where) and the search's two conditions (in_sentence, in_article) come compiled
 -- from filters.claim_filter_q and filters.search_for. Each search condition is its own branch
 -- of head and band, planned on its own: a common word walks the index until the page is full,
@@ -26,42 +38,64 @@
 -- claim). Without a search the second branch is FALSE and costs nothing. A claim matching
 -- both is the first branch's only (so that each claim counts once without a UNION's hashing).
 --
--- Parameters, in order: head: (in_sentence, where, cursor, head size) and (in_article,
--- in_sentence, where, cursor, head size), limit - 1; lowest: head size twice; band:
--- (in_sentence, total) and (in_article, in_sentence, total); page: (total, id), where, limit. "cursor" is the
--- cursor's total, then its (total, id).
+-- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
+-- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
+-- lowest: head size twice; band: (in_sentence, total) and (in_article, in_sentence, total);
+-- page: (total, id), where, first, limit. "cursor" is the cursor's total, then its (total, id).
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
 -- (claim_recency_points takes `ranking` joined, not read through subqueries in its
 -- arguments: only then does PostgreSQL inline the function, and a call per claim costs far
 -- more than the inlined expression.)
-head_rows AS MATERIALIZED (
-    (SELECT claims.id, claims.priority + t.recency AS total, 1 AS branch
+walked AS MATERIALIZED (
+    (SELECT 1 AS branch, claims.id, claims.cluster_key, claims.priority, claims.priority + t.recency AS total
      FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
      WHERE {in_sentence} AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
      ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
     UNION ALL
-    (SELECT claims.id, claims.priority + t.recency AS total, 2 AS branch
+    (SELECT 2 AS branch, claims.id, claims.cluster_key, claims.priority, claims.priority + t.recency AS total
      FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
      WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
      ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
 ),
+walked_to AS MATERIALIZED (
+    -- The standing (priority, id) above which the walk read every match: the higher of the
+    -- last rows of the branches that filled their limit (none did: every match was read).
+    SELECT COALESCE(l.priority, '-Infinity'::float8) AS priority, COALESCE(l.id, 0) AS id
+    FROM (SELECT 1) one
+    LEFT JOIN LATERAL (
+        SELECT priority, id FROM (
+            SELECT DISTINCT ON (branch) priority, id, count(*) OVER (PARTITION BY branch) AS n
+            FROM walked ORDER BY branch, priority, id
+        ) last_of_branch
+        WHERE n >= %s
+        ORDER BY priority DESC, id DESC LIMIT 1
+    ) l ON TRUE
+),
 head AS (
-    SELECT total FROM head_rows ORDER BY total DESC OFFSET %s LIMIT 1
+    SELECT claims.total FROM (
+        SELECT w.id, w.cluster_key, w.priority, w.total, row_number() OVER (
+                   PARTITION BY COALESCE(NULLIF(w.cluster_key, ''), 'claim:' || w.id) ORDER BY w.priority DESC, w.id DESC
+               ) AS nth
+        FROM walked w
+        WHERE (w.priority, w.id) > (SELECT priority, id FROM walked_to)
+    ) claims
+    WHERE claims.nth = 1 AND {head_first}
+    ORDER BY claims.total DESC OFFSET %s LIMIT 1
 ),
 lowest AS MATERIALIZED (
     -- L, and the lowest standing priority a claim with a total of L can have (materialized:
     -- head is read once). Fewer matches than a page: every claim after the cursor is a
     -- candidate. Less a millionth: in floating point (p + W) - W can exceed p (58.4 + 10 - 10
     -- is 58.400000000000006), which left a claim whose total is exactly L out of the band;
-    -- the band's own test (total >= L) stays exact. `complete`: neither branch of head
-    -- reached its size, so head holds every matching claim after the cursor and is the band
+    -- the band's own test (total >= L) stays exact. `complete`: neither branch of the walk
+    -- reached its size, so walked holds every matching claim after the cursor and is the band
     -- itself (a narrow filter, an article's or a rare metadata value's dozens of claims,
     -- would otherwise make every claim after the cursor a candidate, each checked against
-    -- the filters).
+    -- the filters; the page still checks `first` on each, so a cluster is still one row).
     SELECT total, total - (SELECT recency FROM ranking) - 1e-6 AS priority,
-           (SELECT count(*) FROM head_rows WHERE branch = 1) < %s AND (SELECT count(*) FROM head_rows WHERE branch = 2) < %s AS complete
+           (SELECT count(*) FROM walked WHERE branch = 1) < %s AND (SELECT count(*) FROM walked WHERE branch = 2) < %s AS complete
     FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
 ),
 band AS MATERIALIZED (
@@ -76,11 +110,11 @@ band AS MATERIALIZED (
       AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
       AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
-    SELECT id, total FROM head_rows WHERE (SELECT complete FROM lowest)
+    SELECT id, total FROM walked WHERE (SELECT complete FROM lowest)
 )
 SELECT b.id, round((b.total - matching.priority)::numeric, 4)::float8 AS recency, b.total
 FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DESC, id DESC) b
 -- The recency points back from the total: both have 4 decimals, so rounding recovers them.
-CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where}) matching
+CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where} AND {first}) matching
 ORDER BY b.total DESC, b.id DESC
 LIMIT %s

@@ -57,6 +57,13 @@ def claims_for_pages() -> QuerySet[Claim]:
     return with_recency(Claim.objects.select_related("article", "article__outlet", "assignee"))
 
 
+def claim_cluster_ids(*, claim: Claim) -> list[int]:
+    """The ids of every appearance of the claim's cluster (the claim's own when it has none)."""
+    if not claim.cluster_key:
+        return [claim.pk]
+    return list(Claim.objects.filter(cluster_key=claim.cluster_key).order_by("id").values_list("id", flat=True))
+
+
 def claim_appearances(*, claim: Claim) -> list[Claim]:
     """Every appearance of the claim's cluster, first published first."""
     if not claim.cluster_key:
@@ -66,6 +73,13 @@ def claim_appearances(*, claim: Claim) -> list[Claim]:
         .select_related("article", "article__outlet")
         .order_by(Coalesce("article__published_at", "article__created_at"), "id")
     )
+
+
+def claim_timeline(*, claim_ids: list[int]) -> QuerySet[AuditEvent]:
+    """The audit rows of every appearance of a cluster, oldest first: each change is recorded
+    on the appearance it was made on, so a merged cluster shows both histories and a split
+    one keeps its own."""
+    return AuditEvent.objects.filter(object_type="claim", object_id__in=claim_ids).select_related("actor").order_by("created_at", "id")
 
 
 @dataclass(frozen=True)
@@ -102,7 +116,7 @@ def claim_paragraph(*, claim: Claim) -> HighlightedText:
 class Workspace:
     annotations: list[Annotation]
     evidence: list[Evidence]
-    verdicts: list[Verdict]  # newest revision first
+    verdicts: list[Verdict]  # newest first (VERDICT_NEWEST_FIRST)
 
     @property
     def current_verdict(self) -> Verdict | None:
@@ -110,19 +124,26 @@ class Workspace:
 
     @property
     def published_verdict(self) -> Verdict | None:
-        return next((v for v in self.verdicts if v.status == Verdict.Status.APPROVED), None)
+        approved = [v for v in self.verdicts if v.status == Verdict.Status.APPROVED and v.approved_at is not None]
+        return max(approved, key=lambda v: (v.approved_at, v.pk)) if approved else None
 
 
-def claim_workspace(*, claim: Claim) -> Workspace:
-    """Notes, evidence and every verdict revision of a claim, in four queries."""
+# A cluster's verdicts, newest first: its current verdict is the revision written last on
+# any appearance (one chain normally; two after clusters with verdicts merged).
+VERDICT_NEWEST_FIRST = ("-created_at", "-id")
+
+
+def claim_workspace(*, claim_ids: list[int]) -> Workspace:
+    """Notes, evidence and every verdict revision of a cluster (`claim_ids`: its appearances,
+    claim_cluster_ids), whichever appearance each was written on, in four queries."""
     return Workspace(
-        annotations=list(Annotation.objects.filter(claim=claim).select_related("author").order_by("created_at", "id")),
-        evidence=list(Evidence.objects.filter(claim=claim).select_related("added_by").order_by("created_at", "id")),
+        annotations=list(Annotation.objects.filter(claim_id__in=claim_ids).select_related("author").order_by("created_at", "id")),
+        evidence=list(Evidence.objects.filter(claim_id__in=claim_ids).select_related("added_by").order_by("created_at", "id")),
         verdicts=list(
-            Verdict.objects.filter(claim=claim)
+            Verdict.objects.filter(claim_id__in=claim_ids)
             .select_related("author", "approved_by")
             .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.order_by("id")))
-            .order_by("-revision")
+            .order_by(*VERDICT_NEWEST_FIRST)
         ),
     )
 
@@ -141,18 +162,28 @@ def assignable_users() -> QuerySet[User]:
 
 QUEUE_PAGE_SQL = (Path(__file__).parent / "queue_page.sql").read_text()
 MAX_ID = 2**63 - 1
-HEAD_ROWS_PER_ROW = 20
+HEAD_ROWS_PER_ROW = 5
+HEAD_ROWS_PER_ROW_FILTERED = 2
 
 # The queue's rows in two steps: the page's (id, recency, total) (`{page}`: queue_page.sql),
 # then, for those rows only, what each shows: its own columns, article heading, outlet,
-# assignee and cluster size. A row holds what it shows and nothing more: an article's text
-# and the search vectors are the bulk of a row's bytes.
+# assignee, cluster size and appearances. A row holds what it shows and nothing more: an
+# article's text and the search vectors are the bulk of a row's bytes.
 QUEUE_ROWS_SQL = """
 SELECT c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title, c.score, c.priority, p.recency, p.total, c.priority_parts,
-       c.status, c.dismiss_reason, c.tags, c.version, c.article_id, c.assignee_id,
+       c.status, c.dismiss_reason, c.tags, c.version, c.article_id, c.assignee_id, c.cluster_key,
        o.name AS outlet_name, u.username AS assignee_username,
-       (SELECT size FROM claim_clusters WHERE cluster_key = c.cluster_key) AS cluster_size,
-       (SELECT outlet_count FROM claim_clusters WHERE cluster_key = c.cluster_key) AS cluster_outlets,
+       cc.size AS cluster_size, cc.outlet_count AS cluster_outlets,
+       -- What "3 outlets" expands to: at most 8 appearances, best-ranked first (the claim page
+       -- lists them all); only for a row whose cluster has more than one.
+       CASE WHEN cc.size > 1 THEN (
+           SELECT json_agg(json_build_array(m.id, mo.name, left(CASE WHEN ma.title = '' THEN split_part(ma.text, E'\\n', 1) ELSE ma.title END, 110))
+                           ORDER BY m.priority DESC, m.id DESC)
+           FROM (SELECT id, article_id, priority FROM claims WHERE claims.cluster_key = c.cluster_key
+                 ORDER BY priority DESC, id DESC LIMIT 8) m
+           JOIN articles ma ON ma.id = m.article_id
+           LEFT JOIN outlets mo ON mo.id = ma.outlet_id
+       ) END AS appearances,
        -- The article's title, or its first line when it has none, so its whole text never
        -- leaves the database.
        left(CASE WHEN a.title = '' THEN split_part(a.text, E'\\n', 1) ELSE a.title END, 110) AS article_heading
@@ -161,6 +192,7 @@ JOIN claims c ON c.id = p.id
 JOIN articles a ON a.id = c.article_id
 LEFT JOIN outlets o ON o.id = a.outlet_id
 LEFT JOIN auth_user u ON u.id = c.assignee_id
+LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
 ORDER BY p.total DESC, p.id DESC
 """
 # One claim's (id, recency, total), for its row after a row action.
@@ -168,28 +200,45 @@ ONE_CLAIM_SQL = f"SELECT id, {RECENCY_SQL} AS recency, priority + {RECENCY_SQL} 
 
 
 def _queue_page_sql(
-    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    values: dict[str, Any],
+    position: tuple[float, int] | None,
+    limit: int,
+    one_per_cluster: bool = True,
 ) -> tuple[str, list[Any]]:
-    """queue_page.sql with the filters compiled in, and its parameters."""
-    return _page_sql_for(filter_sql(values=values, user=user), position=position, limit=limit)
+    """queue_page.sql with the filters compiled in, and its parameters. The queue shows one
+    row per cluster (filters.first_in_cluster); `one_per_cluster=False` lists every
+    appearance (the API)."""
+    return _page_sql_for(filter_sql(values=values, user=user, one_per_cluster=one_per_cluster), position=position, limit=limit)
 
 
 def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, limit: int) -> tuple[str, list[Any]]:
     total, pk = position if position is not None else (math.inf, MAX_ID)
-    sql = QUEUE_PAGE_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
+    # After a cursor the head checks its rows' cluster too (queue_page.sql's header says why),
+    # and so does a search group's that may meet clusters an earlier group listed.
+    head_checks = position is not None or filters.head_checks_first
+    head_first, head_first_params = (filters.first, filters.first_params) if head_checks else ("TRUE", [])
+    sql = QUEUE_PAGE_SQL.format(
+        where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first
+    )
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
-    # where they cost an index entry each and the band then holds a few rows more than the
-    # page. After a cursor the band spans the recency weight below it whatever L is.
-    head = limit * (HEAD_ROWS_PER_ROW if position is None and filters.where == filters.in_sentence == "TRUE" else 1)
+    # up to a point: each costs a read of its row (the head needs its cluster key, which the
+    # index does not hold), each band entry only an index entry (5 pages' worth measured
+    # best: docs/benchmarks.md). After a cursor the band spans the recency weight below it
+    # whatever L is. Twice the page otherwise: the head keeps one row per cluster, and fewer
+    # than a page would leave no L at all.
+    head = limit * (HEAD_ROWS_PER_ROW if position is None and filters.matches_all else HEAD_ROWS_PER_ROW_FILTERED)
     params = [
         *filters.in_sentence_params, *filters.where_params, *after, head,
         *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
-        limit - 1,
+        head,
+        *head_first_params, limit - 1,
         head, head,
         *filters.in_sentence_params, total,
         *filters.in_article_params, *filters.in_sentence_params, total,
-        total, pk, *filters.where_params, limit,
+        total, pk, *filters.where_params, *filters.first_params, limit,
     ]
     return sql, params
 
@@ -216,8 +265,8 @@ def queue_page_ids(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
 ) -> RawSQL:
     """queue_positions' ids as a subquery, for a queryset's `id__in` (the API's pages: its
-    rows in the same query)."""
-    sql, params = _queue_page_sql(user=user, values=values, position=position, limit=limit)
+    rows in the same query), every matching appearance a row."""
+    sql, params = _queue_page_sql(user=user, values=values, position=position, limit=limit, one_per_cluster=False)
     return RawSQL(f"SELECT id FROM ({sql}) page", params)
 
 
@@ -230,6 +279,9 @@ def _queue_rows(page_sql: str, params: list[Any]) -> list[dict[str, Any]]:
         # jsonb arrives as text on Django's connections (JSONField decodes it itself).
         row["quantities"] = json.loads(row["quantities"])
         row["priority_parts"] = json.loads(row["priority_parts"]) if row["priority_parts"] is not None else None
+        row["appearances"] = [
+            {"id": pk, "outlet_name": outlet, "article_heading": heading} for pk, outlet, heading in row["appearances"] or []
+        ]
     return rows
 
 
@@ -281,7 +333,8 @@ def search_page(
         chosen: list[tuple[SearchPosition, float]] = []
         for number in range(after.group if after else 0, len(groups)):
             start = (after.total, after.pk) if after is not None and after.group == number else None
-            sql, params = _page_sql_for(group_filter_sql(values=values, user=user, group=groups[number]), position=start, limit=limit - len(chosen))
+            group = group_filter_sql(values=values, user=user, groups=groups, number=number)
+            sql, params = _page_sql_for(group, position=start, limit=limit - len(chosen))
             db.execute(sql, params)
             chosen += [(SearchPosition(group=number, total=total, pk=pk), recency) for pk, recency, total in db.fetchall()]
             if len(chosen) >= limit:
@@ -303,12 +356,16 @@ def search_page(
     return QueuePage(rows=rows, next_cursor=next_cursor, is_first=after is None)
 
 
-COUNT_SQL = "SELECT count(*) FROM claims WHERE {where} AND ({in_sentence} OR {in_article})"
+# The queue's rows among some claims: one per cluster (filters.first_in_cluster: each cluster
+# with a matching appearance is one row, whichever appearance it shows), one per claim in none.
+ROWS_COUNT = "count(*) FILTER (WHERE cluster_key = '') + count(DISTINCT cluster_key) FILTER (WHERE cluster_key <> '')"
+COUNT_SQL = f"SELECT {ROWS_COUNT} FROM claims WHERE {{where}} AND ({{in_sentence}} OR {{in_article}})"
 
 
 def queue_count(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> int:
-    """How many claims the queue lists under these filters: the page's own compiled filters
-    (filter_sql), counted exactly."""
+    """How many rows the queue lists under these filters (clusters, not appearances): the
+    page's own compiled filters (filter_sql), counted exactly. A search lists each cluster
+    once across its groups, so the count is the same."""
     filters = filter_sql(values=values, user=user)
     sql = COUNT_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
     with connection.cursor() as cursor:
@@ -401,7 +458,7 @@ class WorkCounts:
 
 
 # Short on purpose: both conditions come compiled from the ORM conditions the pages use.
-WORK_COUNTS_SQL = "SELECT (SELECT count(*) FROM claims WHERE {mine}), (SELECT count(*) FROM verdicts WHERE {awaiting})"
+WORK_COUNTS_SQL = f"SELECT (SELECT {ROWS_COUNT} FROM claims WHERE {{mine}}), (SELECT count(*) FROM verdicts WHERE {{awaiting}})"
 
 
 def work_counts(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:

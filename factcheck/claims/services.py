@@ -1,9 +1,13 @@
 """Every reviewer-side write: workflow transitions, assignment, tags, annotations, evidence, verdicts;
 and the admins' one: the queue's ranking weights, with the re-rank that follows.
 
-Each service locks the claim row, checks the actor's role, the transition and (when the
-caller passes the version it saw) that nobody saved in between, writes, bumps the claim's
-version and records the audit event in the same transaction.
+The cluster is the unit of triage: each service locks every appearance of the claim's
+cluster (in id order, so two writers never deadlock), checks the actor's role, the transition
+and (when the caller passes the version it saw) that nobody saved in between, writes the same
+status, assignee, tags and version to every appearance and records one audit event on the
+appearance acted on, in one transaction. Notes, evidence and verdicts are written on the
+appearance acted on and read for the whole cluster (selectors.claim_workspace); a split
+(claim_split) takes a wrong appearance out of its cluster.
 
 The workflow:
 
@@ -14,6 +18,7 @@ The workflow:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import uuid
 from collections.abc import Iterable, Sequence
@@ -37,6 +42,7 @@ from factcheck.claims.models import (
     Annotation,
     BulkAction,
     Claim,
+    ClusterSplit,
     Evidence,
     RankingWeights,
     SavedView,
@@ -44,6 +50,7 @@ from factcheck.claims.models import (
 )
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.claims.reviewed import claim_reviewed_default
+from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, claim_cluster_ids
 from factcheck.factchecks.library import factcheck_record_verdict
 from factcheck.organisation import publishing_refusal
 from factcheck.queueing import queued_row_send, queued_rows_resend
@@ -79,22 +86,39 @@ def _require(actor: User, role: Role, what: str) -> None:
         raise PermissionDenied(f"{what} needs the {role.name.lower()} role.")
 
 
-def _locked(claim: Claim) -> Claim:
-    """The claim's current row, locked until the transaction ends."""
-    return Claim.objects.select_for_update(of=("self",)).select_related("assignee").get(pk=claim.pk)
+@dataclass(frozen=True)
+class LockedCluster:
+    """The appearance acted on and the ids of every appearance of its cluster (itself
+    included), all locked until the transaction ends."""
+
+    claim: Claim
+    ids: list[int]
 
 
-def _changes_since(*, object_type: str, object_id: int, version: int) -> list[AuditEvent]:
+def _locked_cluster(claim: Claim) -> LockedCluster:
+    """Lock every appearance of the claim's cluster, in id order. A merge or a split may move
+    the claim to another cluster between reading its key and locking: then read it again."""
+    while True:
+        key = Claim.objects.filter(pk=claim.pk).values_list("cluster_key", flat=True).get()
+        same = Claim.objects.filter(cluster_key=key) if key else Claim.objects.filter(pk=claim.pk)
+        ids = list(same.select_for_update().order_by("id").values_list("id", flat=True))
+        locked = Claim.objects.select_related("assignee").get(pk=claim.pk)
+        if locked.cluster_key == key and locked.pk in ids:
+            return LockedCluster(claim=locked, ids=ids)
+
+
+def _changes_since(*, object_ids: Sequence[int], version: int) -> list[AuditEvent]:
     return list(
-        AuditEvent.objects.filter(object_type=object_type, object_id=object_id, after__version__gt=version)
+        AuditEvent.objects.filter(object_type="claim", object_id__in=object_ids, after__version__gt=version)
         .select_related("actor")
         .order_by("created_at", "id")
     )
 
 
-def _check_version(claim: Claim, expected_version: int | None) -> None:
+def _check_version(cluster: LockedCluster, expected_version: int | None) -> None:
+    claim = cluster.claim
     if expected_version is not None and claim.version != expected_version:
-        changes = _changes_since(object_type="claim", object_id=claim.pk, version=expected_version)
+        changes = _changes_since(object_ids=cluster.ids, version=expected_version)
         raise StaleVersion(
             "Someone else changed this claim after you opened it; nothing was saved. Their changes are listed; reload to see the claim as it is now.",
             current_version=claim.version,
@@ -117,10 +141,14 @@ def _state(claim: Claim) -> dict[str, Any]:
     }
 
 
-def _save(claim: Claim, fields: Iterable[str]) -> None:
+def _save(cluster: LockedCluster, fields: Iterable[str]) -> None:
+    """Validate the claim's new state and write it, with the next version, to every appearance."""
+    claim = cluster.claim
     claim.version += 1
     claim.full_clean(exclude=["search"], validate_unique=False, validate_constraints=False)
-    claim.save(update_fields=[*fields, "version", "updated_at"])
+    claim.updated_at = timezone.now()
+    values = {field: getattr(claim, field) for field in [*fields, "version", "updated_at"]}
+    Claim.objects.filter(pk__in=cluster.ids).update(**values)
 
 
 def _record(claim: Claim, *, actor: User, verb: str, before: dict[str, Any], comment: str = "", **extra: Any) -> None:
@@ -169,8 +197,9 @@ def claim_assign(
     someone else needs force=True (the UI asks first). Editors assign to anyone.
     """
     _require(actor, Role.REVIEWER, "Assigning a claim")
-    claim = _locked(claim)
-    _check_version(claim, expected_version)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
+    _check_version(cluster, expected_version)
     if assignee is not None and not has_role(assignee, Role.REVIEWER):
         raise ValidationError(f"{assignee.get_username()} is not a reviewer and cannot be assigned claims.")
     is_editor = has_role(actor, Role.EDITOR)
@@ -185,7 +214,7 @@ def claim_assign(
         return claim
     before = _state(claim)
     claim.assignee = assignee
-    _save(claim, ["assignee"])
+    _save(cluster, ["assignee"])
     _record(claim, actor=actor, verb="claim.assign" if assignee else "claim.release", before=before)
     return claim
 
@@ -197,13 +226,14 @@ def claim_assign(
 def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Triage: worth checking. Also how a dismissed claim is reconsidered."""
     _require(actor, Role.REVIEWER, "Triaging a claim")
-    claim = _locked(claim)
-    _check_version(claim, expected_version)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
+    _check_version(cluster, expected_version)
     _check_hold(claim, actor, force)
     before = _state(claim)
     _transition(claim, to=S.CHECK, allowed_from=CHECK_FROM, action="mark it “check it”")
     claim.dismiss_reason = ""
-    _save(claim, ["status", "dismiss_reason"])
+    _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.check", before=before)
     return claim
 
@@ -217,13 +247,14 @@ def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: i
         raise ValidationError("Say why the claim is dismissed.")
     if len(reason) > DISMISS_REASON_MAX_CHARS:
         raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
-    claim = _locked(claim)
-    _check_version(claim, expected_version)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
+    _check_version(cluster, expected_version)
     _check_hold(claim, actor, force)
     before = _state(claim)
     _transition(claim, to=S.DISMISSED, allowed_from=DISMISS_FROM, action="dismiss it")
     claim.dismiss_reason = reason
-    _save(claim, ["status", "dismiss_reason"])
+    _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.dismiss", before=before, comment=reason)
     return claim
 
@@ -232,13 +263,14 @@ def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: i
 def claim_start_research(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Someone starts researching the claim; it becomes theirs."""
     _require(actor, Role.REVIEWER, "Researching a claim")
-    claim = _locked(claim)
-    _check_version(claim, expected_version)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
+    _check_version(cluster, expected_version)
     _check_hold(claim, actor, force)
     before = _state(claim)
     _transition(claim, to=S.IN_RESEARCH, allowed_from=RESEARCH_FROM, action="start research")
     claim.assignee = actor
-    _save(claim, ["status", "assignee"])
+    _save(cluster, ["status", "assignee"])
     _record(claim, actor=actor, verb="claim.research", before=before)
     return claim
 
@@ -274,19 +306,100 @@ def normalise_tag(tag: str) -> str:
 @transaction.atomic
 def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Claim:
     _require(actor, Role.REVIEWER, "Tagging a claim")
-    claim = _locked(claim)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
     added = [t for t in (normalise_tag(t) for t in add) if t]
     removed = {normalise_tag(t) for t in remove}
     tags = [t for t in claim.tags if t not in removed]
     tags += [t for t in dict.fromkeys(added) if t not in tags]
-    if len(tags) > MAX_TAGS:
+    # Two merged clusters may carry more together; removing tags is then still allowed.
+    if len(tags) > MAX_TAGS and len(tags) > len(claim.tags):
         raise ValidationError(f"A claim carries at most {MAX_TAGS} tags.")
     if tags == claim.tags:
         return claim
     before = {**_state(claim), "tags": claim.tags}
     claim.tags = tags
-    _save(claim, ["tags"])
+    _save(cluster, ["tags"])
     _record(claim, actor=actor, verb="claim.tag", before=before, tags=tags)
+    return claim
+
+
+# --- the cluster -------------------------------------------------------------------------
+
+# The cluster statistics and standing priorities of the clusters a split changed, through
+# the pipeline's own statements (they read the temporary table run_touched).
+SPLIT_TOUCHED = "CREATE TEMP TABLE run_touched (cluster_key varchar(40)) ON COMMIT DROP"
+SPLIT_TOUCHED_ROWS = "INSERT INTO run_touched (cluster_key) VALUES (%s), (%s)"
+SPLIT_TOUCHED_DROP = "DROP TABLE run_touched"
+
+
+def _split_key(claim: Claim) -> str:
+    """The split appearance's new cluster key: its own claim key, unless a cluster goes by
+    it (it is the key of the cluster it leaves, the smallest claim key there); then one
+    derived from it."""
+    if not Claim.objects.filter(cluster_key=claim.claim_key).exclude(pk=claim.pk).exists():
+        return claim.claim_key
+    return hashlib.sha1(f"split:{claim.claim_key}".encode()).hexdigest()
+
+
+@transaction.atomic
+def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int | None = None) -> Claim:
+    """Take an appearance that is not the same claim out of its cluster.
+
+    It becomes a cluster of its own, new and unassigned (the cluster's decisions were not
+    about it); notes, evidence and verdicts written on it stay with the cluster (they move to
+    another appearance), so the cluster loses none of its work. The split is recorded
+    (ClusterSplit) so the pipeline never joins the two again, and audited on both sides.
+    """
+    _require(actor, Role.REVIEWER, "Splitting a cluster")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("Say why this appearance is not the same claim.")
+    if len(reason) > DISMISS_REASON_MAX_CHARS:
+        raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
+    _check_version(cluster, expected_version)
+    rest = [pk for pk in cluster.ids if pk != claim.pk]
+    if not rest:
+        raise TransitionNotAllowed("This claim appears only here: there is nothing to split it from.")
+    # The cluster's verdict goes on with the cluster: to an appearance with none of its own
+    # (revisions are numbered per appearance).
+    holds_verdicts = Verdict.objects.filter(claim=claim).exists()
+    with_verdicts = set(Verdict.objects.filter(claim_id__in=rest).values_list("claim_id", flat=True))
+    heir = next((pk for pk in rest if pk not in with_verdicts), None) if holds_verdicts else rest[0]
+    if heir is None:
+        raise TransitionNotAllowed("Every other appearance holds a verdict of its own; this one's cannot move to them.")
+    moved = {
+        "annotations": sorted(Annotation.objects.filter(claim=claim).values_list("id", flat=True)),
+        "evidence": sorted(Evidence.objects.filter(claim=claim).values_list("id", flat=True)),
+        "verdicts": sorted(Verdict.objects.filter(claim=claim).values_list("id", flat=True)),
+    }
+    Annotation.objects.filter(claim=claim).update(claim_id=heir)
+    Evidence.objects.filter(claim=claim).update(claim_id=heir)
+    Verdict.objects.filter(claim=claim).update(claim_id=heir)
+
+    old_key = claim.cluster_key
+    before = {**_state(claim), "cluster": old_key}
+    claim.cluster_key = _split_key(claim)
+    claim.status, claim.assignee, claim.tags, claim.dismiss_reason = S.NEW, None, [], ""
+    _save(LockedCluster(claim=claim, ids=[claim.pk]), ["cluster_key", "status", "assignee", "tags", "dismiss_reason"])
+    ClusterSplit.objects.create(claim_key=claim.claim_key, apart_cluster_key=old_key, split_by=actor)
+    with connection.cursor() as cursor:
+        # As a merge would: never beside one (claims_rerank holds the same lock).
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
+        cursor.execute(SPLIT_TOUCHED)
+        cursor.execute(SPLIT_TOUCHED_ROWS, [old_key, claim.cluster_key])
+        cursor.execute(statement("refresh_clusters"))
+        cursor.execute(statement("refresh_cluster_priorities"))
+        cursor.execute(SPLIT_TOUCHED_DROP)
+    _record(claim, actor=actor, verb="claim.split", before=before, comment=reason, cluster=claim.cluster_key, moved_to=heir, moved=moved)
+    remaining = Claim.objects.get(pk=heir)
+    audit_record(
+        actor=actor, verb="cluster.split", object_type="claim", object_id=heir, comment=reason,
+        before={"cluster": old_key, "appearances": len(cluster.ids)},
+        after={"cluster": old_key, "appearances": len(rest), "split_out": claim.pk, "version": remaining.version},
+    )
     return claim
 
 
@@ -301,7 +414,8 @@ def annotation_add(*, claim: Claim, actor: User, body: str, submission_key: uuid
     body = (body or "").strip()
     if not body:
         raise ValidationError("The note is empty.")
-    claim = _locked(claim)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
     if submission_key is not None and (done := Annotation.objects.filter(claim=claim, submission_key=submission_key).first()):
         return done
     annotation = Annotation(claim=claim, author=actor, body=body, submission_key=submission_key)
@@ -320,7 +434,8 @@ def evidence_add(
 ) -> Evidence:
     """Add a source; a submission_key already used on this claim returns that entry (as for notes)."""
     _require(actor, Role.REVIEWER, "Adding evidence")
-    claim = _locked(claim)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
     if submission_key is not None and (done := Evidence.objects.filter(claim=claim, submission_key=submission_key).first()):
         return done
     evidence = Evidence(
@@ -345,7 +460,8 @@ def claim_reviewed_default_for(claim: Claim) -> str:
 
 
 def verdict_current(claim: Claim) -> Verdict | None:
-    return claim.verdicts.order_by("-revision").first()
+    """The verdict of the claim's cluster: the revision written last on any appearance."""
+    return Verdict.objects.filter(claim_id__in=claim_cluster_ids(claim=claim)).order_by(*VERDICT_NEWEST_FIRST).first()
 
 
 def _verdict_state(verdict: Verdict) -> dict[str, Any]:
@@ -373,27 +489,31 @@ def verdict_draft(
     (what the ClaimReview export names); left blank, the default made from the sentence.
     """
     _require(actor, Role.REVIEWER, "Drafting a verdict")
-    claim = _locked(claim)
+    cluster = _locked_cluster(claim)
+    claim = cluster.claim
     _check_hold(claim, actor, force)
     if claim.status not in DRAFT_FROM:
         raise TransitionNotAllowed(f"Cannot draft a verdict: the claim is {claim.get_status_display().lower()}.")
-    current = Verdict.objects.select_for_update().filter(claim=claim).order_by("-revision").first()
+    current = Verdict.objects.select_for_update().filter(claim_id__in=cluster.ids).order_by(*VERDICT_NEWEST_FIRST).first()
     reviewed = " ".join(claim_reviewed.split()) or claim_reviewed_default_for(claim)
     submitted = {"rating": rating, "headline": headline.strip(), "claim_reviewed": reviewed, "explanation": explanation.strip()}
     if expected_version is not None and (current is None or current.version != expected_version):
-        _raise_stale_verdict(claim, current, submitted)
+        _raise_stale_verdict(cluster, current, submitted)
     if expected_version is None and current is not None and current.status != Verdict.Status.APPROVED:
         # A first draft was started while someone else wrote one.
-        _raise_stale_verdict(claim, current, submitted)
-    evidence = list(Evidence.objects.filter(claim=claim, pk__in=list(evidence_ids)))
+        _raise_stale_verdict(cluster, current, submitted)
+    evidence = list(Evidence.objects.filter(claim_id__in=cluster.ids, pk__in=list(evidence_ids)))
     if len(evidence) != len(set(evidence_ids)):
         raise ValidationError("Cite only evidence recorded on this claim.")
     before = {**_state(claim), **(_verdict_state(current) if current else {})}
     if current is None or current.status == Verdict.Status.APPROVED:
-        revision = (claim.verdicts.aggregate(m=Max("revision"))["m"] or 0) + 1
+        # A new revision continues the cluster's verdict where it is stored (on the appearance
+        # its first revision was written on); a cluster's first verdict goes on this one.
+        holder_id = current.claim_id if current is not None else claim.pk
+        revision = (Verdict.objects.filter(claim_id=holder_id).aggregate(m=Max("revision"))["m"] or 0) + 1
         # The new revision opens with the published wording: its writers are writers of this one.
         inherited = current.contributor_ids if current is not None else []
-        verdict = Verdict(claim=claim, revision=revision, author=actor, contributor_ids=list(inherited), **submitted)
+        verdict = Verdict(claim_id=holder_id, revision=revision, author=actor, contributor_ids=list(inherited), **submitted)
         verb = "verdict.draft" if revision == 1 else "verdict.revise"
     else:
         verdict = current
@@ -413,12 +533,12 @@ def verdict_draft(
     claim.status = S.DRAFTED
     if claim.assignee_id is None:
         claim.assignee = actor
-    _save(claim, ["status", "assignee"])
+    _save(cluster, ["status", "assignee"])
     _record(claim, actor=actor, verb=verb, before=before, **_verdict_state(verdict))
     return verdict
 
 
-def _raise_stale_verdict(claim: Claim, current: Verdict | None, submitted: dict[str, str]) -> None:
+def _raise_stale_verdict(cluster: LockedCluster, current: Verdict | None, submitted: dict[str, str]) -> None:
     differences = {}
     if current is not None:
         differences = {
@@ -430,28 +550,28 @@ def _raise_stale_verdict(claim: Claim, current: Verdict | None, submitted: dict[
         "Someone else saved this verdict after you opened it; your version was not saved. "
         "Compare the two below, then edit the current one.",
         current_version=current.version if current else 0,
-        changes=[e for e in _changes_since(object_type="claim", object_id=claim.pk, version=0) if e.verb.startswith("verdict.")][-5:],
+        changes=[e for e in _changes_since(object_ids=cluster.ids, version=0) if e.verb.startswith("verdict.")][-5:],
         differences=differences,
     )
 
 
-def _locked_verdict(verdict: Verdict) -> tuple[Claim, Verdict]:
-    claim = _locked(verdict.claim)
-    return claim, Verdict.objects.select_for_update().get(pk=verdict.pk)
+def _locked_verdict(verdict: Verdict) -> tuple[LockedCluster, Verdict]:
+    cluster = _locked_cluster(verdict.claim)
+    return cluster, Verdict.objects.select_for_update().get(pk=verdict.pk)
 
 
-def _check_reviewable(claim: Claim, verdict: Verdict, actor: User, expected_version: int | None, action: str) -> None:
+def _check_reviewable(cluster: LockedCluster, verdict: Verdict, actor: User, expected_version: int | None, action: str) -> None:
     _require(actor, Role.EDITOR, f"{action.capitalize()} a verdict")
     if expected_version is not None and verdict.version != expected_version:
         raise StaleVersion(
             "The verdict changed after you opened it; read the new wording before deciding.",
             current_version=verdict.version,
-            changes=[e for e in _changes_since(object_type="claim", object_id=claim.pk, version=0) if e.verb.startswith("verdict.")][-5:],
+            changes=[e for e in _changes_since(object_ids=cluster.ids, version=0) if e.verb.startswith("verdict.")][-5:],
         )
     if verdict.status != Verdict.Status.DRAFT:
         raise TransitionNotAllowed(f"Only a verdict awaiting approval can be {action}d; this one is {verdict.get_status_display().lower()}.")
-    latest = claim.verdicts.aggregate(m=Max("revision"))["m"]
-    if verdict.revision != latest:
+    latest = Verdict.objects.filter(claim_id__in=cluster.ids).order_by(*VERDICT_NEWEST_FIRST).values_list("id", flat=True).first()
+    if verdict.pk != latest:
         raise TransitionNotAllowed("This is not the claim's latest verdict revision.")
     if verdict.written_by(actor):
         raise PermissionDenied("A second person must approve or return a verdict; you wrote some of this one.")
@@ -460,8 +580,9 @@ def _check_reviewable(claim: Claim, verdict: Verdict, actor: User, expected_vers
 @transaction.atomic
 def verdict_approve(*, verdict: Verdict, actor: User, expected_version: int | None = None) -> Verdict:
     """An editor who did not write it publishes the verdict."""
-    claim, verdict = _locked_verdict(verdict)
-    _check_reviewable(claim, verdict, actor, expected_version, "approve")
+    cluster, verdict = _locked_verdict(verdict)
+    claim = cluster.claim
+    _check_reviewable(cluster, verdict, actor, expected_version, "approve")
     if refusal := publishing_refusal():
         # Approving publishes: a verdict must not go out under an author URL nobody can reach.
         raise TransitionNotAllowed(refusal)
@@ -473,7 +594,7 @@ def verdict_approve(*, verdict: Verdict, actor: User, expected_version: int | No
     verdict.version += 1
     verdict.save(update_fields=["status", "approved_by", "approved_at", "review_comment", "version", "updated_at"])
     claim.status = S.APPROVED
-    _save(claim, ["status"])
+    _save(cluster, ["status"])
     _record(claim, actor=actor, verb="verdict.approve", before=before, **_verdict_state(verdict))
     # Published means in the library too: the next claim like it is "checked before".
     factcheck_record_verdict(verdict=verdict)
@@ -486,8 +607,9 @@ def verdict_return(*, verdict: Verdict, actor: User, comment: str, expected_vers
     comment = (comment or "").strip()
     if not comment:
         raise ValidationError("Say what needs to change before returning the verdict.")
-    claim, verdict = _locked_verdict(verdict)
-    _check_reviewable(claim, verdict, actor, expected_version, "return")
+    cluster, verdict = _locked_verdict(verdict)
+    claim = cluster.claim
+    _check_reviewable(cluster, verdict, actor, expected_version, "return")
     before = {**_state(claim), **_verdict_state(verdict)}
     verdict.status = Verdict.Status.RETURNED
     verdict.review_comment = comment
@@ -497,7 +619,7 @@ def verdict_return(*, verdict: Verdict, actor: User, comment: str, expected_vers
     # A returned revision of a published verdict leaves the published one in force; the
     # claim still shows that work is pending on it.
     claim.status = S.RETURNED
-    _save(claim, ["status"])
+    _save(cluster, ["status"])
     _record(claim, actor=actor, verb="verdict.return", before=before, comment=comment, **_verdict_state(verdict))
     return verdict
 

@@ -16,6 +16,7 @@ urlpatterns = [
     path("<int:pk>/notes/", views.claim_annotate, name="annotate"),
     path("<int:pk>/evidence/", views.claim_add_evidence, name="evidence"),
     path("<int:pk>/verdict/", views.claim_verdict, name="verdict"),
+    path("<int:pk>/split/", views.claim_split, name="split"),
     path("verdicts/<int:pk>/review/", views.verdict_review, name="verdict-review"),
     # The triage queue: row actions answer with the row (htmx) or go back to the queue.
     path("<int:pk>/row/", views.queue_row_action, name="row_action"),

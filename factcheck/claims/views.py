@@ -37,7 +37,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from factcheck.accounts.roles import Role, has_role, role_required, signed_in_user
 from factcheck.articles.models import Article
 from factcheck.articles.selectors import MetadataKey, article_metadata_values, article_titles_matching
-from factcheck.audit.selectors import audit_timeline
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
 from factcheck.claims.filters import META_SEPARATOR, QueueFilter, my_claims_querystring, queue_filter_from
@@ -50,6 +49,7 @@ from factcheck.claims.forms import (
     ReviewForm,
     RowActionForm,
     SavedViewForm,
+    SplitForm,
     TagForm,
     TriageForm,
     VerdictForm,
@@ -114,6 +114,26 @@ def _next_url(request: HttpRequest) -> str:
 
 
 @dataclass(frozen=True)
+class QueueAppearance:
+    """One appearance of a row's cluster, as its expanded list shows it."""
+
+    outlet: str
+    article: str
+    detail_url: str
+    shown: bool  # the appearance the row itself is
+
+
+def _cluster_label(size: int | None, outlets: int | None) -> str:
+    """"3 outlets" (and the appearances when more than outlets); "" for a claim alone."""
+    size, outlets = size or 1, outlets or 1
+    if size < 2:
+        return ""
+    if outlets < 2:
+        return f"{size} appearances"
+    return f"{outlets} outlets" + (f" · {size} appearances" if size > outlets else "")
+
+
+@dataclass(frozen=True)
 class QueueRow:
     """A queue row's display values, prepared in Python: the row template renders 50 times a
     page, and filters and URL tags there cost more than the rest of the page together."""
@@ -143,6 +163,8 @@ class QueueRow:
     triage_url: str
     score: str = ""
     checked_before: str = ""
+    appearances: tuple[QueueAppearance, ...] = ()
+    more_appearances: int = 0
     # The match shown was confirmed by a reviewer (not only suggested by the matcher).
     checked_before_confirmed: bool = False
     # A search's matched words: the sentence as (text, matched) pieces, printed escaped.
@@ -204,7 +226,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 speaker=f"{speaker}, {title}" if speaker and title else speaker or "no speaker",
                 outlet=row["outlet_name"] or "Unknown outlet",
                 article=_truncate((row["article_heading"] or "").strip(), 60),
-                cluster=f"{row['cluster_size']} · {row['cluster_outlets']} outlets" if (row["cluster_size"] or 0) > 1 else "",
+                cluster=_cluster_label(row["cluster_size"], row["cluster_outlets"]),
                 status_label=_label(Claim.Status, status),
                 reason=_truncate(row["dismiss_reason"], 40) if status == Claim.Status.DISMISSED else "",
                 assignee=f"@{row['assignee_username']}" if row["assignee_id"] else "unassigned",
@@ -216,6 +238,16 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 # The model's score on the filter bar's scale (Score from/to, 0-1).
                 score=f"{float(row['score']):.2f}" if row["score"] is not None else "",
                 checked_before=_checked_before_line(checked_before.get(pk)),
+                appearances=tuple(
+                    QueueAppearance(
+                        outlet=appearance["outlet_name"] or "Unknown outlet",
+                        article=_truncate((appearance["article_heading"] or "").strip(), 60),
+                        detail_url=detail_url.replace(str(_PK), str(appearance["id"])),
+                        shown=appearance["id"] == pk,
+                    )
+                    for appearance in row["appearances"]
+                ),
+                more_appearances=max(0, (row["cluster_size"] or 0) - len(row["appearances"])),
                 checked_before_confirmed=pk in checked_before and checked_before[pk].confirmed,
                 highlight=tuple(row.get("highlight") or ()),
                 found_in_article=row.get("found_in_article", False),
@@ -521,7 +553,9 @@ def _verdict_initial(claim: Claim, workspace: selectors.Workspace, start_from: C
 
 
 def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, start_from: ClaimMatch | None = None, **forms: Any) -> HttpResponse:
-    workspace = selectors.claim_workspace(claim=claim)
+    appearances = selectors.claim_appearances(claim=claim)
+    cluster_ids = [appearance.pk for appearance in appearances]
+    workspace = selectors.claim_workspace(claim_ids=cluster_ids)
     current = workspace.current_verdict
     user = request.user
     context: dict[str, Any] = {
@@ -531,8 +565,8 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "article": claim.article,
         "text": selectors.claim_in_context(claim=claim),
         "paragraph": selectors.claim_paragraph(claim=claim),
-        "appearances": selectors.claim_appearances(claim=claim),
-        "timeline": audit_timeline(object_type="claim", object_id=claim.pk),
+        "appearances": appearances,
+        "timeline": selectors.claim_timeline(claim_ids=cluster_ids),
         "workspace": workspace,
         "is_editor": has_role(user, Role.EDITOR),
         "held_by_other": claim.assignee_id is not None and claim.assignee_id != user.pk,
@@ -547,9 +581,11 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "tag_form": TagForm(),
         "annotation_form": AnnotationForm(initial={"submission": uuid.uuid4()}),
         "evidence_form": EvidenceForm(initial={"submission": uuid.uuid4()}),
-        "verdict_form": VerdictForm(initial=_verdict_initial(claim, workspace, start_from), claim=claim, evidence=workspace.evidence),
+        "verdict_form": VerdictForm(initial=_verdict_initial(claim, workspace, start_from), claim_ids=cluster_ids, evidence=workspace.evidence),
         "start_from": start_from,
         "matches": claim_matches_for(claim=claim),
+        "split_form": SplitForm(),
+        "can_split": len(appearances) > 1 and has_role(user, Role.REVIEWER),
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
         # Approving publishes; said before the editor tries when the server cannot publish yet.
         "publishing_refusal": publishing_refusal() if has_role(user, Role.EDITOR) else "",
@@ -728,7 +764,7 @@ def claim_add_evidence(request: HttpRequest, pk: int) -> HttpResponse:
 @role_required(Role.REVIEWER)
 def claim_verdict(request: HttpRequest, pk: int) -> HttpResponse:
     claim = _claim_for_action(request, pk)
-    form = VerdictForm(request.POST, claim=claim)
+    form = VerdictForm(request.POST, claim_ids=selectors.claim_cluster_ids(claim=claim))
     if not form.is_valid():
         return _render_claim(request, claim, status=400, verdict_form=form)
     data = form.cleaned_data
@@ -740,6 +776,31 @@ def claim_verdict(request: HttpRequest, pk: int) -> HttpResponse:
         )
 
     return _act(request, claim, action, form_name="verdict_form", form=form, done="Verdict sent for approval.", decision=True)
+
+
+@require_POST
+@role_required(Role.REVIEWER)
+def claim_split(request: HttpRequest, pk: int) -> HttpResponse:
+    """Take this appearance out of its cluster (the claim page's appearances list); back to
+    the claim page it was sent from."""
+    claim = _claim_for_action(request, pk)
+    form = SplitForm(request.POST)
+    back = claim
+    if form.is_valid() and form.cleaned_data["back"] and form.cleaned_data["back"] != claim.pk:
+        back = _claim_for_action(request, form.cleaned_data["back"])
+    if not form.is_valid():
+        return _render_claim(request, back, status=400, split_form=form)
+    data = form.cleaned_data
+    try:
+        services.claim_split(claim=claim, actor=signed_in_user(request), reason=data["reason"], expected_version=data["version"])
+    except StaleVersion as refused:
+        back.refresh_from_db()
+        return _render_claim(request, back, status=409, conflict=refused, split_form=form)
+    except (WorkflowError, ValidationError) as refused:
+        form.add_error(None, refused.message if isinstance(refused, WorkflowError) else " ".join(refused.messages))
+        return _render_claim(request, back, status=400, split_form=form)
+    messages.success(request, f"Split “{_truncate(claim.sentence, 60)}” out of the cluster: it is a claim of its own now.")
+    return redirect(reverse("claims:detail", args=[back.pk]))
 
 
 @require_POST

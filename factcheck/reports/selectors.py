@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, DateTimeField, Exists, F, Func, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField, Value, When
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce, Left, TruncDate
+from django.db.models.functions import Cast, Coalesce, Concat, Left, TruncDate
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
@@ -42,11 +42,20 @@ def _heading(prefix: str) -> Left:
     )
 
 
+def _same_cluster() -> Q:
+    """Verdicts on the same cluster as the outer verdict's claim (a claim in no cluster: its own)."""
+    return Q(claim_id=OuterRef("claim_id")) | (Q(claim__cluster_key=OuterRef("claim__cluster_key")) & ~Q(claim__cluster_key=""))
+
+
 def published_verdicts() -> QuerySet[Verdict]:
-    """Each claim's published verdict: its highest approved revision (a newer draft or a
-    returned revision leaves it in force), with when the claim's first verdict was published."""
-    newer = Verdict.objects.filter(claim_id=OuterRef("claim_id"), status=APPROVED, revision__gt=OuterRef("revision"))
-    first = Verdict.objects.filter(claim_id=OuterRef("claim_id"), status=APPROVED).order_by("approved_at").values("approved_at")[:1]
+    """Each cluster's published verdict: its revision approved last, on whichever appearance
+    (a newer draft or a returned revision leaves it in force; after two clusters with
+    verdicts merged, the later approval is the cluster's), with when the cluster's first
+    verdict was published."""
+    newer = Verdict.objects.filter(_same_cluster(), status=APPROVED).filter(
+        Q(approved_at__gt=OuterRef("approved_at")) | Q(approved_at=OuterRef("approved_at"), id__gt=OuterRef("id"))
+    )
+    first = Verdict.objects.filter(_same_cluster(), status=APPROVED).order_by("approved_at").values("approved_at")[:1]
     return (
         Verdict.objects.filter(status=APPROVED)
         .exclude(Exists(newer))
@@ -180,8 +189,11 @@ def review_source_for(*, user: AbstractBaseUser | AnonymousUser, claim_id: int) 
 
 
 def review_source_for_claim(*, claim_id: int) -> ReviewSource:
-    """A claim's published ClaimReview, whoever asks (the command line)."""
-    sources = _sources(list(_review_rows(published_verdicts().filter(claim_id=claim_id))))
+    """The published ClaimReview of a claim's cluster (any of its appearances), whoever asks
+    (the command line)."""
+    key = Claim.objects.filter(pk=claim_id).values_list("cluster_key", flat=True).first()
+    verdicts = published_verdicts().filter(claim__cluster_key=key) if key else published_verdicts().filter(claim_id=claim_id)
+    sources = _sources(list(_review_rows(verdicts)))
     if not sources:
         raise Verdict.DoesNotExist(f"Claim {claim_id} does not exist or has no approved verdict.")
     return sources[0]
@@ -229,23 +241,36 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
     rows = claims.iterator(chunk_size=chunk)
     while batch := list(islice(rows, chunk)):
         # One array parameter rather than 2,000 placeholders: a third of the time, mostly planning.
-        ids = RawSQL("SELECT unnest(%s::bigint[])", ([row["id"] for row in batch],))
-        latest = Verdict.objects.filter(claim_id__in=ids).order_by("claim_id", "-revision").distinct("claim_id")
-        current: dict[int, Mapping[str, Any]] = {
-            v["claim_id"]: v
-            for v in latest.values(
-                "claim_id", "revision", "status", "rating", "headline", "claim_reviewed", "explanation", author_username=F("author__username")
+        # The verdict is the cluster's: every appearance's row shows it (a claim in no
+        # cluster: its own), current = written last, published = approved last.
+        keys = {row["cluster_key"] for row in batch if row["cluster_key"]}
+        loose = [row["id"] for row in batch if not row["cluster_key"]]
+        verdicts = Verdict.objects.filter(
+            Q(claim__cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (sorted(keys),))) | Q(claim_id__in=RawSQL("SELECT unnest(%s::bigint[])", (loose,)))
+        ).annotate(
+            group=Case(
+                When(claim__cluster_key="", then=Concat(Value("claim:"), Cast("claim_id", TextField()))),
+                default=F("claim__cluster_key"),
+                output_field=TextField(),
+            )
+        )
+        current: dict[str, Mapping[str, Any]] = {
+            v["group"]: v
+            for v in verdicts.order_by("group", "-created_at", "-id").distinct("group").values(
+                "group", "revision", "status", "rating", "headline", "claim_reviewed", "explanation", author_username=F("author__username")
             )
         }
-        published: dict[int, Mapping[str, Any]] = {
-            v["claim_id"]: v
-            for v in latest.filter(status=APPROVED).values("claim_id", "revision", "rating", "approved_at", approver=F("approved_by__username"))
+        published: dict[str, Mapping[str, Any]] = {
+            v["group"]: v
+            for v in verdicts.filter(status=APPROVED).order_by("group", "-approved_at", "-id").distinct("group").values(
+                "group", "revision", "rating", "approved_at", approver=F("approved_by__username")
+            )
         }
-        keys = {row["cluster_key"] for row in batch if row["cluster_key"]}
         found = ClaimCluster.objects.filter(cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (list(keys),)))
         clusters = {key: (size, outlets) for key, size, outlets in found.values_list("cluster_key", "size", "outlet_count")} if keys else {}
         for row in batch:
-            verdict, approved = current.get(row["id"], {}), published.get(row["id"], {})
+            group = row["cluster_key"] or f"claim:{row['id']}"
+            verdict, approved = current.get(group, {}), published.get(group, {})
             size, outlets = clusters.get(row["cluster_key"], (None, None))
             yield {
                 **row,

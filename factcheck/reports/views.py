@@ -84,7 +84,7 @@ def factcheck_page(request: HttpRequest, claim_id: int) -> HttpResponse:
         return _not_published(refused)
     source = selectors.review_source_for(user=request.user, claim_id=claim_id)
     document = claimreview_document(source, page_url=_page_url(request, claim_id), organisation=organisation)
-    evidence = Evidence.objects.filter(verdicts__claim_id=claim_id, verdicts__revision=source.revision).order_by("id")
+    evidence = Evidence.objects.filter(verdicts__claim_id=source.claim_id, verdicts__revision=source.revision).order_by("id")
     context = {
         "source": source,
         "document": document,

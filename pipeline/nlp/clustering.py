@@ -182,11 +182,19 @@ def star_pairs(band: np.ndarray, node: np.ndarray, in_run: np.ndarray) -> np.nda
 
 
 class DisjointSet:
-    """Union-find over claim keys; each component's label is the smallest label in it."""
+    """Union-find over claim keys; each component's label is the smallest label in it.
 
-    def __init__(self, labels: dict[str, str]) -> None:
+    `apart` holds pairs of labels (stored cluster keys) a reviewer split apart
+    (claim_cluster_splits): a union that would put both in one component is refused."""
+
+    def __init__(self, labels: dict[str, str], apart: Iterable[tuple[str, str]] = ()) -> None:
         self.parent = {key: key for key in labels}
         self.label = dict(labels)
+        self.members = {key: {label} for key, label in labels.items()}
+        self.apart: dict[str, set[str]] = {}
+        for left, right in apart:
+            self.apart.setdefault(left, set()).add(right)
+            self.apart.setdefault(right, set()).add(left)
 
     def find(self, key: str) -> str:
         root = key
@@ -196,21 +204,29 @@ class DisjointSet:
             self.parent[key], key = root, self.parent[key]
         return root
 
-    def union(self, left: str, right: str) -> None:
+    def union(self, left: str, right: str) -> bool:
+        """Join the two components; False when a split keeps them apart."""
         a, b = self.find(left), self.find(right)
-        if a != b:
-            self.parent[b] = a
-            self.label[a] = min(self.label[a], self.label[b])
+        if a == b:
+            return True
+        if self.apart and any(self.apart.get(label, set()) & self.members[b] for label in self.members[a]):
+            return False
+        self.parent[b] = a
+        self.label[a] = min(self.label[a], self.label[b])
+        self.members[a] |= self.members.pop(b)
+        return True
 
 
-def components(edges: Iterable[tuple[str, str]], labels: dict[str, str]) -> dict[str, str]:
+def components(edges: Iterable[tuple[str, str]], labels: dict[str, str], apart: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     """key -> label of its connected component (the smallest label in it).
 
     `labels` gives every node its starting label: a stored claim its cluster key, a new
     claim its own key. Because a cluster key is the smallest claim key of its cluster,
-    the result is the smallest claim key of each merged cluster.
+    the result is the smallest claim key of each merged cluster. An edge between components
+    holding two labels in `apart` is skipped (edges come strongest first, so a claim like
+    both sides of a split joins the one it is most like).
     """
-    forest = DisjointSet(labels)
+    forest = DisjointSet(labels, apart)
     for left, right in edges:
         forest.union(left, right)
     return {key: forest.label[forest.find(key)] for key in labels}
@@ -226,6 +242,8 @@ class NodeClaim:
     tokens: Sequence[str]
     in_run: bool
     stored_cluster: str | None
+    # The clusters a reviewer split this claim's stored cluster apart from (claim_cluster_splits).
+    apart_from: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -252,23 +270,27 @@ def resolve_clusters(pairs: Iterable[tuple[int, int]], claims: Mapping[int, Sequ
     articles arrived in. `claims` maps each node of `pairs` to its claims (normally one;
     more only if two keys share a node number).
     """
-    edges: list[tuple[str, str]] = []
+    scored: list[tuple[float, str, str]] = []
     labels: dict[str, str] = {}
     stored: set[str] = set()
     in_run: set[str] = set()
+    apart: set[tuple[str, str]] = set()
     for left, right in pairs:
         for a in claims.get(left, ()):
             for b in claims.get(right, ()):
-                if a.claim_key == b.claim_key or jaccard(a.tokens, b.tokens) < SIMILARITY_THRESHOLD:
+                if a.claim_key == b.claim_key or (similarity := jaccard(a.tokens, b.tokens)) < SIMILARITY_THRESHOLD:
                     continue
-                edges.append((a.claim_key, b.claim_key))
+                scored.append((similarity, a.claim_key, b.claim_key))
                 for claim in (a, b):
                     labels[claim.claim_key] = claim.stored_cluster or claim.claim_key
+                    apart.update((labels[claim.claim_key], other) for other in claim.apart_from)
                     if claim.stored_cluster is not None:
                         stored.add(claim.claim_key)
                     if claim.in_run:
                         in_run.add(claim.claim_key)
-    final = components(edges, labels)
+    # Strongest first, then by key: the order only matters where a split refuses a union.
+    edges = [(a, b) for _, a, b in sorted(scored, key=lambda edge: (-edge[0], edge[1], edge[2]))]
+    final = components(edges, labels, apart)
     remap = sorted({(labels[key], final[key]) for key in stored if labels[key] != final[key]})
     return Clustering(assigned={key: final[key] for key in sorted(in_run)}, remap=remap)
 

@@ -19,7 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from factcheck.articles.models import ImportBatch
 from factcheck.claims import services
-from factcheck.claims.models import BulkAction, Claim
+from factcheck.claims.models import BulkAction, Claim, ClaimCluster
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD
@@ -40,6 +40,10 @@ NOT_PAGES = {
     "claims:verdict": "a POST that redirects to the claim",
     "claims:verdict-review": "a POST that redirects to the claim (refused: the 403 page)",
     "claims:row_action": "a POST answering a queue row (the queue page)",
+    "claims:split": "a POST that redirects to the claim (refused: the claim page; its form is checked on the claim page, whose claim has two appearances)",
+    "claims:count": "the queue's 'N claims' fragment, which the queue page loads into itself",
+    "claims:article_titles": "the article filter's <option> suggestions, swapped into the queue page's datalist",
+    "claims:mine": "a GET that redirects to the queue filtered to My claims (the queue page)",
     "claims:view_create": "a POST that redirects to the queue",
     "claims:mine": "redirects to the queue filtered to my claims (the queue page)",
     "claims:count": "an htmx fragment of the queue page: its \"N claims\" line",
@@ -102,6 +106,11 @@ def make_world(reviewer, editor, admin_user) -> World:  # type: ignore[no-untype
     verdict = services.verdict_draft(claim=published, actor=reviewer, rating="true", headline="It did", explanation="ONS, table 1.")
     services.verdict_approve(verdict=verdict, actor=editor, expected_version=verdict.version)
     make_claim(outlet="Breitbart News")  # a second row and outlet in the queue
+    # The claim appears in a second outlet: one queue row ("2 outlets"), and the claim page
+    # lists both appearances with the form that splits one out.
+    again = make_claim(outlet="Boston Globe", sentence=claim.sentence, status=Claim.Status.IN_RESEARCH, assignee=reviewer)
+    Claim.objects.filter(pk__in=[claim.pk, again.pk]).update(cluster_key=claim.claim_key)
+    ClaimCluster.objects.create(cluster_key=claim.claim_key, size=2, outlet_count=2)
     view = services.saved_view_create(user=admin_user, name="Numbers", query="type=numeric")
     return World(
         claim=claim,

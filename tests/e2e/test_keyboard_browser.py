@@ -94,6 +94,7 @@ def test_a_whole_pass_by_keyboard_then_the_next_claim_of_the_view(browser, live_
     keys.press("2")
     keys.press("h")
     keys.type("Roughly right: ICE reported 1,450 detentions")
+    keys.press("Tab")  # "Claim reviewed", left empty: made from the sentence
     keys.press("Tab")
     keys.type("ICE's May table lists 1,450.")
     keys.press_and_load("Control+Enter")
@@ -110,6 +111,7 @@ def test_a_whole_pass_by_keyboard_then_the_next_claim_of_the_view(browser, live_
     assert (first.status, verdict.rating, verdict.headline, verdict.author) == (
         "drafted", "mostly_true", "Roughly right: ICE reported 1,450 detentions", reviewer,
     )
+    assert verdict.explanation == "ICE's May table lists 1,450." and verdict.claim_reviewed  # the default, from the sentence
     assert Annotation.objects.get(claim=first).body == "ICE's monthly table is the source; check May against April."
     evidence = Evidence.objects.get(claim=first)
     assert (evidence.kind, evidence.url) == ("official_statistic", "https://www.ice.gov/statistics")

@@ -112,7 +112,7 @@ def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_nu
     assert "<strong>79.50</strong>" in row and f'id="claim-{low.pk}"' in html and "<strong>25.00</strong>" in html
     for expected in (
         "cw 45 · type 15 · spread 10 · new 10", "Numeric / statistical", "under 1,500 people",
-        "Todd Lyons, Acting ICE Director", "Boston Globe", "×6 · 4 outlets", "New", "@eddie-editor", "#ice",
+        "Todd Lyons, Acting ICE Director", "Boston Globe", "4 outlets · 6 appearances", "New", "@eddie-editor", "#ice",
     ):
         assert expected in row, expected
     assert 'data-key="a"' in row and 'data-key="c"' in row and 'data-key="d"' in row and 'data-key="x"' in row

@@ -3,6 +3,7 @@ a verdict sent, approved or returned) moves to the view's next claim; other acti
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlencode
 
 import pytest
@@ -97,3 +98,18 @@ def test_the_page_offers_the_next_claim_and_ignores_invalid_view_filters(reviewe
     assert f"/claims/{other.pk}/?view=" in page
     page = client.get(reverse("claims:detail", args=[first.pk])).content.decode()
     assert 'id="next-claim"' not in page
+
+
+def test_the_next_claim_is_the_next_cluster_row_not_another_appearance(reviewer, view_world) -> None:  # type: ignore[no-untyped-def]
+    first, other = view_world["first"], view_world["other"]
+    # The first claim's cluster appears again between it and the Globe's: one row in the queue,
+    # so the next claim after it is the Globe's.
+    again = make_claim(outlet="Breitbart", priority=85.0, cluster_key=first.claim_key)
+    Claim.objects.filter(pk=first.pk).update(cluster_key=first.claim_key)
+    client = logged_in(reviewer)
+    page = client.get(in_view(reverse("claims:detail", args=[first.pk]), "")).content.decode()
+    assert re.search(r'<a href="([^"]+)" id="next-claim"', page).group(1) == in_view(reverse("claims:detail", args=[other.pk]), "")  # type: ignore[union-attr]
+    response = client.post(in_view(reverse("claims:triage", args=[first.pk]), ""), {"action": "dismiss", "reason": "Opinion", "version": 1})
+    assert response["Location"] == in_view(reverse("claims:detail", args=[other.pk]), "")
+    again.refresh_from_db()
+    assert again.status == "dismissed"  # the cluster's state: every appearance

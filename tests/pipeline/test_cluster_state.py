@@ -1,0 +1,174 @@
+"""The cluster's reviewer state through later runs' merges (pipeline/sql/unify_cluster_state.sql)
+and a reviewer's split through the next run's clustering, against the real PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from factcheck.articles.services import ArticleInput, article_ingest
+from factcheck.audit.models import AuditEvent
+from factcheck.claims import services
+from factcheck.claims.errors import StaleVersion
+from factcheck.claims.models import Claim, ClusterSplit, RankingWeights
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.selectors import claim_cluster_ids, claim_workspace
+from factcheck.runs.services import run_create
+from factcheck.runs.spark import database_url_for_job
+from pipeline import db
+from pipeline.nlp.clustering import NodeClaim, claim_node, resolve_clusters
+from tests.pipeline.test_db_merge import AGAIN, claim_row, merge, stage
+from tests.reports.helpers import publish
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+S = Claim.Status
+A, B, C, D, E = ("a" * 40, "b" * 40, "c" * 40, "d" * 40, "e" * 40)
+QUOTE_TOKENS = ["definitely", "flood", "jurisdictions", "sanctuary", "zone"]
+
+
+@pytest.fixture(autouse=True)
+def default_weights(db):  # type: ignore[no-untyped-def]
+    RankingWeights.objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
+
+
+def outlets(*names: str) -> list[int]:
+    return [article_ingest(data=ArticleInput(text=f"{AGAIN} {name}", outlet=name), batch=None)[0].pk for name in names]
+
+
+def claims(*keys: str) -> list[Claim]:
+    found = {claim.claim_key: claim for claim in Claim.objects.filter(claim_key__in=keys)}
+    return [found[key] for key in keys]
+
+
+def test_a_later_appearance_of_a_verdicted_claim_shows_it_verdicted(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    database_url_for_job()
+    first, second, third = outlets("Boston Globe", "Breitbart News", "MassLive")
+    run = run_create(article_ids=[first, second])
+    stage(run.pk, [claim_row(first, A, 0, 40), claim_row(second, B, 0, 40)])
+    merge(run.pk, assigned=[(A, A), (B, A)])
+    a, _ = claims(A, B)
+    services.claim_mark_check(claim=a, actor=reviewer)
+    verdict = publish(a, author=reviewer, approver=editor)
+    (version,) = {claim.version for claim in claims(A, B)}
+    audit_rows = AuditEvent.objects.count()
+
+    later = run_create(article_ids=[third])
+    stage(later.pk, [claim_row(third, D, 0, 40)])
+    merge(later.pk, assigned=[(D, A)])
+
+    a, b, d = claims(A, B, D)
+    assert d.cluster_key == A
+    # It joins the cluster's state at its version: nobody's open page went stale.
+    assert {(c.status, c.assignee_id, c.version) for c in (a, b, d)} == {(S.APPROVED, reviewer.pk, version)}
+    assert services.verdict_current(d) == verdict
+    assert AuditEvent.objects.count() == audit_rows  # nothing to unify: no "cluster.merge"
+    # A re-run of the same changes nothing.
+    again = run_create(article_ids=[third])
+    stage(again.pk, [claim_row(third, D, 0, 40)])
+    assert merge(again.pk, assigned=[(D, A)]) == (1, 0)
+    assert {(c.status, c.version) for c in claims(A, B, D)} == {(S.APPROVED, version)}
+
+
+def test_two_clusters_that_merge_keep_every_note_evidence_and_audit_row(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    database_url_for_job()
+    first, second, third, fourth = outlets("Boston Globe", "Breitbart News", "MassLive", "WBZ")
+    run = run_create(article_ids=[first, second, third])
+    stage(run.pk, [claim_row(first, A, 0, 40), claim_row(second, B, 0, 40), claim_row(third, C, 0, 40)])
+    merge(run.pk, assigned=[(A, A), (B, A)])
+    a, b, c = claims(A, B, C)
+    assert c.cluster_key == C
+    # One cluster triaged and tagged, with a note and evidence; the other researched and drafted.
+    services.claim_mark_check(claim=a, actor=reviewer)
+    services.claim_tag(claim=b, actor=reviewer, add=["ice"])
+    note_a = services.annotation_add(claim=b, actor=reviewer, body="Said on WBZ.")
+    evidence_a = services.evidence_add(claim=a, actor=reviewer, kind="news_report", url="https://wbz.example/1", title="WBZ")
+    services.claim_mark_check(claim=c, actor=editor)
+    services.claim_start_research(claim=c, actor=editor)
+    services.claim_tag(claim=c, actor=editor, add=["boston"])
+    note_c = services.annotation_add(claim=c, actor=editor, body="Transcript requested.")
+    draft = services.verdict_draft(claim=c, actor=editor, rating="unverifiable", headline="A pledge", explanation="Nothing yet.")
+    before_versions = {claim.claim_key: claim.version for claim in claims(A, B, C)}
+    audit_before = set(AuditEvent.objects.values_list("id", flat=True))
+
+    later = run_create(article_ids=[fourth])
+    stage(later.pk, [claim_row(fourth, E, 0, 40)])
+    merge(later.pk, assigned=[(E, A)], remap=[(C, A)])
+
+    merged = claims(A, B, C, E)
+    assert {claim.cluster_key for claim in merged} == {A}
+    # The most advanced status (drafted) with its assignee, every tag, a version above both.
+    assert {(claim.status, claim.assignee_id, tuple(claim.tags)) for claim in merged} == {(S.DRAFTED, editor.pk, ("boston", "ice"))}
+    assert {claim.version for claim in merged} == {max(before_versions.values()) + 1}
+    # Nothing lost: every note, evidence entry and verdict reads for the merged cluster ...
+    workspace = claim_workspace(claim_ids=claim_cluster_ids(claim=merged[0]))
+    assert [n.pk for n in workspace.annotations] == [note_a.pk, note_c.pk]
+    assert [e.pk for e in workspace.evidence] == [evidence_a.pk]
+    assert [v.pk for v in workspace.verdicts] == [draft.pk] and services.verdict_current(merged[3]) == draft
+    # ... every audit row is kept, and one more names the clusters it unified.
+    audit_after = set(AuditEvent.objects.values_list("id", flat=True))
+    assert audit_before < audit_after
+    (event,) = AuditEvent.objects.filter(id__in=audit_after - audit_before)
+    assert (event.verb, event.actor, event.object_id) == ("cluster.merge", None, min(claim.pk for claim in merged))
+    assert event.after["merged"] == [A, C] and event.after["status"] == S.DRAFTED and event.after["assignee"] == editor.username
+    assert len(event.before["states"]) == 2
+    # A page opened on either side before the merge is stale.
+    for key in (A, C):
+        with pytest.raises(StaleVersion):
+            services.claim_assign(claim=merged[0], actor=editor, assignee=reviewer, expected_version=before_versions[key])
+
+
+def test_a_split_appearance_stays_apart_in_the_next_run(reviewer) -> None:  # type: ignore[no-untyped-def]
+    dsn = database_url_for_job()
+    first, second = outlets("Boston Globe", "MassLive")
+    run = run_create(article_ids=[first, second])
+    stage(run.pk, [claim_row(first, A, 0, 40, QUOTE_TOKENS), claim_row(second, B, 0, 40, QUOTE_TOKENS)])
+    merge(run.pk, assigned=[(A, A), (B, A)])
+    _, b = claims(A, B)
+    services.claim_split(claim=b, actor=reviewer, reason="A different speech")
+    split_key = Claim.objects.get(claim_key=B).cluster_key
+    assert split_key == B
+
+    # The next run extracts b again, as like a as before, and a new claim like both.
+    later = run_create(article_ids=[first, second])
+    stage(later.pk, [claim_row(second, B, 0, 40, QUOTE_TOKENS), claim_row(first, D, 41, 67, QUOTE_TOKENS)])
+    nodes = [claim_node(key) for key in (A, B, D)]
+    candidates = db.read_candidate_claims(dsn, run_id=later.pk, nodes=nodes)
+    assert candidates[claim_node(A)] == [NodeClaim(A, QUOTE_TOKENS, False, A, frozenset({B}))]
+    assert candidates[claim_node(B)] == [NodeClaim(B, QUOTE_TOKENS, True, B, frozenset({A}))]
+    pairs = [(nodes[0], nodes[1]), (nodes[0], nodes[2]), (nodes[1], nodes[2])]
+    clustering = resolve_clusters(pairs, candidates)
+    assert clustering.remap == []
+    db.PostgresRun(dsn, later.pk).merge(clustering)
+
+    a, b, d = claims(A, B, D)
+    assert (a.cluster_key, b.cluster_key) == (A, B)
+    assert d.cluster_key == A  # the new claim joins one side (the first in key order), never both
+    assert list(ClusterSplit.objects.values_list("claim_key", "apart_cluster_key")) == [(B, A)]
+
+
+def test_a_split_follows_its_cluster_when_that_cluster_merges_into_another(reviewer) -> None:  # type: ignore[no-untyped-def]
+    database_url_for_job()
+    first, second, third = outlets("Boston Globe", "MassLive", "WBZ")
+    run = run_create(article_ids=[first, second, third])
+    stage(run.pk, [claim_row(first, B, 0, 40), claim_row(second, C, 0, 40), claim_row(third, D, 0, 40)])
+    merge(run.pk, assigned=[(B, B), (C, B)])
+    services.claim_split(claim=Claim.objects.get(claim_key=C), actor=reviewer, reason="Not the same")
+    # Cluster b merges into a new cluster a: the split now keeps c apart from a.
+    later = run_create(article_ids=[third])
+    stage(later.pk, [claim_row(third, A, 41, 67)])
+    merge(later.pk, assigned=[(A, A)], remap=[(B, A)])
+    assert list(ClusterSplit.objects.values_list("claim_key", "apart_cluster_key")) == [(C, A)]
+
+
+def test_resolve_clusters_refuses_a_union_across_a_split() -> None:
+    tokens = QUOTE_TOKENS
+    claims_by_node = {
+        1: [NodeClaim(A, tokens, False, A, frozenset({B}))],
+        2: [NodeClaim(B, tokens, False, B, frozenset({A}))],
+        3: [NodeClaim(D, tokens, True, None)],
+    }
+    clustering = resolve_clusters([(1, 2), (1, 3), (2, 3)], claims_by_node)
+    assert clustering.remap == [] and clustering.assigned == {D: A}
+    # Without the split the three are one cluster.
+    plain = {node: [NodeClaim(c.claim_key, c.tokens, c.in_run, c.stored_cluster)] for node, (c,) in claims_by_node.items()}
+    assert resolve_clusters([(1, 2), (1, 3), (2, 3)], plain).remap == [(B, A)]

@@ -1,0 +1,106 @@
+"""The queue's one row per cluster walks exactly: every page, after every cursor, with filters
+and a search, shows each cluster once, as its best-ranked matching appearance, in queue order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from factcheck.claims import selectors
+from factcheck.claims.filters import MY_CLAIMS_VALUES
+from factcheck.claims.models import Claim
+from tests.web.test_queue import crossing, logged_in, make_article, make_claim, order_by_total, shown_ids, walk  # noqa: F401 - the crossing fixture
+from tests.web.test_search_and_counts import count_text
+
+pytestmark = pytest.mark.django_db
+
+
+def first_of_each_cluster(claims: list[Claim]) -> list[Claim]:
+    """The best appearance in standing order (priority, then id) of each cluster among `claims`."""
+    best: dict[str, Claim] = {}
+    for claim in claims:
+        key = claim.cluster_key or f"claim:{claim.pk}"
+        if key not in best or (claim.priority, claim.pk) > (best[key].priority, best[key].pk):
+            best[key] = claim
+    return list(best.values())
+
+
+def one_row_per_cluster(groups: list[list[Claim]]) -> list[int]:
+    """A search's rows: each cluster once, in the first group holding one of its appearances,
+    as its best appearance there; each group in queue order."""
+    rows: list[int] = []
+    listed: set[str] = set()
+    for group in groups:
+        left = [claim for claim in group if claim.cluster_key == "" or claim.cluster_key not in listed]
+        rows += order_by_total(first_of_each_cluster(left))
+        listed |= {claim.cluster_key for claim in group if claim.cluster_key}
+    return rows
+
+
+def test_one_row_per_cluster_walks_exactly_with_filters_and_a_search(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    # Clusters of one to four appearances across the standing and recency orders; a few alone.
+    for n, claim in enumerate(crossing):
+        claim.cluster_key = "" if n % 11 == 0 else f"{n % 9:040x}"
+        claim.save(update_fields=["cluster_key"])
+    def says_flood(claim: Claim) -> bool:
+        return "flood" in claim.sentence
+
+    def in_flood_article(claim: Claim) -> bool:
+        return "flood" not in claim.sentence and "flooded" in claim.article.text
+
+    # Each case: the filters, then the search's groups in the order the queue lists them (a
+    # search lists the claims that say the words before those found through their article).
+    cases: list[tuple[dict[str, Any], list[list[Claim]]]] = [
+        ({}, [crossing]),
+        ({"type": ["numeric"]}, [[c for c in crossing if c.claim_type == "numeric"]]),
+        ({"q": "flood"}, [[c for c in crossing if says_flood(c)]]),
+        ({"q": "flood", "in_article": "yes"}, [[c for c in crossing if says_flood(c)], [c for c in crossing if in_flood_article(c)]]),
+        (
+            {"q": "flood", "type": ["quote"], "in_article": "yes"},
+            [[c for c in crossing if c.claim_type == "quote" and says_flood(c)], [c for c in crossing if c.claim_type == "quote" and in_flood_article(c)]],
+        ),
+    ]
+    for values, groups in cases:
+        expected = one_row_per_cluster(groups)
+        assert len(expected) < sum(len(group) for group in groups)  # the premise: some clusters have several matching appearances
+        for size in (1, 2, 3, 5, 8, 50):
+            assert walk(reviewer, values, size) == expected, (values, size)
+    for values, groups in cases:
+        # The count is of the rows the queue lists: clusters, not appearances.
+        assert selectors.queue_count(user=reviewer, values=values) == len(one_row_per_cluster(groups)), values
+
+
+def test_a_search_lists_a_cluster_once_in_its_first_group_highlighted_and_counted(reviewer, settings) -> None:  # type: ignore[no-untyped-def]
+    about_floods = make_article(text="Rivers flooded the valley overnight.")
+    # One cluster: its best-ranked appearance is found only through its article, another says
+    # "flood" itself: the cluster is a row of the claims that say it, shown as that appearance.
+    through_article = make_claim(about_floods, priority=60.0, sentence="Taxes rose again.", cluster_key="c" * 40)
+    says_it = make_claim(priority=40.0, sentence="The flood cost millions.", cluster_key="c" * 40)
+    alone = make_claim(priority=50.0, sentence="The flood was a hoax.")
+    other_in_article = make_claim(about_floods, priority=55.0, sentence="Rents fell.")
+    in_article = {"q": "flood", "in_article": "yes"}
+    for size in (1, 2, 3, 10):
+        assert walk(reviewer, in_article, size) == [alone.pk, says_it.pk, other_in_article.pk], size
+        assert walk(reviewer, {"q": "flood"}, size) == [alone.pk, says_it.pk], size
+    assert through_article.pk not in walk(reviewer, in_article, 10)
+    client = logged_in(reviewer)
+    assert "<strong>3</strong> claims" in count_text(client, in_article)
+    assert "<strong>2</strong> claims" in count_text(client, {"q": "flood"})
+    # The cluster's row carries its own highlight, and is not marked as found in the article.
+    html = client.get(reverse("claims:list"), in_article).content.decode()
+    row = html[html.index(f'id="claim-{says_it.pk}"') :]
+    row = row[: row.index("</tr>")]
+    assert "<mark>flood</mark>" in row and "found in the article" not in row
+    assert shown_ids(html) == [alone.pk, says_it.pk, other_in_article.pk]
+
+
+def test_my_claims_left_counts_a_cluster_once(reviewer) -> None:  # type: ignore[no-untyped-def]
+    # The assignee is the cluster's: the three appearances are one claim left, as the view lists it.
+    for priority in (30.0, 40.0, 50.0):
+        make_claim(priority=priority, status="check", assignee=reviewer, cluster_key="d" * 40)
+    make_claim(status="check", assignee=reviewer)
+    assert selectors.work_counts(user=reviewer).my_claims_left == 2
+    assert selectors.queue_count(user=reviewer, values=MY_CLAIMS_VALUES) == 2
+    assert len(walk(reviewer, MY_CLAIMS_VALUES, 10)) == 2
