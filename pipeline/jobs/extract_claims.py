@@ -8,8 +8,8 @@ top to bottom as the data flows:
     read the run's articles -> extract_claims -> write_claims (the sink: staging, binary COPY)
     -> band_memberships (+ the stored claims sharing a band key) -> candidate_pairs
     -> resolve_clusters (exact, on the driver) -> merge (one transaction, pipeline.merge)
-       alongside: claim_texts -> match_claims (against the library's index: kept between
-       runs, broadcast) -> collect_matches, stored once the merge is done (write_matches)
+    -> claim_texts -> match_claims (against the library's index: kept between runs,
+       broadcast) -> collect_matches -> write_matches (the merge has given the claims ids)
 
 Every step reads and writes through a RunStore (pipeline.run_store): PostgreSQL here, inline
 articles in the class-archive warm-up and the tests. The load is idempotent by construction:
@@ -25,7 +25,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -123,7 +122,8 @@ def compute_matches(
 ) -> tuple[list[MatchRow], dict[str, float]] | None:
     """The run's claims' matches against the library (rows for store.write_matches, and
     timings: match_index to have the index, match to have the rows), or None for an empty
-    library, which costs one query."""
+    library, which costs one query. Run after the merge, not alongside it: on a shared
+    two-core machine the overlap bought nothing measurable (docs/benchmarks.md)."""
     started = time.perf_counter()
     library = store.read_library()
     if not library:
@@ -165,33 +165,25 @@ def process_run(
 
     progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
     step = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="match") as background:
-        # Matching needs the claims' texts, not their ids: it runs alongside the clustering
-        # and the merge, its Spark job queued behind the clustering's (FIFO), so its tasks
-        # take the cores the clustering leaves (while the driver resolves clusters and
-        # PostgreSQL merges, one of two is mostly idle). Its rows are stored once the merge
-        # has given the claims ids.
-        pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
-        memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
-        pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
-        clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
-        timings["cluster"] = round(time.perf_counter() - step, 3)
+    memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
+    pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
+    clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
+    timings["cluster"] = round(time.perf_counter() - step, 3)
 
-        progress(stage="writing", progress=0.8)
-        step = time.perf_counter()
-        staged, written = store.merge(clustering)
-        timings["load"] = round(time.perf_counter() - step, 3)
+    progress(stage="writing", progress=0.8)
+    step = time.perf_counter()
+    staged, written = store.merge(clustering)
+    timings["load"] = round(time.perf_counter() - step, 3)
 
-        step = time.perf_counter()
-        found = pending.result() if pending is not None else None
     matches = 0
+    found = compute_matches(spark, store, claims_df, matching) if matching is not None else None
     if found is not None:
+        # Stored once the merge has given the run's claims their ids.
         rows, match_timings = found
+        step = time.perf_counter()
         matches = store.write_matches(rows)
-        # match: the whole step, in the background from its start; match_after_load: what it
-        # added after the merge (waiting for it, then storing its rows).
-        timings.update(match_timings, match_after_load=round(time.perf_counter() - step, 3))
-        timings["match"] = round(match_timings["match"] + timings["match_after_load"], 3)
+        timings.update(match_timings, match_store=round(time.perf_counter() - step, 3))
+        timings["match"] = round(match_timings["match"] + timings["match_store"], 3)
     claims_df.unpersist()
     return RunSummary(sentence_counter.value, claims, staged, written, clustering, timings, matches)
 
