@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -92,3 +93,45 @@ class SessionCache(FailSoftRedisCache):
         backend_timeout = super().get_backend_timeout(timeout)
         cap = settings.FACTCHECK_SESSION_CACHE_SECONDS
         return cap if backend_timeout is None else min(backend_timeout, cap)
+
+
+class Generation:
+    """A token in the default cache that changes whenever something it stands for changes, so
+    values derived from that state can be cached under it and never outlive a change: a reader
+    takes the token (`current`) before it computes, and keeps what it computed with that token;
+    a write calls `changed` in its transaction. A missing token (expired, Redis
+    restarted or flushed) is a new one, so nothing cached before it is trusted. While Redis is
+    unreachable `current` is None: callers compute afresh."""
+
+    def __init__(self, name: str) -> None:
+        self.key = f"generation:{name}"
+
+    def current(self) -> str | None:
+        from django.core.cache import cache
+
+        token = cache.get(self.key)
+        if token is None:
+            token = uuid.uuid4().hex
+            # add(): two readers that found none agree on the first one written.
+            if not cache.add(self.key, token, None):
+                token = cache.get(self.key)
+        return token if isinstance(token, str) else None
+
+    def bump(self) -> None:
+        from django.core.cache import cache
+
+        cache.set(self.key, uuid.uuid4().hex, None)
+
+    def changed(self) -> None:
+        """Call in the writing transaction. Bumps now, for readers on this transaction's
+        connection (the rest of the request, or a test's), and again once it commits: a reader
+        that took the first new token while the transaction was open computed from the old state."""
+        from django.db import transaction
+
+        self.bump()
+        transaction.on_commit(self.bump)
+
+
+# Anything audited changed (factcheck.audit.services.audit_record; a pipeline run as it ends
+# too, since its merge writes claims' state in SQL).
+AUDITED_CHANGES = Generation("audited-changes")

@@ -11,4 +11,4 @@ def work_counts(request: HttpRequest) -> dict[str, object]:
     user = getattr(request, "user", None)
     if user is None or not has_role(user, Role.REVIEWER):
         return {}
-    return {"work_counts": SimpleLazyObject(lambda: selectors.work_counts(user=user))}
+    return {"work_counts": SimpleLazyObject(lambda: selectors.work_counts_cached(user=user))}

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
@@ -18,6 +19,7 @@ from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.audit.models import AuditEvent
+from factcheck.cache import AUDITED_CHANGES
 from factcheck.claims.filters import (
     MY_CLAIMS_VALUES,
     RECENCY_SQL,
@@ -470,6 +472,27 @@ def work_counts(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:
         cursor.execute(WORK_COUNTS_SQL.format(mine=mine, awaiting=awaiting), [*mine_params, *awaiting_params])
         left, waiting = cursor.fetchone()
     return WorkCounts(my_claims_left=left, awaiting_my_approval=waiting if is_editor else None)
+
+
+# An upper bound on how long the navigation can show counts that a change outside the audited
+# services (a pipeline run's merge joining clusters) has made stale.
+WORK_COUNTS_CACHE_SECONDS = 60
+
+
+def work_counts_cached(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:
+    """work_counts as every page's navigation shows them: cached per user under
+    AUDITED_CHANGES, since counting a reviewer's claims costs more than the rest of a queue
+    page's SQL; any audited change (an assignment, a decision, a verdict) is seen by the next page."""
+    generation = AUDITED_CHANGES.current()
+    key = f"work-counts:{user.pk}"
+    if generation is not None:
+        cached = cache.get(key)
+        if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == generation:
+            return WorkCounts(my_claims_left=cached[1], awaiting_my_approval=cached[2])
+    counts = work_counts(user=user)
+    if generation is not None:
+        cache.set(key, (generation, counts.my_claims_left, counts.awaiting_my_approval), WORK_COUNTS_CACHE_SECONDS)
+    return counts
 
 
 def saved_views_for(*, user: User) -> list[SavedView]:

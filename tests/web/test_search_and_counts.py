@@ -11,13 +11,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from django.db import connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import article_ingest
+from factcheck.cache import AUDITED_CHANGES
 from factcheck.claims import selectors, services
 from factcheck.claims.filters import MY_CLAIMS_VALUES, claims_filtered
 from factcheck.claims.models import Claim, Verdict
@@ -263,6 +266,36 @@ def test_my_claims_count_what_is_left_and_go_down_as_i_finish_them(reviewer, edi
     assert my_left(client) == 2
     assert shown_count(client, client.get(response["Location"]).content.decode()) == 2
     assert selectors.queue_count(user=reviewer, values=MY_CLAIMS_VALUES) == 2
+
+
+def test_the_navigation_counts_once_until_something_audited_changes(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    """Counting a reviewer's claims costs more than the rest of a queue page's SQL, so the
+    navigation's counts are cached per user (selectors.work_counts_cached); any audited change,
+    by anyone, is on the next page."""
+    make_claim(assignee=reviewer, status="check")
+    other = make_claim(status="new")
+    client = logged_in(reviewer)
+    assert my_left(client) == 1
+    with CaptureQueriesContext(connection) as second_page:
+        assert my_left(client) == 1
+    assert not [query for query in second_page.captured_queries if "FROM verdicts WHERE" in query["sql"]]  # WORK_COUNTS_SQL did not run
+
+    # The editor hands the reviewer a claim: the reviewer's next page says so.
+    services.claim_assign(claim=other, actor=editor, assignee=reviewer)
+    assert my_left(client) == 2
+
+
+def test_a_change_that_commits_after_a_reader_counted_is_not_hidden_by_the_cache(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    """AUDITED_CHANGES moves when a change is written and again when it commits, so counts a
+    page took while the change was still uncommitted are never read back as current."""
+    before = AUDITED_CHANGES.current()
+    # (The test's own transaction never commits; the capture runs what a commit would.)
+    with django_capture_on_commit_callbacks(execute=True):
+        with transaction.atomic():
+            AUDITED_CHANGES.changed()
+            during = AUDITED_CHANGES.current()  # a page counting now saw the old state
+    after = AUDITED_CHANGES.current()
+    assert len({before, during, after}) == 3 and None not in {before, during, after}
 
 
 def test_my_claims_needs_a_role_and_get(client: Client, reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
