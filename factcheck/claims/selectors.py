@@ -176,16 +176,6 @@ SELECT c.id, c.sentence, c.claim_type, c.quantities, c.speaker, c.speaker_title,
        c.status, c.dismiss_reason, c.tags, c.version, c.article_id, c.assignee_id, c.cluster_key,
        o.name AS outlet_name, u.username AS assignee_username,
        cc.size AS cluster_size, cc.outlet_count AS cluster_outlets,
-       -- What "3 outlets" expands to: at most 8 appearances, best-ranked first (the claim page
-       -- lists them all); only for a row whose cluster has more than one.
-       CASE WHEN cc.size > 1 THEN (
-           SELECT json_agg(json_build_array(m.id, mo.name, left(CASE WHEN ma.title = '' THEN split_part(ma.text, E'\\n', 1) ELSE ma.title END, 110))
-                           ORDER BY m.priority DESC, m.id DESC)
-           FROM (SELECT id, article_id, priority FROM claims WHERE claims.cluster_key = c.cluster_key
-                 ORDER BY priority DESC, id DESC LIMIT 8) m
-           JOIN articles ma ON ma.id = m.article_id
-           LEFT JOIN outlets mo ON mo.id = ma.outlet_id
-       ) END AS appearances,
        -- The article's title, or its first line when it has none, so its whole text never
        -- leaves the database.
        left(CASE WHEN a.title = '' THEN split_part(a.text, E'\\n', 1) ELSE a.title END, 110) AS article_heading
@@ -197,6 +187,39 @@ LEFT JOIN auth_user u ON u.id = c.assignee_id
 LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
 ORDER BY p.total DESC, p.id DESC
 """
+# What a queue row's "3 outlets" expands to (views.queue_row_appearances, asked for when it is
+# opened: listing them on every row was two fifths of a queue page's SQL): the cluster's
+# appearances best-ranked first, at most `limit` (the claim page lists them all), and how
+# many there are.
+ROW_APPEARANCES_SQL = """
+SELECT m.id, mo.name AS outlet_name, left(CASE WHEN ma.title = '' THEN split_part(ma.text, E'\\n', 1) ELSE ma.title END, 110) AS article_heading,
+       count(*) OVER () AS size
+FROM claims AS c
+JOIN claims AS m ON m.cluster_key = c.cluster_key AND c.cluster_key <> ''
+JOIN articles AS ma ON ma.id = m.article_id
+LEFT JOIN outlets AS mo ON mo.id = ma.outlet_id
+WHERE c.id = %s
+ORDER BY m.priority DESC, m.id DESC
+LIMIT %s
+"""
+
+
+@dataclass(frozen=True)
+class RowAppearance:
+    pk: int
+    outlet_name: str | None
+    article_heading: str
+
+
+def row_appearances(*, claim_id: int, limit: int) -> tuple[list[RowAppearance], int]:
+    """The first `limit` appearances of the claim's cluster in queue order, and how many it has
+    (a claim in no cluster: none, 0)."""
+    with connection.cursor() as cursor:
+        cursor.execute(ROW_APPEARANCES_SQL, [claim_id, limit])
+        found = cursor.fetchall()
+    return [RowAppearance(pk, outlet, heading or "") for pk, outlet, heading, _ in found], (found[0][3] if found else 0)
+
+
 # One claim's (id, recency, total), for its row after a row action.
 ONE_CLAIM_SQL = f"SELECT id, {RECENCY_SQL} AS recency, priority + {RECENCY_SQL} AS total FROM claims WHERE id = %s"
 
@@ -281,9 +304,6 @@ def _queue_rows(page_sql: str, params: list[Any]) -> list[dict[str, Any]]:
         # jsonb arrives as text on Django's connections (JSONField decodes it itself).
         row["quantities"] = json.loads(row["quantities"])
         row["priority_parts"] = json.loads(row["priority_parts"]) if row["priority_parts"] is not None else None
-        row["appearances"] = [
-            {"id": pk, "outlet_name": outlet, "article_heading": heading} for pk, outlet, heading in row["appearances"] or []
-        ]
     return rows
 
 

@@ -20,6 +20,7 @@ urlpatterns = [
     path("verdicts/<int:pk>/review/", views.verdict_review, name="verdict-review"),
     # The triage queue: row actions answer with the row (htmx) or go back to the queue.
     path("<int:pk>/row/", views.queue_row_action, name="row_action"),
+    path("<int:pk>/row/appearances/", views.queue_row_appearances, name="row_appearances"),
     path("article-titles/", views.article_titles, name="article_titles"),
     path("views/", views.saved_view_create, name="view_create"),
     path("views/<int:pk>/", views.saved_view_open, name="view_open"),

@@ -24,7 +24,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import engines
@@ -161,10 +161,9 @@ class QueueRow:
     can_dismiss: bool
     detail_url: str
     triage_url: str
+    appearances_url: str = ""  # what "3 outlets" asks for when opened (views.queue_row_appearances)
     score: str = ""
     checked_before: str = ""
-    appearances: tuple[QueueAppearance, ...] = ()
-    more_appearances: int = 0
     # The match shown was confirmed by a reviewer (not only suggested by the matcher).
     checked_before_confirmed: bool = False
     # A search's matched words: the sentence as (text, matched) pieces, printed escaped.
@@ -205,6 +204,7 @@ _PK = 999_999_999
 
 def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | AnonymousUser) -> list[QueueRow]:
     detail_url, triage_url = reverse("claims:detail", args=[_PK]), reverse("claims:row_action", args=[_PK])
+    appearances_url = reverse("claims:row_appearances", args=[_PK])
     allowed: dict[str, frozenset[str]] = {}  # the services' answer, once per status a page shows
     checked_before = claims_checked_before(row["id"] for row in rows)  # one query a page
     result = []
@@ -235,19 +235,10 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 can_dismiss="dismiss" in allowed[status],
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
+                appearances_url=appearances_url.replace(str(_PK), str(pk)) if row["cluster_size"] and row["cluster_size"] > 1 else "",
                 # The model's score on the filter bar's scale (Score from/to, 0-1).
                 score=f"{float(row['score']):.2f}" if row["score"] is not None else "",
                 checked_before=_checked_before_line(checked_before.get(pk)),
-                appearances=tuple(
-                    QueueAppearance(
-                        outlet=appearance["outlet_name"] or "Unknown outlet",
-                        article=_truncate((appearance["article_heading"] or "").strip(), 60),
-                        detail_url=detail_url.replace(str(_PK), str(appearance["id"])),
-                        shown=appearance["id"] == pk,
-                    )
-                    for appearance in row["appearances"]
-                ),
-                more_appearances=max(0, (row["cluster_size"] or 0) - len(row["appearances"])),
                 checked_before_confirmed=pk in checked_before and checked_before[pk].confirmed,
                 highlight=tuple(row.get("highlight") or ()),
                 found_in_article=row.get("found_in_article", False),
@@ -327,6 +318,34 @@ def claim_count(request: HttpRequest) -> HttpResponse:
         "is_my_claims": queue_filter.querystring() == my_claims_querystring(),
     }
     return render(request, "claims/queue_count.html", context, using="jinja2")
+
+
+# The appearances an opened row lists (the claim page lists them all).
+ROW_APPEARANCES_SHOWN = 8
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def queue_row_appearances(request: HttpRequest, pk: int) -> HttpResponse:
+    """What a queue row's "3 outlets" expands to, asked for when the reviewer opens it: the
+    cluster's appearances best-ranked first, each a link to its claim page in the same view
+    (`view`), the row's own marked; "and N more" past ROW_APPEARANCES_SHOWN."""
+    found, size = selectors.row_appearances(claim_id=pk, limit=ROW_APPEARANCES_SHOWN)
+    if not found:
+        raise Http404("No such claim in a cluster.")
+    suffix = _view_suffix(queue_filter_from(QueryDict(request.GET.get("view", ""))).querystring())
+    detail_url = reverse("claims:detail", args=[_PK])
+    appearances = [
+        QueueAppearance(
+            outlet=appearance.outlet_name or "Unknown outlet",
+            article=_truncate(appearance.article_heading.strip(), 60),
+            detail_url=detail_url.replace(str(_PK), str(appearance.pk)) + suffix,
+            shown=appearance.pk == pk,
+        )
+        for appearance in found
+    ]
+    context = {"appearances": appearances, "more": max(0, size - len(found)), "detail_url": detail_url.replace(str(_PK), str(pk)) + suffix}
+    return render(request, "claims/queue_row_appearances.html", context, using="jinja2")
 
 
 @dataclass(frozen=True)

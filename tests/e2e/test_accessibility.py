@@ -42,6 +42,7 @@ NOT_PAGES = {
     "claims:row_action": "a POST answering a queue row (the queue page)",
     "claims:split": "a POST that redirects to the claim (refused: the claim page; its form is checked on the claim page, whose claim has two appearances)",
     "claims:count": "the queue's 'N claims' fragment, which the queue page loads into itself",
+    "claims:row_appearances": "the list a queue row's '3 outlets' loads into itself when opened (the queue page)",
     "claims:article_titles": "the article filter's <option> suggestions, swapped into the queue page's datalist",
     "claims:mine": "a GET that redirects to the queue filtered to My claims (the queue page)",
     "claims:view_create": "a POST that redirects to the queue",

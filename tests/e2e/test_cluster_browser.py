@@ -34,9 +34,11 @@ def test_the_flood_the_zone_quote_is_one_row_and_one_claim(page, live_server, re
     assert summary.inner_text() == "3 outlets"
     assert not row.locator(".appearances").is_visible()
     summary.click()
-    listed = row.locator(".appearances li")
+    # Opening it asks for the appearances (views.queue_row_appearances).
+    listed = row.locator(".appearances li:not(.muted)")
     listed.first.wait_for(state="visible")
-    assert listed.count() == 3
+    assert listed.count() == 3 and row.locator(".appearances li", has_text="(this row)").count() == 1
+    assert row.locator(".appearances a").first.get_attribute("href").endswith("?view=speaker%3DLyons")  # type: ignore[union-attr]
     assert {text.split(":")[0] for text in listed.all_inner_texts()} == {"Unknown outlet", "Breitbart News", "MassLive"}
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "cluster-queue-row.png"), full_page=True)

@@ -3,6 +3,7 @@ and a search, shows each cluster once, as its best-ranked matching appearance, i
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from django.urls import reverse
 
 from factcheck.claims import selectors
 from factcheck.claims.filters import MY_CLAIMS_VALUES
-from factcheck.claims.models import Claim
+from factcheck.claims.models import Claim, ClaimCluster
 from tests.web.test_queue import crossing, logged_in, make_article, make_claim, order_by_total, shown_ids, walk  # noqa: F401 - the crossing fixture
 from tests.web.test_search_and_counts import count_text
 
@@ -104,3 +105,32 @@ def test_my_claims_left_counts_a_cluster_once(reviewer) -> None:  # type: ignore
     assert selectors.work_counts(user=reviewer).my_claims_left == 2
     assert selectors.queue_count(user=reviewer, values=MY_CLAIMS_VALUES) == 2
     assert len(walk(reviewer, MY_CLAIMS_VALUES, 10)) == 2
+
+
+def test_a_row_opens_to_its_clusters_appearances_best_ranked_first(reviewer, outsider, client) -> None:  # type: ignore[no-untyped-def]
+    """"N outlets" is filled in when opened (views.queue_row_appearances): the first eight
+    appearances in queue order, the row's own marked, each linking to its claim page in the
+    row's view, and "and N more" to the claim page's full list."""
+    key = "e" * 40
+    cluster = [make_claim(make_article(outlet=f"Outlet {n}"), priority=float(10 + n), cluster_key=key) for n in range(10)]
+    ClaimCluster.objects.create(cluster_key=key, size=10, outlet_count=10)
+    best, row = cluster[-1], cluster[4]
+    reviewers = logged_in(reviewer)
+    view = f"outlet={row.article.outlet_id}"
+    page = reviewers.get(reverse("claims:list") + "?" + view).content.decode()
+    url = reverse("claims:row_appearances", args=[row.pk])
+    assert shown_ids(page) == [row.pk] and f'hx-get="{url}?view=outlet%3D{row.article.outlet_id}"' in page
+    assert "Loading the appearances" in page and "(this row)" not in page  # the list is not on the page until it is opened
+
+    html = reviewers.get(url, {"view": view}).content.decode()
+    items = re.findall(r"<li>(.*?)</li>", html)
+    assert [re.search(r"Outlet \d", item).group(0) for item in items[:8]] == [f"Outlet {n}" for n in range(9, 1, -1)]  # type: ignore[union-attr]
+    assert f'href="/claims/{best.pk}/?view=outlet%3D{row.article.outlet_id}"' in items[0]
+    assert "(this row)" in items[5] and "<a " not in items[5]
+    assert items[8] == f'<a href="/claims/{row.pk}/?view=outlet%3D{row.article.outlet_id}#cluster">and 2 more</a>'
+
+    alone = make_claim()
+    assert reviewers.get(reverse("claims:row_appearances", args=[alone.pk])).status_code == 404
+    assert logged_in(outsider).get(url).status_code == 403
+    assert client.get(url).status_code == 302  # to the login page
+    assert reviewers.post(url).status_code == 405
