@@ -132,6 +132,7 @@ class Generation:
         transaction.on_commit(self.bump)
 
 
-# Anything audited changed (factcheck.audit.services.audit_record; a pipeline run as it ends
-# too, since its merge writes claims' state in SQL).
-AUDITED_CHANGES = Generation("audited-changes")
+# Anything that can change what a queue view lists or counts: an audited change
+# (factcheck.audit.services.audit_record), a pipeline run as it ends (its merge writes claims
+# and their clusters' state in SQL) and stored match suggestions (the checked_before filter).
+QUEUE_CHANGES = Generation("queue-changes")

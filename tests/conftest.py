@@ -42,6 +42,16 @@ def _no_dead_database_connection() -> None:
             connection.close()
 
 
+@pytest.fixture(autouse=True)
+def _queue_counts_from_this_test() -> None:
+    """Counts cached under QUEUE_CHANGES (the queue's and the navigation's) live in Redis,
+    which a test's rolled-back transaction does not reach: each test starts a new generation,
+    so none is read back from another test's data."""
+    from factcheck.cache import QUEUE_CHANGES
+
+    QUEUE_CHANGES.bump()
+
+
 # The organisation's public site, which approving and the ClaimReview exports need
 # (factcheck/organisation.py); tests of the refusal set it back to "" or a local address.
 TEST_ORG_URL = "https://desk.example.org/"

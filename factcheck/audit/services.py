@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from factcheck.audit.models import AuditEvent
-from factcheck.cache import AUDITED_CHANGES
+from factcheck.cache import QUEUE_CHANGES
 
 
 def audit_record(
@@ -18,7 +18,7 @@ def audit_record(
     after: dict[str, Any] | None = None,
     comment: str = "",
 ) -> AuditEvent:
-    """Record a state change. Call inside the service's transaction. AUDITED_CHANGES moves
+    """Record a state change. Call inside the service's transaction. QUEUE_CHANGES moves
     on, so what is cached under it (the navigation's counts) is read again."""
     event = AuditEvent(
         actor=actor if actor is not None and actor.is_authenticated else None,
@@ -31,5 +31,5 @@ def audit_record(
     )
     event.full_clean()
     event.save()
-    AUDITED_CHANGES.changed()
+    QUEUE_CHANGES.changed()
     return event

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.audit.models import AuditEvent
-from factcheck.cache import AUDITED_CHANGES
+from factcheck.cache import QUEUE_CHANGES
 from factcheck.claims.filters import (
     MY_CLAIMS_VALUES,
     RECENCY_SQL,
@@ -390,9 +391,22 @@ def queue_count(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any
     once across its groups, so the count is the same."""
     filters = filter_sql(values=values, user=user)
     sql = COUNT_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
+    params = [*filters.where_params, *filters.in_sentence_params, *filters.in_article_params]
+    # Counting every matching cluster costs several pages' worth of SQL and every page asks
+    # for it, but it only changes with QUEUE_CHANGES: kept under it, keyed by the compiled
+    # query itself (so "mine" is each user's own).
+    generation = QUEUE_CHANGES.current()
+    key = "queue-count:" + hashlib.sha256(repr((sql, params)).encode()).hexdigest()
+    if generation is not None:
+        cached = cache.get(key)
+        if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == generation:
+            return int(cached[1])
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*filters.where_params, *filters.in_sentence_params, *filters.in_article_params])
-        return int(cursor.fetchone()[0])
+        cursor.execute(sql, params)
+        count = int(cursor.fetchone()[0])
+    if generation is not None:
+        cache.set(key, (generation, count), QUEUE_CACHE_SECONDS)
+    return count
 
 
 def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:
@@ -494,16 +508,15 @@ def work_counts(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:
     return WorkCounts(my_claims_left=left, awaiting_my_approval=waiting if is_editor else None)
 
 
-# An upper bound on how long the navigation can show counts that a change outside the audited
-# services (a pipeline run's merge joining clusters) has made stale.
-WORK_COUNTS_CACHE_SECONDS = 60
+# An upper bound on how long a count can outlive a change that missed QUEUE_CHANGES.
+QUEUE_CACHE_SECONDS = 60
 
 
 def work_counts_cached(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:
     """work_counts as every page's navigation shows them: cached per user under
-    AUDITED_CHANGES, since counting a reviewer's claims costs more than the rest of a queue
+    QUEUE_CHANGES, since counting a reviewer's claims costs more than the rest of a queue
     page's SQL; any audited change (an assignment, a decision, a verdict) is seen by the next page."""
-    generation = AUDITED_CHANGES.current()
+    generation = QUEUE_CHANGES.current()
     key = f"work-counts:{user.pk}"
     if generation is not None:
         cached = cache.get(key)
@@ -511,7 +524,7 @@ def work_counts_cached(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:
             return WorkCounts(my_claims_left=cached[1], awaiting_my_approval=cached[2])
     counts = work_counts(user=user)
     if generation is not None:
-        cache.set(key, (generation, counts.my_claims_left, counts.awaiting_my_approval), WORK_COUNTS_CACHE_SECONDS)
+        cache.set(key, (generation, counts.my_claims_left, counts.awaiting_my_approval), QUEUE_CACHE_SECONDS)
     return counts
 
 

@@ -30,6 +30,7 @@ from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow,
 from factcheck.articles.rows import RowError
 from factcheck.articles.services import advisory_lock, file_digest, upload_delete, upload_path, upload_store
 from factcheck.audit.services import audit_record
+from factcheck.cache import QUEUE_CHANGES
 from factcheck.claims.errors import StaleVersion, TransitionNotAllowed
 from factcheck.claims.models import Claim, Evidence
 from factcheck.claims.services import evidence_add
@@ -323,6 +324,7 @@ def claim_matches_store(rows: list[Any]) -> int:
                 "ranks": [row.rank for row in rows],
             },
         )
+        QUEUE_CHANGES.changed()
         return cursor.rowcount
 
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from factcheck.articles.models import ImportBatch
 from factcheck.audit.services import audit_record
-from factcheck.cache import AUDITED_CHANGES
+from factcheck.cache import QUEUE_CHANGES
 from factcheck.queueing import task_send
 from factcheck.runs.models import PipelineRun, PipelineRunArticle
 from factcheck.runs.spark import database_url_for_job
@@ -150,7 +150,7 @@ def run_finish(*, run_id: int, attempt: int, exit_code: int, log_tail: str, erro
     changed = PipelineRun.objects.filter(pk=run_id, status=PipelineRun.Status.RUNNING, attempts=attempt).update(**fields)
     if changed and succeeded:
         # The merge gave new appearances their cluster's state and merged clusters' state (in SQL).
-        AUDITED_CHANGES.changed()
+        QUEUE_CHANGES.changed()
     if changed and not succeeded:
         run_scratch_clear(run_id=run_id)
 

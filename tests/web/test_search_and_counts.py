@@ -20,10 +20,13 @@ from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import article_ingest
-from factcheck.cache import AUDITED_CHANGES
+from factcheck.cache import QUEUE_CHANGES
 from factcheck.claims import selectors, services
 from factcheck.claims.filters import MY_CLAIMS_VALUES, claims_filtered
 from factcheck.claims.models import Claim, Verdict
+from factcheck.factchecks.matching import MatchRow
+from factcheck.factchecks.models import FactCheck
+from factcheck.factchecks.services import claim_matches_store
 from pipeline.nlp.segment import split_sentences
 from tests.conftest import PERSONA_PASSWORD
 from tests.web.test_queue import HTMX, expected_order, filter_world, logged_in, make_article, make_claim, shown_ids  # noqa: F401 - filter_world is a fixture
@@ -285,16 +288,38 @@ def test_the_navigation_counts_once_until_something_audited_changes(reviewer, ed
     assert my_left(client) == 2
 
 
+def test_a_views_count_is_counted_once_until_the_queue_changes(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The exact count is kept under QUEUE_CHANGES: asked again, nothing is counted; a decision,
+    or a stored match suggestion (the checked_before filter), is in the next count."""
+    claims = [make_claim(status="new", sentence=f"Rents rose {n} percent.") for n in range(3)]
+    values = {"status": ["new"]}
+
+    def counted() -> tuple[int, bool]:
+        with CaptureQueriesContext(connection) as queries:
+            count = selectors.queue_count(user=reviewer, values=values)
+        return count, any("count(DISTINCT cluster_key)" in query["sql"] for query in queries.captured_queries)
+
+    assert counted() == (3, True)
+    assert counted() == (3, False)
+    services.claim_mark_check(claim=claims[0], actor=reviewer)
+    assert counted() == (2, True)
+
+    values = {"checked_before": "yes"}
+    assert counted() == (0, True) and counted() == (0, False)
+    entry = FactCheck.objects.create(claim="Rents rose 1 percent.", publisher="Snopes", external_id="rents")
+    claim_matches_store([MatchRow(claim_id=claims[1].pk, factcheck_id=entry.pk, score=0.9, rank=1)])
+    assert counted() == (1, True)
+
+
 def test_a_change_that_commits_after_a_reader_counted_is_not_hidden_by_the_cache(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
-    """AUDITED_CHANGES moves when a change is written and again when it commits, so counts a
+    """QUEUE_CHANGES moves when a change is written and again when it commits, so counts a
     page took while the change was still uncommitted are never read back as current."""
-    before = AUDITED_CHANGES.current()
+    before = QUEUE_CHANGES.current()
     # (The test's own transaction never commits; the capture runs what a commit would.)
-    with django_capture_on_commit_callbacks(execute=True):
-        with transaction.atomic():
-            AUDITED_CHANGES.changed()
-            during = AUDITED_CHANGES.current()  # a page counting now saw the old state
-    after = AUDITED_CHANGES.current()
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        QUEUE_CHANGES.changed()
+        during = QUEUE_CHANGES.current()  # a page counting now saw the old state
+    after = QUEUE_CHANGES.current()
     assert len({before, during, after}) == 3 and None not in {before, during, after}
 
 
