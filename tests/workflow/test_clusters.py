@@ -177,8 +177,12 @@ def test_the_queue_shows_one_row_per_cluster_with_its_appearances(reviewer) -> N
     assert f'id="claim-{globe.pk}"' not in html and f'id="claim-{masslive.pk}"' not in html
     row = html[html.index(f'id="claim-{breitbart.pk}"') : html.index("</tr>", html.index(f'id="claim-{breitbart.pk}"'))]
     assert "3 outlets</summary>" in row
+    # Opened, it lists the other appearances (claims:row_appearances, asked for when opened).
+    url = reverse("claims:row_appearances", args=[breitbart.pk])
+    assert f'hx-get="{url}?view="' in row
+    appearances = logged_in(reviewer).get(url, {"view": ""}).content.decode()
     for claim in (globe, masslive):
-        assert reverse("claims:detail", args=[claim.pk]) in row
+        assert reverse("claims:detail", args=[claim.pk]) in appearances
     # A filter that matches another appearance shows the cluster through it.
     html = logged_in(reviewer).get(reverse("claims:list"), {"outlet": masslive.article.outlet_id}).content.decode()
     assert f'id="claim-{masslive.pk}"' in html and f'id="claim-{breitbart.pk}"' not in html
