@@ -8,7 +8,9 @@
 onto their first DIM principal components and stores them as int8 with a scale per row.
 Deterministic (no sampling); about a minute on 2 CPU cores.
 
-`reranker` builds the index over the 13,825 Snopes checks, takes the CANDIDATES best by
+`reranker` counts the document frequencies of the 13,825 Snopes checks (background.npz:
+every library's idf adds them, pipeline.nlp.matching.Background), builds the index over
+them, takes the CANDIDATES best by
 BM25 for every train tweet and fits two pairwise logistic regressions (every relevant
 candidate against every other candidate of the same tweet): "dated" with the date
 features, "undated" without. A one-feature logistic regression on the pairwise score
@@ -32,12 +34,16 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.nlp.matching import (
+    BACKGROUND_FILE,
     CANDIDATES,
     DATE_FEATURES,
     FEATURES,
     Artifact,
+    Background,
+    LibraryCounts,
     MatchIndex,
     Reranker,
+    StaticEmbedding,
     mean_average_precision,
     read_artifact,
     tweet_date,
@@ -188,7 +194,9 @@ def cross_validate(index: MatchIndex, data: ClefData, dated: bool = True) -> flo
 def train_rerankers(out_dir: Path) -> None:
     data = read_clef()
     embedding_only = read_artifact(out_dir, embedding_only=True)
-    index = MatchIndex.build(data.library, embedding_only)
+    background = Background.of(LibraryCounts.analyse(data.library, StaticEmbedding.from_artifact(embedding_only))).to_bytes()
+    (out_dir / BACKGROUND_FILE).write_bytes(background)
+    index = MatchIndex.build(data.library, Artifact({**embedding_only.files, BACKGROUND_FILE: background}))
     cv_dated = cross_validate(index, data, dated=True)
     cv_undated = cross_validate(index, data, dated=False)
     print(f"train {FOLDS}-fold CV MAP@5: {cv_dated:.4f} with tweet dates, {cv_undated:.4f} without", file=sys.stderr)
@@ -202,7 +210,7 @@ def train_rerankers(out_dir: Path) -> None:
         "model": "claim matcher: BM25 candidates, pairwise logistic-regression re-rankers (dated, undated)",
         "task": "CLEF CheckThat! 2021 task 2A English (tweets -> Snopes verified claims)",
         "data_files_used": [
-            "../shared/data/claim_matching/vclaims.jsonl (library)",
+            "../shared/data/claim_matching/vclaims.jsonl (library; its document frequencies are background.npz)",
             "../shared/data/claim_matching/tweets-train-dev.tsv (train tweets only)",
             "../shared/data/claim_matching/qrels-train.tsv",
         ],

@@ -12,7 +12,19 @@ from pathlib import Path
 import pytest
 
 from pipeline.__main__ import main
-from pipeline.nlp.matching import LibraryError, MatchIndex, normalise, parse_date, read_library, terms, tweet_date
+from pipeline.nlp.matching import (
+    BACKGROUND_FILE,
+    Artifact,
+    Background,
+    LibraryError,
+    MatchIndex,
+    normalise,
+    parse_date,
+    read_artifact,
+    read_library,
+    terms,
+    tweet_date,
+)
 from pipeline.nlp.segment import split_sentences
 from tests.conftest import ROOT
 
@@ -80,6 +92,34 @@ def test_results_best_first_and_top_limits(index: MatchIndex) -> None:
     assert index.match(texts, top=2) == [r[:2] for r in results]
     assert index.match(texts, top=1) == [r[:1] for r in results]
     assert len(index.match([BROAD], top=10)[0]) == 4
+
+
+SHORT_1500 = "ICE detained nearly 1,500 people in Massachusetts in May."
+
+
+def test_a_library_of_one_verdict_scores_a_repeat_as_a_match() -> None:
+    """A desk's library starts with its first approved verdict. The idf add the training
+    library's document frequencies (matching.Background), so a repeat of that verdict's claim
+    scores as it would against thousands of checks, and an unrelated claim does not match."""
+    artifact = read_artifact()
+    library = [{"id": "ours", "claim": SHORT_1500}]
+    index = MatchIndex.build(library, artifact)
+    repeats = [SHORT_1500, "Immigration agents arrested almost 1,500 people in Massachusetts in May."]
+    assert all(matches[0][1] > 0.9 for matches in index.match(repeats, top=1))
+    unrelated = ["About 1,500 people attended the concert.", "Massachusetts voters approved the budget.", "The Red Sox won 12 games in May."]
+    assert all(matches[0][1] < 0.05 for matches in index.match(unrelated, top=1))
+    # Without the background the same repeat scored 0.13: the idf of a one-entry library.
+    bare = MatchIndex.build(library, Artifact({name: data for name, data in artifact.files.items() if name != BACKGROUND_FILE}))
+    assert bare.match([SHORT_1500], top=1)[0][0][1] < 0.5
+
+
+def test_the_background_round_trips_through_its_bytes() -> None:
+    artifact = read_artifact()
+    background = Background.from_artifact(artifact, 30_522)
+    assert background.documents == 13_825 and background.term_df["ice"] > 0 and background.gram_df.sum() > 0
+    again = Background.from_artifact(Artifact({BACKGROUND_FILE: background.to_bytes()}), 30_522)
+    assert again.documents == background.documents and again.term_df == background.term_df
+    assert (again.gram_df == background.gram_df).all() and (again.piece_df == background.piece_df).all()
 
 
 def test_empty_and_unknown_texts_get_no_matches(index: MatchIndex) -> None:
