@@ -3,7 +3,7 @@
     python -m pipeline extract FILE...   one JSON object per claim
     python -m pipeline score             one sentence per line on stdin ->
                                          "<score>\\t<1|0>" per line, in order
-    python -m pipeline match LIBRARY.jsonl [--top K] [--date YYYY-MM-DD]
+    python -m pipeline match LIBRARY.jsonl [--top K] [--date YYYY-MM-DD] [--min-score P]
                                          one claim per line on stdin -> per line, in
                                          order, "id\\tscore\\tid\\tscore..." (K pairs)
 """
@@ -24,7 +24,8 @@ MATCH_HELP = """Match claims against a library of fact-checks (pipeline/nlp/matc
 Spark job runs). LIBRARY.jsonl: one JSON object a line with "id" and "claim", optionally
 "title", "summary", "rating", "url", "date", "publisher". Reads one claim per line on stdin
 and prints one line per claim, in the same order: "id<TAB>score<TAB>id<TAB>score...", the
-best K matches first (fewer when fewer library entries share a word with the claim). An
+best K matches first (fewer when fewer library entries share a word with the claim, or
+when --min-score leaves out those whose probability is below it). An
 empty input line, or one with no word found in the library, prints an empty line. Scores
 are match probabilities from the re-ranker, printed with 6 decimals."""
 
@@ -58,7 +59,7 @@ def command_score() -> int:
     return 0
 
 
-def command_match(library_path: str, top: int, when: str | None, candidates: int | None = None) -> int:
+def command_match(library_path: str, top: int, when: str | None, candidates: int | None = None, min_score: float = 0.0) -> int:
     from pipeline.nlp.matching import LibraryError, MatchConfig, MatchIndex, parse_date, read_library
 
     if top < 1:
@@ -88,7 +89,7 @@ def command_match(library_path: str, top: int, when: str | None, candidates: int
 
     def flush() -> None:
         dates = [claim_date] * len(batch) if claim_date else None
-        for matches in index.match(batch, top, dates):
+        for matches in index.match(batch, top, dates, min_score):
             print("\t".join(f"{entry}\t{score:.6f}" for entry, score in matches))
         batch.clear()
 
@@ -122,11 +123,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--candidates", type=int, default=None, metavar="N",
         help="BM25 candidates re-ranked per claim (default 50; the job and the web app use FACTCHECK_MATCH_CANDIDATES, 20)",
     )
+    match_parser.add_argument(
+        "--min-score", type=float, default=0.0, metavar="P",
+        help="leave out matches whose probability is below P (default 0; the job and the web app store FACTCHECK_MATCH_MIN_SCORE, 0.01, or above)",
+    )
     args = parser.parse_args(argv)
     if args.command == "extract":
         return command_extract(args.files)
     if args.command == "match":
-        return command_match(args.library, args.top, args.date, args.candidates)
+        return command_match(args.library, args.top, args.date, args.candidates, args.min_score)
     return command_score()
 
 

@@ -95,13 +95,13 @@ def article_dates(spark: SparkSession, store: RunStore) -> DataFrame:
     return spark.createDataFrame(store.read_article_dates(), ARTICLE_DATE_SCHEMA)
 
 
-def match_claims(claim_texts_df: DataFrame, library_ref: Any, top: int) -> DataFrame:
-    """Claims (CLAIM_TEXT_SCHEMA) -> their `top` best fact-checks of the library (MATCH_SCHEMA:
-    claim_key, factcheck_id, score, rank), with pipeline.nlp.matching, the code of
+def match_claims(claim_texts_df: DataFrame, library_ref: Any, top: int, min_score: float) -> DataFrame:
+    """Claims (CLAIM_TEXT_SCHEMA) -> their `top` best fact-checks of the library scoring at
+    least `min_score` (MATCH_SCHEMA: claim_key, factcheck_id, score, rank), with pipeline.nlp.matching, the code of
     `python -m pipeline match`. `library_ref`: the library prepared by
     pipeline.match_library (its built index as bytes, and its candidates per claim) or its
     broadcast; each Python worker reads the index once. Pure: no I/O."""
-    return claim_texts_df.select(*CLAIM_TEXT_SCHEMA.fieldNames()).mapInArrow(udfs.make_claim_matcher(library_ref, top), MATCH_SCHEMA)
+    return claim_texts_df.select(*CLAIM_TEXT_SCHEMA.fieldNames()).mapInArrow(udfs.make_claim_matcher(library_ref, top, min_score), MATCH_SCHEMA)
 
 
 # (claim_key, factcheck_id, score, rank): a match as RunStore.write_matches stores it.

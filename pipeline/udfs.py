@@ -171,9 +171,9 @@ def _match_index(prepared: PreparedLibrary) -> MatchIndex:
     return _LOADED_INDEX[key]
 
 
-def make_claim_matcher(library_ref: Any, top: int) -> MapInArrow:
+def make_claim_matcher(library_ref: Any, top: int, min_score: float) -> MapInArrow:
     """mapInArrow: the run's claims (CLAIM_TEXT_ARROW) -> their `top` best library matches
-    (MATCH_ARROW), best first, ranked from 1. `library_ref`: a pipeline.match_library
+    scoring at least `min_score` (MATCH_ARROW), best first, ranked from 1. `library_ref`: a pipeline.match_library
     PreparedLibrary (the built index as bytes), or its broadcast. No I/O. A library entry
     that is the desk's own verdict on a claim is never that claim's match: one more
     candidate is asked for where such entries exist, and the claim's own is dropped."""
@@ -187,7 +187,7 @@ def make_claim_matcher(library_ref: Any, top: int) -> MapInArrow:
             keys = batch.column("claim_key").to_pylist()
             dates = [parse_date(value) for value in batch.column("claim_date").to_pylist()]
             texts = [sentence or "" for sentence in batch.column("sentence").to_pylist()]
-            results = index.match(texts, top + 1 if own else top, dates)
+            results = index.match(texts, top + 1 if own else top, dates, min_score)
             rows: list[tuple[str, int, float, int]] = []
             for key, matches in zip(keys, results, strict=True):
                 kept = [(entry, score) for entry, score in matches if own.get(entry) != key][:top]

@@ -66,16 +66,18 @@ def _engine() -> Any:
     return importlib.import_module(ENGINE_MODULE)
 
 
-def match_claims_against(factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, candidates: int) -> list[MatchRow]:
-    """Each claim's best `top` fact-checks among `factchecks`, best first, ranked 1..top, with
-    `candidates` BM25 candidates re-ranked per claim. Empty when the engine is not installed."""
+def match_claims_against(
+    factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, candidates: int, min_score: float
+) -> list[MatchRow]:
+    """Each claim's best `top` fact-checks among `factchecks` scoring at least `min_score`,
+    best first, ranked 1..top, with `candidates` BM25 candidates re-ranked per claim. Empty when the engine is not installed."""
     if not factchecks or not claims or not engine_available():
         return []
     engine = _engine()
     index = engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], config=engine.MatchConfig(candidates=candidates))
     own = {entry.id: entry.own_claim_id for entry in factchecks if entry.own_claim_id is not None}
     # One more candidate than kept: a claim's own verdict, when in the library, is dropped.
-    results = index.match([claim.text for claim in claims], top + 1 if own else top, [claim.date for claim in claims])
+    results = index.match([claim.text for claim in claims], top + 1 if own else top, [claim.date for claim in claims], min_score)
     rows: list[MatchRow] = []
     for claim, found in zip(claims, results, strict=True):
         rank = 0

@@ -369,7 +369,8 @@ def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
         logger.warning("No matching engine (pipeline.nlp.matching); %s new fact-checks not matched", len(pending))
         return 0
     rows = match_claims_against(
-        library_entries(), _queued_claims(), top=settings.FACTCHECK_MATCH_TOP, candidates=settings.FACTCHECK_MATCH_CANDIDATES
+        library_entries(), _queued_claims(), top=settings.FACTCHECK_MATCH_TOP, candidates=settings.FACTCHECK_MATCH_CANDIDATES,
+        min_score=settings.FACTCHECK_MATCH_MIN_SCORE,
     )
     written = claim_matches_store(_rows_of_claims_matched_to(rows, set(pending)))
     with connection.cursor() as cursor:

@@ -141,6 +141,7 @@ def job_arguments(*, run_id: int) -> list[str]:
         "--run-id", str(run_id),
         "--match-top", str(settings.FACTCHECK_MATCH_TOP),
         "--match-candidates", str(settings.FACTCHECK_MATCH_CANDIDATES),
+        "--match-min-score", repr(settings.FACTCHECK_MATCH_MIN_SCORE),
     ]
 
 

@@ -55,13 +55,15 @@ ARTICLES_PER_PARTITION = 100
 
 @dataclass(frozen=True)
 class MatchParams:
-    """How the run matches its claims against the library: matches stored per claim and BM25
-    candidates re-ranked per claim. The web app passes its FACTCHECK_MATCH_TOP and
-    FACTCHECK_MATCH_CANDIDATES (factcheck.runs.spark), the settings its own re-match of the
-    queue uses, so the job keeps no defaults of its own."""
+    """How the run matches its claims against the library: matches stored per claim, BM25
+    candidates re-ranked per claim and the lowest match probability stored. The web app
+    passes its FACTCHECK_MATCH_TOP, FACTCHECK_MATCH_CANDIDATES and FACTCHECK_MATCH_MIN_SCORE
+    (factcheck.runs.spark), the settings its own re-match of the queue uses, so the job keeps
+    no defaults of its own."""
 
     top: int
     candidates: int
+    min_score: float
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -71,11 +73,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--read-partitions", type=int, default=0, help="0: from the article count and parallelism")
     parser.add_argument("--match-top", type=int, required=True, metavar="K", help="library matches stored per claim")
     parser.add_argument("--match-candidates", type=int, required=True, metavar="N", help="BM25 candidates re-ranked per claim")
+    parser.add_argument("--match-min-score", type=float, required=True, metavar="P", help="the lowest match probability stored (0-1)")
     args = parser.parse_args(argv)
     if not args.database_url:
         parser.error("no database: set PIPELINE_DATABASE_URL or pass --database-url")
     if args.match_top < 1 or args.match_candidates < 1:
         parser.error("--match-top and --match-candidates must be at least 1")
+    if not 0 <= args.match_min_score <= 1:
+        parser.error("--match-min-score must lie between 0 and 1")
     return args
 
 
@@ -133,7 +138,7 @@ def compute_matches(
     prepared = prepare_library(store, library, matching.candidates)
     index_seconds = round(time.perf_counter() - started, 3)
     library_ref = spark.sparkContext.broadcast(prepared)
-    rows = collect_matches(match_claims(claim_texts(claims_df, article_dates(spark, store)), library_ref, matching.top))
+    rows = collect_matches(match_claims(claim_texts(claims_df, article_dates(spark, store)), library_ref, matching.top, matching.min_score))
     library_ref.destroy()
     return rows, {"match_index": index_seconds, "match": round(time.perf_counter() - started, 3)}
 
@@ -206,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     articles = db.count_run_articles(dsn, run_id=run_id)
     progress(stage="extracting", progress=0.1, articles_done=0, sentences_count=0, claims_count=0)
     partitions = args.read_partitions or partitions_for(articles, ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism)
-    matching = MatchParams(top=args.match_top, candidates=args.match_candidates)
+    matching = MatchParams(top=args.match_top, candidates=args.match_candidates, min_score=args.match_min_score)
     run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, articles=articles, matching=matching, progress=progress)
 
     timings = {"spark_start": spark_start, **run.timings, "total": round(time.perf_counter() - started, 3)}

@@ -587,12 +587,14 @@ class MatchIndex:
         ]
         return q_rows, d_rows, np.column_stack(columns)
 
-    def match(self, texts: Sequence[str], top: int = 5, dates: Sequence[date | None] | None = None) -> list[list[tuple[str, float]]]:
+    def match(
+        self, texts: Sequence[str], top: int = 5, dates: Sequence[date | None] | None = None, min_score: float = 0.0
+    ) -> list[list[tuple[str, float]]]:
         """The `top` best library entries per text, best first, with the re-ranker's
-        probability (rounded to 6 places; ties by library order). `dates` (optional, one
-        per text): when the claim was made, e.g. the article's publication date; a pair
-        where both dates are known is scored by the model that uses their distance. An
-        empty or all-stop-word text gets no matches."""
+        probability (rounded to 6 places; ties by library order), leaving out those below
+        `min_score`. `dates` (optional, one per text): when the claim was made, e.g. the
+        article's publication date; a pair where both dates are known is scored by the model
+        that uses their distance. An empty or all-stop-word text gets no matches."""
         results: list[list[tuple[str, float]]] = [[] for _ in texts]
         if not texts or not self.ids or top <= 0:
             return results
@@ -603,7 +605,7 @@ class MatchIndex:
         for start, stop in _runs(q_rows):
             docs = d_rows[start:stop]
             order = np.lexsort((docs, -scores[start:stop]))[:top]
-            results[q_rows[start]] = [(self.ids[docs[i]], float(scores[start + i])) for i in order]
+            results[q_rows[start]] = [(self.ids[docs[i]], float(scores[start + i])) for i in order if scores[start + i] >= min_score]
         return results
 
     def probability(self, matrix: np.ndarray) -> np.ndarray:

@@ -37,7 +37,7 @@ def stored_matches() -> set[tuple[int, int, float, int]]:
 
 
 def test_the_job_and_the_web_rematch_store_the_same_matches(settings) -> None:  # type: ignore[no-untyped-def]
-    settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES = 3, 3
+    settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES, settings.FACTCHECK_MATCH_MIN_SCORE = 1, 1, 0.005
     for entry, published_on in zip(LIBRARY, LIBRARY_DATES, strict=True):
         FactCheck.objects.create(
             claim=entry["claim"], title=entry.get("title", ""), summary=entry.get("summary", ""), rating_text=entry.get("rating", ""),
@@ -55,8 +55,9 @@ def test_the_job_and_the_web_rematch_store_the_same_matches(settings) -> None:  
     for claim_id, _, _, rank in from_job:
         ranks.setdefault(claim_id, []).append(rank)
     # The job kept FACTCHECK_MATCH_TOP per claim, not a number of its own.
-    assert from_job and max(len(kept) for kept in ranks.values()) == 3
+    assert from_job and max(len(kept) for kept in ranks.values()) == 1
     assert all(sorted(kept) == list(range(1, len(kept) + 1)) for kept in ranks.values())
+    assert min(score for _, _, score, _ in from_job) >= 0.005
 
     # The same library entering after the claims were stored: the web app's path.
     ClaimMatch.objects.all().delete()
@@ -69,9 +70,13 @@ def test_the_job_and_the_web_rematch_store_the_same_matches(settings) -> None:  
     claims = [claim for claim in services._queued_claims() if claim.id in ranks]
     entries = services.library_entries()
     assert claims and all(claim.date in {date(2025, 6, 2), date(2025, 6, 4), None} for claim in claims)
-    as_stored = match_claims_against(entries, claims, top=3, candidates=3)
+    as_stored = match_claims_against(entries, claims, top=1, candidates=1, min_score=0.005)
     assert {(r.claim_id, r.factcheck_id, round(r.score, 6), r.rank) for r in as_stored} == from_job
-    assert match_claims_against(entries, claims, top=3, candidates=20) != as_stored
+    assert match_claims_against(entries, claims, top=1, candidates=20, min_score=0.005) != as_stored
+    # The floor: every queued claim has a best candidate, but only some score 0.005 or more.
+    queued = services._queued_claims()
+    unfloored = match_claims_against(entries, queued, top=1, candidates=1, min_score=0.0)
+    assert len(unfloored) > len(match_claims_against(entries, queued, top=1, candidates=1, min_score=0.005))
     day_later = [dataclasses.replace(claim, date=claim.date + timedelta(days=1)) if claim.date else claim for claim in claims]
-    assert match_claims_against(entries, day_later, top=3, candidates=3) != as_stored
+    assert match_claims_against(entries, day_later, top=1, candidates=1, min_score=0.005) != as_stored
     print(f"\n{len(from_job)} matches over {len(ranks)} claims, identical from the job and from the web re-match")

@@ -38,6 +38,7 @@ class WordOverlapIndex:
     built: list[list[Mapping[str, str]]] = []
     configs: list[StandInConfig] = []
     asked: list[tuple[int, list[date | None]]] = []
+    floors: list[float] = []
 
     def __init__(self, entries: list[Mapping[str, str]]) -> None:
         self.entries = entries
@@ -49,14 +50,17 @@ class WordOverlapIndex:
         cls.configs.append(config or StandInConfig())
         return index
 
-    def match(self, texts: Sequence[str], top: int, dates: Sequence[date | None] | None = None) -> list[list[tuple[str, float]]]:
+    def match(
+        self, texts: Sequence[str], top: int, dates: Sequence[date | None] | None = None, min_score: float = 0.0
+    ) -> list[list[tuple[str, float]]]:
         self.asked.append((top, list(dates or [])))
+        self.floors.append(min_score)
         results = []
         for text in texts:
             words = set(text.lower().rstrip(".").split())
             scored = [(len(words & set(entry["claim"].lower().rstrip(".").split())) / len(words), entry["id"]) for entry in self.entries]
             ranked = sorted((item for item in scored if item[0] > 0), key=lambda item: (-item[0], int(item[1])))
-            results.append([(entry_id, score) for score, entry_id in ranked[:top]])
+            results.append([(entry_id, score) for score, entry_id in ranked[:top] if score >= min_score])
         return results
 
 
@@ -67,7 +71,7 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> type[WordOverlapIndex]:
     module.MatchIndex = WordOverlapIndex  # type: ignore[attr-defined]
     module.MatchConfig = StandInConfig  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, ENGINE, module)
-    WordOverlapIndex.built, WordOverlapIndex.configs, WordOverlapIndex.asked = [], [], []
+    WordOverlapIndex.built, WordOverlapIndex.configs, WordOverlapIndex.asked, WordOverlapIndex.floors = [], [], [], []
     return WordOverlapIndex
 
 
@@ -88,7 +92,7 @@ def test_match_claims_against_ranks_the_best_and_never_a_claims_own_verdict(engi
         LibraryEntry(id=4, claim="Unrelated words entirely"),
     ]
     claims = [ClaimText(id=7, text="ICE detained nearly 1,500 people in May."), ClaimText(id=8, text="ICE detained nearly 1,500 people in May.")]
-    rows = match_claims_against(library, claims, top=2, candidates=7)
+    rows = match_claims_against(library, claims, top=2, candidates=7, min_score=0.0)
     assert rows == [
         MatchRow(claim_id=7, factcheck_id=2, score=4 / 7, rank=1),
         MatchRow(claim_id=7, factcheck_id=3, score=3 / 7, rank=2),
@@ -104,7 +108,7 @@ def test_match_claims_against_ranks_the_best_and_never_a_claims_own_verdict(engi
 
 def test_without_the_engine_nothing_matches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, ENGINE, None)  # what find_spec reports for a missing module
-    assert match_claims_against([LibraryEntry(id=1, claim="x")], [ClaimText(id=1, text="x")], top=5, candidates=20) == []
+    assert match_claims_against([LibraryEntry(id=1, claim="x")], [ClaimText(id=1, text="x")], top=5, candidates=20, min_score=0.0) == []
 
 
 # --- New fact-checks against the queue ----------------------------------------------------
@@ -137,6 +141,7 @@ def test_new_factchecks_are_matched_against_queued_claims_idempotently(engine: t
     assert engine.configs[-1] == StandInConfig(candidates=13)
     top, dates = engine.asked[-1]
     assert top == 2 and dates[[claim.pk for claim in (queued, elsewhere)].index(queued.pk)] == date(2025, 6, 2)
+    assert engine.floors[-1] == settings.FACTCHECK_MATCH_MIN_SCORE  # the job's floor too
     assert not FactCheck.objects.filter(match_pending_since__isnull=False).exists()
 
     before = list(ClaimMatch.objects.values())

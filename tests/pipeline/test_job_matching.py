@@ -33,8 +33,8 @@ from tests.pipeline.test_matching import LIBRARY, seed_sentences
 from tests.reports.helpers import claim_in_article
 
 # The web app's settings, which factcheck.runs.spark passes to the job.
-MATCH_TOP, MATCH_CANDIDATES = settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES
-MATCHING = MatchParams(top=MATCH_TOP, candidates=MATCH_CANDIDATES)
+MATCH_TOP, MATCH_CANDIDATES, MATCH_MIN_SCORE = settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES, settings.FACTCHECK_MATCH_MIN_SCORE
+MATCHING = MatchParams(top=MATCH_TOP, candidates=MATCH_CANDIDATES, min_score=MATCH_MIN_SCORE)
 ICE = "ICE arrested nearly 1,500 people in Massachusetts in May, officials said."
 WIND = "  Wind turbines kill more birds than cats,\tcampaigners claim.  "
 
@@ -71,7 +71,8 @@ def test_match_claims_ranks_each_claims_best_and_never_its_own_verdict(spark: Sp
         [("a" * 40, ICE, "2025-06-02"), ("b" * 40, WIND, None), ("c" * 40, "", None), ("e" * 40, None, None), (own_key, WIND, None)],
         CLAIM_TEXT_SCHEMA,
     ).repartition(2)
-    rows = sorted(match_claims(texts_df, prepared_from_rows(library, MATCH_CANDIDATES), top=2).collect(), key=lambda row: (row.claim_key, row.rank))
+    matched = match_claims(texts_df, prepared_from_rows(library, MATCH_CANDIDATES), top=2, min_score=0.0)
+    rows = sorted(matched.collect(), key=lambda row: (row.claim_key, row.rank))
     ranked: dict[str, list[str]] = {}
     for row in rows:
         assert 0 <= row.score <= 1
@@ -93,7 +94,8 @@ def test_the_job_and_the_command_line_give_the_same_matches(
     sentences = [sentence.replace("\n", " ") for sentence in seed_sentences()]
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(sentence + "\n" for sentence in sentences)))
     dated = ["--date", claim_date] if claim_date else []
-    assert main(["match", str(path), "--top", str(MATCH_TOP), "--candidates", str(MATCH_CANDIDATES), *dated]) == 0
+    floor = ["--min-score", str(MATCH_MIN_SCORE)]
+    assert main(["match", str(path), "--top", str(MATCH_TOP), "--candidates", str(MATCH_CANDIDATES), *floor, *dated]) == 0
     lines = capsys.readouterr().out.split("\n")[:-1]
     from_cli = [
         (f"{number:040x}", int(fields[i]), f"{float(fields[i + 1]):.6f}", i // 2 + 1)
@@ -106,10 +108,11 @@ def test_the_job_and_the_command_line_give_the_same_matches(
     texts_df = spark.createDataFrame([(f"{n:040x}", s, claim_date) for n, s in enumerate(sentences)], CLAIM_TEXT_SCHEMA).repartition(3)
     from_job = [
         (row.claim_key, row.factcheck_id, f"{row.score:.6f}", row.rank)
-        for row in match_claims(texts_df, prepared_from_rows(library, MATCH_CANDIDATES), top=MATCH_TOP).collect()
+        for row in match_claims(texts_df, prepared_from_rows(library, MATCH_CANDIDATES), top=MATCH_TOP, min_score=MATCH_MIN_SCORE).collect()
     ]
     assert len(lines) == len(sentences) and from_cli
     assert sorted(from_job) == sorted(from_cli)
+    assert all(float(score) >= MATCH_MIN_SCORE for _, _, score, _ in from_job)
 
 
 def seed_run(library: list[dict[str, str]]) -> InMemoryRun:
@@ -177,11 +180,13 @@ def test_postgres_store_reads_the_library_and_dates_and_writes_matches_idempoten
 def test_the_job_takes_its_matching_settings_from_the_web_app(settings) -> None:  # type: ignore[no-untyped-def]
     from factcheck.runs import spark as launcher
 
-    settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES = 4, 9
-    job_args = launcher.build_command(run_id=7, master="local[*]")[-6:]
-    assert job_args == ["--run-id", "7", "--match-top", "4", "--match-candidates", "9"]
+    settings.FACTCHECK_MATCH_TOP, settings.FACTCHECK_MATCH_CANDIDATES, settings.FACTCHECK_MATCH_MIN_SCORE = 4, 9, 0.125
+    job_args = launcher.build_command(run_id=7, master="local[*]")[-8:]
+    assert job_args == ["--run-id", "7", "--match-top", "4", "--match-candidates", "9", "--match-min-score", "0.125"]
     args = parse_args([*job_args, "--database-url", "postgresql://localhost/x"])
-    assert (args.run_id, args.match_top, args.match_candidates) == (7, 4, 9)
+    assert (args.run_id, args.match_top, args.match_candidates, args.match_min_score) == (7, 4, 9, 0.125)
+    with pytest.raises(SystemExit):
+        parse_args([*job_args[:-1], "1.5", "--database-url", "postgresql://localhost/x"])
     # No numbers of its own: a job started without them refuses to run.
     with pytest.raises(SystemExit):
         parse_args(["--run-id", "7", "--database-url", "postgresql://localhost/x"])

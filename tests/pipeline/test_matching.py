@@ -122,6 +122,15 @@ def test_the_background_round_trips_through_its_bytes() -> None:
     assert (again.gram_df == background.gram_df).all() and (again.piece_df == background.piece_df).all()
 
 
+def test_min_score_leaves_out_the_unlikely_matches_and_nothing_else(index: MatchIndex) -> None:
+    results = index.match([BROAD], top=4)
+    scores = [score for _, score in results[0]]
+    floor = (scores[1] + scores[2]) / 2  # between the second and the third
+    assert index.match([BROAD], top=4, min_score=floor) == [results[0][:2]]
+    assert index.match([BROAD], top=4, min_score=scores[-1]) == results  # at a score, that match stays
+    assert index.match([BROAD], top=4, min_score=1.0) == [[]]
+
+
 def test_empty_and_unknown_texts_get_no_matches(index: MatchIndex) -> None:
     assert index.match(["", "   ", "the of and", "zzzz qqqq"], top=5) == [[], [], [], []]
     assert index.match([], top=5) == []
