@@ -17,7 +17,7 @@ by URL means the same rows everywhere:
     assignee            "mine", "unassigned" or a user id
     date_from/date_to   the article's publication date (its import date when it has none)
     has_number          "yes" or "no"
-    checked_before      "yes" or "no": a live (not rejected) match to a library fact-check
+    checked_before      "yes" or "no": a confirmed match to a library fact-check, or a likely suggestion
     tag                 one tag
     run                 a pipeline run's id: the claims it found first (new in that run)
     import              an import batch's id: the claims its runs found first
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.postgres.search import SearchHeadline, SearchQuery
 from django.core.exceptions import EmptyResultSet, FullResultSet
@@ -234,9 +235,10 @@ def metadata_q(pairs: list[str]) -> Q:
 
 
 def _checked_before() -> Q:
-    """Claims with a live match: what factchecks.selectors.claims_checked_before shows (a
-    rejected match never counts)."""
-    return Q(id__in=ClaimMatch.objects.exclude(status=ClaimMatch.Status.REJECTED).values("claim_id"))
+    """Claims with a confirmed match or a suggestion from FACTCHECK_CHECKED_BEFORE_MIN_SCORE:
+    what factchecks.selectors.claims_checked_before shows (a rejected match never counts)."""
+    shown = Q(status=ClaimMatch.Status.CONFIRMED) | Q(status=ClaimMatch.Status.SUGGESTED, score__gte=settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE)
+    return Q(id__in=ClaimMatch.objects.filter(shown).values("claim_id"))
 
 
 def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> Q:

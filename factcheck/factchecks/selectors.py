@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection
 from django.http import Http404
@@ -54,24 +55,25 @@ class CheckedBefore(NamedTuple):
 
 
 # The one match the queue shows per claim: a confirmed one before a suggestion, then the best
-# ranked; rejected matches never (the queue's checked_before filter, claims.filters, holds the
-# same rule). One indexed pass over the page's claims.
+# ranked; a suggestion only from FACTCHECK_CHECKED_BEFORE_MIN_SCORE, rejected matches never (the
+# queue's checked_before filter, claims.filters, holds the same rule). One indexed pass over
+# the page's claims.
 _CHECKED_BEFORE_SQL = """
 SELECT DISTINCT ON (m.claim_id) m.claim_id, f.publisher, f.rating_text, f.rating_value, f.published_on, m.status = 'confirmed'
 FROM claim_matches AS m JOIN factchecks AS f ON f.id = m.factcheck_id
-WHERE m.claim_id = ANY(%s) AND m.status <> 'rejected'
+WHERE m.claim_id = ANY(%s) AND (m.status = 'confirmed' OR (m.status = 'suggested' AND m.score >= %s))
 ORDER BY m.claim_id, (m.status = 'confirmed') DESC, m.rank, m.score DESC, m.id
 """
 
 
 def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
-    """{claim id: (publisher, rating, date, confirmed)} for the claims with a live match (for the
-    queue's "Checked before" badge). The rating is the publisher's words, or "n of 5" on our scale."""
+    """{claim id: (publisher, rating, date, confirmed)} for the claims with a confirmed match or a
+    likely suggestion (the queue's "Checked before" badge). The rating is the publisher's words, or "n of 5" on our scale."""
     ids = list(claim_ids)
     if not ids:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(_CHECKED_BEFORE_SQL, [ids])
+        cursor.execute(_CHECKED_BEFORE_SQL, [ids, settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE])
         found = cursor.fetchall()
     return {
         claim_id: CheckedBefore(

@@ -225,7 +225,7 @@ def test_each_filter(reviewer, filter_world: dict[str, Claim], params: dict[str,
 
 
 def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(reviewer, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
-    matched, plain, rejected = (make_claim(priority=p) for p in (90.0, 80.0, 70.0))
+    matched, plain, rejected, unlikely = (make_claim(priority=p) for p in (90.0, 80.0, 70.0, 60.0))
     snopes = FactCheck.objects.create(
         claim="ICE detained 1,500.", publisher="Snopes", rating_text="Mostly False", published_on=datetime(2025, 6, 3).date(), external_id="s1"
     )
@@ -234,16 +234,18 @@ def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(rev
     ClaimMatch.objects.create(claim=matched, factcheck=politifact, score=0.95, rank=1)
     ClaimMatch.objects.create(claim=matched, factcheck=snopes, score=0.9, rank=2, status=ClaimMatch.Status.CONFIRMED)
     ClaimMatch.objects.create(claim=rejected, factcheck=snopes, score=0.8, status=ClaimMatch.Status.REJECTED)
+    # A suggestion the matcher finds unlikely is listed on the claim page, not as "Checked before".
+    ClaimMatch.objects.create(claim=unlikely, factcheck=snopes, score=0.2, rank=1)
     client = logged_in(reviewer)
     with django_assert_max_num_queries(QUEUE_MAX_QUERIES):
         html = client.get(reverse("claims:list")).content.decode()
-    assert shown_ids(html) == [matched.pk, plain.pk, rejected.pk]
+    assert shown_ids(html) == [matched.pk, plain.pk, rejected.pk, unlikely.pk]
     row = html[html.index(f'id="claim-{matched.pk}"') : html.index(f'id="claim-{plain.pk}"')]
     assert "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in row
     assert html.count("class=\"checked-before") == 1
     assert 'name="checked_before"' in html
     assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [matched.pk]
-    assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "no"}).content.decode()) == [plain.pk, rejected.pk]
+    assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "no"}).content.decode()) == [plain.pk, rejected.pk, unlikely.pk]
     # The row swapped in after an action shows it too.
     response = client.post(reverse("claims:row_action", args=[matched.pk]), {"action": "assign_me", "version": matched.version}, **HTMX)
     assert response.status_code == 200 and "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
