@@ -1,15 +1,17 @@
 """Spark application: a run's articles in PostgreSQL -> claims in PostgreSQL.
 
-    spark-submit [--master ...] pipeline/jobs/extract_claims.py --run-id N --match-top K --match-candidates N
+    spark-submit [--master ...] pipeline/jobs/extract_claims.py --run-id N --match-top K --match-candidates N --match-min-score P
 
 The database comes from PIPELINE_DATABASE_URL (the Celery task sets it). process_run reads
-top to bottom as the data flows:
+top to bottom as the data flows, with one branch:
 
     read the run's articles -> extract_claims -> write_claims (the sink: staging, binary COPY)
     -> band_memberships (+ the stored claims sharing a band key) -> candidate_pairs
     -> resolve_clusters (exact, on the driver) -> merge (one transaction, pipeline.merge)
-    -> claim_texts -> match_claims (against the library's index: kept between runs,
-       broadcast) -> collect_matches -> write_matches (the merge has given the claims ids)
+    -> write_matches (the merge has given the claims ids)
+    and, in a thread from write_claims on (it needs the texts, not the ids):
+       claim_texts -> match_claims (against the library's index: kept between runs,
+       broadcast) -> collect_matches
 
 Every step reads and writes through a RunStore (pipeline.run_store): PostgreSQL here, inline
 articles in the class-archive warm-up and the tests. The load is idempotent by construction:
@@ -25,6 +27,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -127,8 +130,8 @@ def compute_matches(
 ) -> tuple[list[MatchRow], dict[str, float]] | None:
     """The run's claims' matches against the library (rows for store.write_matches, and
     timings: match_index to have the index, match to have the rows), or None for an empty
-    library, which costs one query. Run after the merge, not alongside it: on a shared
-    two-core machine the overlap bought nothing measurable (docs/benchmarks.md)."""
+    library, which costs one query. Pure Spark and reads: process_run runs it in a thread
+    alongside the clustering and the merge."""
     started = time.perf_counter()
     library = store.read_library()
     if not library:
@@ -169,19 +172,28 @@ def process_run(
     timings["extract"] = round(time.perf_counter() - started, 3)
 
     progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
-    step = time.perf_counter()
-    memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
-    pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
-    clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
-    timings["cluster"] = round(time.perf_counter() - step, 3)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="match") as background:
+        # Matching needs the claims' texts, not their ids, so its Spark job runs alongside the
+        # clustering and the merge: while the driver resolves clusters and PostgreSQL merges,
+        # the executors' cores are mostly idle. Its rows are stored once the merge has given the
+        # claims their ids.
+        pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
+        step = time.perf_counter()
+        memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
+        pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
+        clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
+        timings["cluster"] = round(time.perf_counter() - step, 3)
 
-    progress(stage="writing", progress=0.8)
-    step = time.perf_counter()
-    staged, written = store.merge(clustering)
-    timings["load"] = round(time.perf_counter() - step, 3)
+        progress(stage="writing", progress=0.8)
+        step = time.perf_counter()
+        staged, written = store.merge(clustering)
+        timings["load"] = round(time.perf_counter() - step, 3)
+
+        step = time.perf_counter()
+        found = pending.result() if pending is not None else None
+        timings["match_wait"] = round(time.perf_counter() - step, 3)
 
     matches = 0
-    found = compute_matches(spark, store, claims_df, matching) if matching is not None else None
     if found is not None:
         # Stored once the merge has given the run's claims their ids.
         rows, match_timings = found

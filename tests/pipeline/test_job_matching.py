@@ -138,6 +138,21 @@ def test_the_job_matches_the_seeds_against_the_library_after_the_merge(spark: Sp
     assert all(rank <= MATCH_TOP for *_, rank in store.matches)
 
 
+def test_a_failure_while_matching_beside_the_merge_fails_the_run(spark: SparkSession) -> None:
+    """Matching runs in a thread beside the clustering and the merge: its failure is the run's
+    (the task retries it; the merge is idempotent), never a run that ends without its matches."""
+
+    class LibraryUnreadable(InMemoryRun):
+        def read_library(self) -> list[dict[str, str]]:
+            raise ConnectionError("the library could not be read")
+
+    library, _ = numbered_library()
+    store = LibraryUnreadable(**vars(seed_run(library)))
+    with pytest.raises(ConnectionError, match="library could not be read"):
+        process_run(spark, store, model=read_artifact(), partitions=2, matching=MATCHING)
+    assert store.matches == []
+
+
 def test_an_empty_library_skips_matching(spark: SparkSession) -> None:
     store = seed_run([])
     run = process_run(spark, store, model=read_artifact(), partitions=2, matching=MATCHING)
