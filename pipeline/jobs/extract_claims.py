@@ -9,7 +9,7 @@ top to bottom as the data flows, with one branch:
     -> band_memberships (+ the stored claims sharing a band key) -> candidate_pairs
     -> resolve_clusters (exact, on the driver) -> merge (one transaction, pipeline.merge)
     -> write_matches (the merge has given the claims ids)
-    and, in a thread from write_claims on (it needs the texts, not the ids):
+    and, in a thread from candidate_pairs on (it needs the texts, not the ids):
        claim_texts -> match_claims (against the library's index: kept between runs,
        broadcast) -> collect_matches
 
@@ -173,14 +173,14 @@ def process_run(
 
     progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="match") as background:
-        # Matching needs the claims' texts, not their ids, so its Spark job runs alongside the
-        # clustering and the merge: while the driver resolves clusters and PostgreSQL merges,
-        # the executors' cores are mostly idle. Its rows are stored once the merge has given the
-        # claims their ids.
-        pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
+        # Matching needs the claims' texts, not their ids, so its Spark job runs while the
+        # driver resolves clusters and PostgreSQL merges, when the executors' cores are mostly
+        # idle; it starts after the clustering's own Spark job, whose tasks it would only slow
+        # (docs/benchmarks.md). Its rows are stored once the merge has given the claims ids.
         step = time.perf_counter()
         memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
         pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
+        pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
         clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
         timings["cluster"] = round(time.perf_counter() - step, 3)
 
