@@ -379,6 +379,26 @@ def search_page(
     return QueuePage(rows=rows, next_cursor=next_cursor, is_first=after is None)
 
 
+def next_in_view(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], claim_id: int, total: float) -> int | None:
+    """The claim after this one in the view's own order: the queue's, or with a search its
+    groups' (search_page), the claim taken in the first group it matches (where its row is)."""
+    search = search_for(values)
+    if search is None:
+        found = queue_positions(user=user, values=values, position=(total, claim_id), limit=1)
+        return found[0].id if found else None
+    with connection.cursor() as db:
+        db.execute(PHRASE_DIFFERS_SQL, [search.text, search.text])
+        groups = search.groups(phrase_differs=db.fetchone()[0])
+    condition = claim_filter_q(values=values, user=user)
+    group = next((number for number, found in enumerate(groups) if Claim.objects.filter(condition & found, pk=claim_id).exists()), None)
+    if group is None:  # no longer matches the search: go on from the start of its results
+        page = search_page(user=user, values=values, search=search, cursor=None, page_size=1)
+    else:
+        cursor = encode_search_cursor(SearchPosition(group=group, total=total, pk=claim_id))
+        page = search_page(user=user, values=values, search=search, cursor=cursor, page_size=1)
+    return page.rows[0]["id"] if page.rows else None
+
+
 # The queue's rows among some claims: one per cluster (filters.first_in_cluster: each cluster
 # with a matching appearance is one row, whichever appearance it shows), one per claim in none.
 ROWS_COUNT = "count(*) FILTER (WHERE cluster_key = '') + count(DISTINCT cluster_key) FILTER (WHERE cluster_key <> '')"

@@ -98,11 +98,11 @@ def _view_suffix(view: str | None) -> str:
 
 
 def _next_in_view(request: HttpRequest, claim: Claim, view: str) -> str | None:
-    """The next claim after `claim` in the view's order (the queue's), whatever the claim's
-    state now: its position is where the queue showed it, (total, id)."""
+    """The next claim after `claim` in the view's order (the queue's, or a search's groups),
+    whatever the claim's state now: its position is where the view showed it, (total, id)."""
     values = queue_filter_from(QueryDict(view)).values
-    found = selectors.queue_positions(user=request.user, values=values, position=(claim.total, claim.pk), limit=1)  # type: ignore[attr-defined]  # claims_for_pages annotates it
-    return reverse("claims:detail", args=[found[0].id]) + _view_suffix(view) if found else None
+    found = selectors.next_in_view(user=request.user, values=values, claim_id=claim.pk, total=claim.total)  # type: ignore[attr-defined]  # claims_for_pages annotates it
+    return reverse("claims:detail", args=[found]) + _view_suffix(view) if found is not None else None
 
 
 def _next_url(request: HttpRequest) -> str:

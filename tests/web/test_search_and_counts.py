@@ -125,6 +125,25 @@ def test_a_quoted_phrase_does_not_match_the_words_apart_and_the_phrase_ranks_fir
     assert shown_count(client, unquoted) == 3
 
 
+def test_next_claim_in_a_search_follows_the_searchs_order(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The claim page's "next claim in the view" goes through a search's groups as its pages do:
+    the phrase match first although it stands lowest in the queue, then the other matches."""
+    article = make_article(text="Nothing about floods here.")
+    apart = make_claim(article, sentence="The zone near the river may flood again this spring.", priority=90.0)
+    phrase = make_claim(article, sentence="We are going to flood the zone in sanctuary cities.", priority=10.0)
+    far_apart = make_claim(article, sentence="Flood warnings were issued yesterday for the whole coastal zone.", priority=95.0)
+    client = logged_in(reviewer)
+    view = urlencode({"q": FLOOD})
+
+    def next_of(claim: Claim) -> int | None:
+        html = client.get(reverse("claims:detail", args=[claim.pk]), {"view": view}).content.decode()
+        found = re.search(r'<a href="/claims/(\d+)/\?view=[^"]*" id="next-claim"', html)
+        return int(found.group(1)) if found else None
+
+    assert shown_ids(client.get(reverse("claims:list"), {"q": FLOOD}).content.decode()) == [phrase.pk, far_apart.pk, apart.pk]
+    assert [next_of(phrase), next_of(far_apart), next_of(apart)] == [far_apart.pk, apart.pk, None]
+
+
 def test_the_highlight_is_escaped(reviewer) -> None:  # type: ignore[no-untyped-def]
     make_claim(sentence='<script>alert("x")</script> officials will flood the zone & more \x02 later.')
     html = logged_in(reviewer).get(reverse("claims:list"), {"q": "flood"}).content.decode()
