@@ -293,14 +293,8 @@ class Background:
 
     @classmethod
     def of(cls, counts: LibraryCounts) -> Background:
-        present = (counts.tf["claim"] + counts.tf["title"] + counts.tf["summary"]).astype(bool)
-        term_df = np.asarray(present.sum(axis=0)).ravel()
-        return cls(
-            documents=len(counts.ids),
-            term_df=dict(zip(counts.vocabulary, term_df.tolist(), strict=True)),
-            gram_df=np.bincount(counts.grams.indices, minlength=counts.grams.shape[1]),
-            piece_df=np.bincount(counts.pieces_whole.indices, minlength=counts.pieces_whole.shape[1]),
-        )
+        term_df, gram_df, piece_df = counts.document_frequencies()
+        return cls(len(counts.ids), dict(zip(counts.vocabulary, term_df.tolist(), strict=True)), gram_df, piece_df)
 
     @classmethod
     def empty(cls, pieces: int) -> Background:
@@ -370,6 +364,16 @@ class LibraryCounts:
             pieces_whole=embedding.pieces(whole),
             pieces_claim=embedding.pieces(normalised["claim"]),
             days=_days([parse_date(row.get("date")) for row in rows]),
+        )
+
+    def document_frequencies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """How many entries hold each BM25 term (in vocabulary order), each character n-gram
+        and each WordPiece: what idf are computed from."""
+        present = (self.tf["claim"] + self.tf["title"] + self.tf["summary"]).astype(bool)
+        return (
+            np.asarray(present.sum(axis=0)).ravel(),
+            np.bincount(self.grams.indices, minlength=self.grams.shape[1]),
+            np.bincount(self.pieces_whole.indices, minlength=self.pieces_whole.shape[1]),
         )
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -456,23 +460,21 @@ class MatchIndex:
         background = Background.from_artifact(artifact, index.embedding.table.shape[0])
         # Every idf counts the background library's documents with the library's own (Background).
         count = len(counts.ids) + background.documents
-        tf = counts.tf
-        present = (tf["claim"] + tf["title"] + tf["summary"]).astype(bool).astype(np.float32)
-        df = np.asarray(present.sum(axis=0)).ravel() + np.array([background.term_df.get(term, 0) for term in counts.vocabulary], np.float32)
+        term_df, gram_df, piece_df = counts.document_frequencies()
+        df = (term_df + np.array([background.term_df.get(term, 0) for term in counts.vocabulary], np.int64)).astype(np.float32)
         idf = np.log(1 + (count - df + 0.5) / (df + 0.5)).astype(np.float32)
+        tf = counts.tf
         config = index.config
         index.combined = _bm25_weights(tf["claim"] + tf["title"] + tf["summary"], idf, config.k1, config.b).T.tocsr()
         index.fields_by_doc = {name: _bm25_weights(tf[name], idf, config.k1, config.b) for name in FIELDS}
 
         index.char_vectoriser = char_vectoriser()
-        char_df = (np.bincount(counts.grams.indices, minlength=counts.grams.shape[1]) + background.gram_df).astype(np.float32)
+        char_df = (gram_df + background.gram_df).astype(np.float32)
         index.char_idf = np.log((1 + count) / (1 + char_df)).astype(np.float32) + 1
         index.char_docs = _l2_rows(_log_tf(counts.grams).multiply(index.char_idf[None, :]).tocsr())
 
-        pieces = counts.pieces_whole
-        piece_df = (np.bincount(pieces.indices, minlength=pieces.shape[1]) + background.piece_df).astype(np.float32)
-        index.piece_idf = np.log((1 + count) / (1 + piece_df)).astype(np.float32)
-        index.doc_vectors = index.embedding.encode(pieces, index.piece_idf)
+        index.piece_idf = np.log((1 + count) / (1 + (piece_df + background.piece_df).astype(np.float32))).astype(np.float32)
+        index.doc_vectors = index.embedding.encode(counts.pieces_whole, index.piece_idf)
         index.claim_vectors = index.embedding.encode(counts.pieces_claim, index.piece_idf)
         index.doc_days = counts.days
         stored = json.loads(artifact.files["reranker.json"]) if "reranker.json" in artifact.files else {}
