@@ -117,6 +117,21 @@ class Generation:
                 token = cache.get(self.key)
         return token if isinstance(token, str) else None
 
+    def cached(self, key: str, compute: Callable[[], T], timeout: int) -> T:
+        """`compute()`, kept under `key` with the token it was computed under and read back
+        while that token is current (at most `timeout` seconds); computed afresh without Redis."""
+        from django.core.cache import cache
+
+        token = self.current()
+        if token is not None:
+            found = cache.get(key)
+            if isinstance(found, tuple) and len(found) == 2 and found[0] == token:
+                return found[1]
+        value = compute()
+        if token is not None:
+            cache.set(key, (token, value), timeout)
+        return value
+
     def bump(self) -> None:
         from django.core.cache import cache
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
@@ -391,11 +390,9 @@ def next_in_view(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, An
         groups = search.groups(phrase_differs=db.fetchone()[0])
     condition = claim_filter_q(values=values, user=user)
     group = next((number for number, found in enumerate(groups) if Claim.objects.filter(condition & found, pk=claim_id).exists()), None)
-    if group is None:  # no longer matches the search: go on from the start of its results
-        page = search_page(user=user, values=values, search=search, cursor=None, page_size=1)
-    else:
-        cursor = encode_search_cursor(SearchPosition(group=group, total=total, pk=claim_id))
-        page = search_page(user=user, values=values, search=search, cursor=cursor, page_size=1)
+    # A claim that no longer matches the search goes on from the start of its results.
+    cursor = encode_search_cursor(SearchPosition(group=group, total=total, pk=claim_id)) if group is not None else None
+    page = search_page(user=user, values=values, search=search, cursor=cursor, page_size=1)
     return page.rows[0]["id"] if page.rows else None
 
 
@@ -412,21 +409,16 @@ def queue_count(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any
     filters = filter_sql(values=values, user=user)
     sql = COUNT_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
     params = [*filters.where_params, *filters.in_sentence_params, *filters.in_article_params]
+
+    def count() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return int(cursor.fetchone()[0])
+
     # Counting every matching cluster costs several pages' worth of SQL and every page asks
     # for it, but it only changes with QUEUE_CHANGES: kept under it, keyed by the compiled
     # query itself (so "mine" is each user's own).
-    generation = QUEUE_CHANGES.current()
-    key = "queue-count:" + hashlib.sha256(repr((sql, params)).encode()).hexdigest()
-    if generation is not None:
-        cached = cache.get(key)
-        if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == generation:
-            return int(cached[1])
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        count = int(cursor.fetchone()[0])
-    if generation is not None:
-        cache.set(key, (generation, count), QUEUE_CACHE_SECONDS)
-    return count
+    return QUEUE_CHANGES.cached("queue-count:" + hashlib.sha256(repr((sql, params)).encode()).hexdigest(), count, QUEUE_CACHE_SECONDS)
 
 
 def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:
@@ -536,16 +528,7 @@ def work_counts_cached(*, user: AbstractBaseUser | AnonymousUser) -> WorkCounts:
     """work_counts as every page's navigation shows them: cached per user under
     QUEUE_CHANGES, since counting a reviewer's claims costs more than the rest of a queue
     page's SQL; any audited change (an assignment, a decision, a verdict) is seen by the next page."""
-    generation = QUEUE_CHANGES.current()
-    key = f"work-counts:{user.pk}"
-    if generation is not None:
-        cached = cache.get(key)
-        if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == generation:
-            return WorkCounts(my_claims_left=cached[1], awaiting_my_approval=cached[2])
-    counts = work_counts(user=user)
-    if generation is not None:
-        cache.set(key, (generation, counts.my_claims_left, counts.awaiting_my_approval), QUEUE_CACHE_SECONDS)
-    return counts
+    return QUEUE_CHANGES.cached(f"work-counts:{user.pk}", lambda: work_counts(user=user), QUEUE_CACHE_SECONDS)
 
 
 def saved_views_for(*, user: User) -> list[SavedView]:

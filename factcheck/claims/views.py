@@ -161,7 +161,7 @@ class QueueRow:
     can_dismiss: bool
     detail_url: str
     triage_url: str
-    appearances_url: str = ""  # what "3 outlets" asks for when opened (views.queue_row_appearances)
+    appearances_url: str = ""  # what `cluster` asks for when opened (views.queue_row_appearances)
     score: str = ""
     checked_before: str = ""
     # The match shown was confirmed by a reviewer (not only suggested by the matcher).
@@ -235,7 +235,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 can_dismiss="dismiss" in allowed[status],
                 detail_url=detail_url.replace(str(_PK), str(pk)),
                 triage_url=triage_url.replace(str(_PK), str(pk)),
-                appearances_url=appearances_url.replace(str(_PK), str(pk)) if row["cluster_size"] and row["cluster_size"] > 1 else "",
+                appearances_url=appearances_url.replace(str(_PK), str(pk)),
                 # The model's score on the filter bar's scale (Score from/to, 0-1).
                 score=f"{float(row['score']):.2f}" if row["score"] is not None else "",
                 checked_before=_checked_before_line(checked_before.get(pk)),
