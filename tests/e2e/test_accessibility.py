@@ -8,7 +8,6 @@ until it is visited here or listed with the reason it is no page.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +22,8 @@ from factcheck.claims.models import BulkAction, Claim, ClaimCluster
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD
-from tests.e2e.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.e2e.test_browser import ARTIFACTS
+from tests.e2e.test_workflow_browser import browser  # noqa: F401 - the Playwright browser fixture
 from tests.workflow.factories import make_claim
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -188,20 +188,8 @@ class Checker:
                 self.found.setdefault(kind, []).append(f"{violation['id']} ({violation['impact']}): {violation['help']} at {targets}")
 
 
-@pytest.fixture
-def chromium() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-
-
-def signed_in(chromium, live_server, user, *, width: int = 1280):  # type: ignore[no-untyped-def]
-    page = chromium.new_context(viewport={"width": width, "height": 900}).new_page()
+def signed_in(browser, live_server, user, *, width: int = 1280):  # type: ignore[no-untyped-def]  # noqa: F811
+    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
     refused: list[str] = []
     page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
     page.refused = refused
@@ -213,18 +201,18 @@ def signed_in(chromium, live_server, user, *, width: int = 1280):  # type: ignor
     return page
 
 
-def test_no_page_kind_has_a_critical_or_serious_axe_violation(chromium, live_server, reviewer, editor, admin_user) -> None:  # type: ignore[no-untyped-def]
+def test_no_page_kind_has_a_critical_or_serious_axe_violation(browser, live_server, reviewer, editor, admin_user) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     world = make_world(reviewer, editor, admin_user)
     ARTIFACTS.mkdir(exist_ok=True)
     checker = Checker()
 
-    anonymous = chromium.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    anonymous = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     anonymous.refused = []
     anonymous.on("console", lambda message: anonymous.refused.append(message.text) if "Content Security Policy" in message.text else None)
     anonymous.goto(f"{live_server.url}{PAGES['login'](world)}")
     checker.check(anonymous, "login")
 
-    page = signed_in(chromium, live_server, admin_user)
+    page = signed_in(browser, live_server, admin_user)
     for kind, path in PAGES.items():
         if kind == "login":
             continue
@@ -252,7 +240,7 @@ def test_no_page_kind_has_a_critical_or_serious_axe_violation(chromium, live_ser
         page.click("#workflow form[action$='/assign/'] button[type=submit]")
     assert page.locator("#conflict, #held").count() == 1
     checker.check(page, "error-409")
-    as_reviewer = signed_in(chromium, live_server, reviewer)
+    as_reviewer = signed_in(browser, live_server, reviewer)
     response = as_reviewer.goto(f"{live_server.url}{reverse('imports:new')}")
     assert response is not None and response.status == 403
     checker.check(as_reviewer, "error-403")
@@ -281,10 +269,10 @@ def scroll_width(page) -> int:  # type: ignore[no-untyped-def]
     return int(page.evaluate("document.scrollingElement.scrollWidth"))
 
 
-def test_phones_fit_375_px_and_the_queues_filter_panel_folds(chromium, live_server, reviewer, editor, admin_user) -> None:  # type: ignore[no-untyped-def]
+def test_phones_fit_375_px_and_the_queues_filter_panel_folds(browser, live_server, reviewer, editor, admin_user) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     world = make_world(reviewer, editor, admin_user)
     ARTIFACTS.mkdir(exist_ok=True)
-    page = signed_in(chromium, live_server, admin_user, width=PHONE)
+    page = signed_in(browser, live_server, admin_user, width=PHONE)
     for name, path in (
         ("claim", reverse("claims:detail", args=[world.claim.pk])),
         ("import", reverse("imports:new")),
@@ -306,19 +294,19 @@ def test_phones_fit_375_px_and_the_queues_filter_panel_folds(chromium, live_serv
     assert scroll_width(page) <= PHONE
 
     # On a wide screen they are open as served.
-    wide = signed_in(chromium, live_server, admin_user)
+    wide = signed_in(browser, live_server, admin_user)
     assert wide.locator("details.filter-panel").evaluate("el => el.open") is True
     assert wide.locator("#id_outlet").is_visible()
     assert page.refused == [] and wide.refused == []
 
 
-def test_htmx_refusals_show_the_servers_message_in_place(chromium, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]
+def test_htmx_refusals_show_the_servers_message_in_place(browser, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     from django.contrib.auth.models import Group
 
     gone = make_claim(sentence="Crime rose 12% last year in Leeds.")
     make_claim(sentence="Wages grew 3.1% in the year to May.")
     ARTIFACTS.mkdir(exist_ok=True)
-    page = signed_in(chromium, live_server, reviewer, width=PHONE)
+    page = signed_in(browser, live_server, reviewer, width=PHONE)
     page.goto(f"{live_server.url}{reverse('claims:list')}")
     assert page.locator("#refusal").inner_text() == ""
 
@@ -348,8 +336,8 @@ def test_htmx_refusals_show_the_servers_message_in_place(chromium, live_server, 
     assert page.refused == []
 
 
-def test_refusal_pages_in_the_browser_at_phone_width(chromium, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]
-    page = signed_in(chromium, live_server, reviewer, width=PHONE)
+def test_refusal_pages_in_the_browser_at_phone_width(browser, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    page = signed_in(browser, live_server, reviewer, width=PHONE)
     for status, path, message in (
         (403, reverse("imports:new"), "This needs the admin role."),
         (404, reverse("claims:detail", args=[999_999]), "No such claim."),

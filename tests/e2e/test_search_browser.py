@@ -8,19 +8,11 @@ import re
 import pytest
 
 from factcheck.claims import services
-from tests.conftest import PERSONA_PASSWORD
 from tests.e2e.test_browser import ARTIFACTS, page  # noqa: F401 - the Playwright page fixture
+from tests.e2e.test_queue_browser import log_in
 from tests.web.test_search_and_counts import FLOOD, seeded  # noqa: F401 - the seed articles' claims (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def log_in(page, live_server, user) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    page.goto(f"{live_server.url}/claims/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PERSONA_PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_selector("#claim-list")
 
 
 def result_count(page) -> int:  # type: ignore[no-untyped-def]  # noqa: F811
