@@ -9,13 +9,17 @@ import os
 import re
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+N = TypeVar("N", int, float)
 
 
 def env_str(name: str, default: str) -> str:
@@ -34,30 +38,27 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
 
 
-def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+def env_number(name: str, default: N, parse: Callable[[str], N], *, minimum: N, maximum: N | None = None) -> N:
+    """A number from the environment (`parse`: int or float), `default` when unset or empty."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        value = int(raw)
+        value = parse(raw)
     except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
-    if value < minimum:
-        raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {value}")
+        raise ImproperlyConfigured(f"{name} must be {'an integer' if parse is int else 'a number'}, got {raw!r}") from exc
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
+        raise ImproperlyConfigured(f"{name} must be {bounds}, got {value}")
     return value
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    return env_number(name, default, int, minimum=minimum)
 
 
 def env_float(name: str, default: float, *, minimum: float, maximum: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
-    if not minimum <= value <= maximum:
-        raise ImproperlyConfigured(f"{name} must lie between {minimum} and {maximum}, got {value}")
-    return value
+    return env_number(name, default, float, minimum=minimum, maximum=maximum)
 
 
 def env_http_url(name: str, default: str, *, required: bool = True) -> str:
