@@ -199,6 +199,16 @@ class Claim(models.Model):
             # The queue reads its candidates in standing-priority order through this, and
             # their totals (recency from seen_at) from it alone: factcheck/claims/queue_page.sql.
             models.Index(fields=["-priority", "-id"], include=["seen_at"], name="claim_queue_order_idx"),
+            # The same, one day of seen_at at a time (claim_seen_day, migration 0021): the
+            # queue reads the claims that can reach a page day by day, each day within its
+            # own recency of the page.
+            models.Index(
+                models.Func(models.F("seen_at"), function="claim_seen_day", output_field=models.IntegerField()),
+                models.F("priority").desc(),
+                models.F("id").desc(),
+                include=["seen_at"],
+                name="claim_queue_day_idx",
+            ),
             # The newest claim's time, which recency counts back from, in one lookup.
             models.Index(fields=["seen_at"], name="claim_seen_at_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),

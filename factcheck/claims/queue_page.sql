@@ -10,10 +10,10 @@
 --          claim_queue_order_idx), and L from them (more of them raise L: see head size in
 --          selectors._queue_page_sql); when the walk ran out of matches before the head
 --          size, head holds every match after the cursor and is the band;
---   band:  every claim whose standing priority lies in [L - W, the cursor's total] and whose
---          total is at least L, read from claim_queue_order_idx alone (it includes seen_at),
---          never from the table (each total computed once: the cursor is applied to the few
---          that pass);
+--   band:  every claim whose total lies between L and the cursor's: its standing priority
+--          within [L - W, the cursor's total], narrowed day by day of seen_at without a
+--          search (band_days: a day's claims differ little in recency), read from the indexes
+--          alone (they include seen_at), never from the table;
 --   page:  the band after the cursor in total order, each claim checked against the filters
 --          until the page is full (so a page reads about as many rows as it shows).
 -- Exact: a claim after the cursor stands at or below the cursor's total, since recency is
@@ -40,7 +40,8 @@
 --
 -- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
 -- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
--- lowest: head size twice; band: (in_sentence, total) and (in_article, in_sentence, total);
+-- lowest: head size twice; band: total three times (days, older, no seen_at), (in_sentence, total) and
+-- (in_article, in_sentence, total);
 -- page: (total, id), where, first, limit. "cursor" is the cursor's total, then its (total, id).
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
@@ -98,10 +99,54 @@ lowest AS MATERIALIZED (
            (SELECT count(*) FROM walked WHERE branch = 1) < %s AND (SELECT count(*) FROM walked WHERE branch = 2) < %s AS complete
     FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
 ),
+band_days AS MATERIALIZED (
+    -- Without a search ({by_day}), the band is read one day of seen_at at a time
+    -- (claim_queue_day_idx): a claim seen on `day` has a recency between `lowest` and
+    -- `highest`, so it can reach L only if its standing priority is at least L - highest, and
+    -- come after the cursor only if it is at most the cursor's total - lowest. Recency varies
+    -- little within a day, so each day's range is narrow where one range for every claim
+    -- spans the whole weight. The last 7 half-lives day by day (at most 120 days); claims
+    -- older than that (under 1/128 of the weight) are read as one range below.
+    SELECT d.day, to_timestamp(d.day * 86400.0) AS starts,
+           claim_recency_points(least(to_timestamp((d.day + 1) * 86400.0), r.newest), r.newest, r.recency, r.half_life_days) AS highest,
+           claim_recency_points(to_timestamp(d.day * 86400.0), r.newest, r.recency, r.half_life_days) AS lowest
+    FROM ranking r CROSS JOIN LATERAL generate_series(
+        claim_seen_day(r.newest) - least(120, ceil(7 * greatest(r.half_life_days, 0.5)))::int + 1, claim_seen_day(r.newest)) AS d(day)
+    WHERE {by_day}
+),
 band AS MATERIALIZED (
+    -- (OFFSET 0: a range of the index per day; joined as a whole, the days would be merged
+    -- with every entry of the index.)
+    SELECT c.id, c.total
+    FROM band_days d CROSS JOIN LATERAL (
+        SELECT claims.id, claims.priority + t.recency AS total
+        FROM claims CROSS JOIN ranking
+        CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+        WHERE claim_seen_day(claims.seen_at) = d.day
+          AND claims.priority >= (SELECT total FROM lowest) - d.highest - 1e-6 AND claims.priority <= %s - d.lowest + 1e-6
+          AND claims.priority + t.recency >= (SELECT total FROM lowest)
+        OFFSET 0
+    ) c
+    WHERE NOT (SELECT complete FROM lowest)
+    UNION ALL
+    -- The claims older than the days above: at most the earliest day's lowest recency.
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-    WHERE NOT (SELECT complete FROM lowest) AND {in_sentence} AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
+    WHERE NOT (SELECT complete FROM lowest) AND {by_day} AND claims.seen_at < (SELECT min(starts) FROM band_days)
+      AND claims.priority >= (SELECT total FROM lowest) - (SELECT lowest FROM band_days ORDER BY day LIMIT 1) - 1e-6 AND claims.priority <= %s
+      AND claims.priority + t.recency >= (SELECT total FROM lowest)
+    UNION ALL
+    -- Claims with no seen_at count as seen with the newest (the whole weight).
+    SELECT claims.id, claims.priority + t.recency AS total
+    FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+    WHERE NOT (SELECT complete FROM lowest) AND {by_day} AND claim_seen_day(claims.seen_at) IS NULL
+      AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s AND claims.priority + t.recency >= (SELECT total FROM lowest)
+    UNION ALL
+    -- With a search, each of its conditions is a range of claim_queue_order_idx the planner
+    -- crosses with the search's own index (a day at a time would cross it once a day).
+    SELECT claims.id, claims.priority + t.recency AS total
+    FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+    WHERE NOT (SELECT complete FROM lowest) AND NOT {by_day} AND {in_sentence} AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
       AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
     SELECT claims.id, claims.priority + t.recency AS total

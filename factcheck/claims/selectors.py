@@ -245,7 +245,8 @@ def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, lim
     head_checks = position is not None or filters.head_checks_first
     head_first, head_first_params = (filters.first, filters.first_params) if head_checks else ("TRUE", [])
     sql = QUEUE_PAGE_SQL.format(
-        where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first
+        where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first,
+        by_day="TRUE" if filters.in_sentence == "TRUE" else "FALSE",
     )
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
@@ -261,6 +262,7 @@ def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, lim
         head,
         *head_first_params, limit - 1,
         head, head,
+        total, total, total,
         *filters.in_sentence_params, total,
         *filters.in_article_params, *filters.in_sentence_params, total,
         total, pk, *filters.where_params, *filters.first_params, limit,

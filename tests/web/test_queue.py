@@ -657,6 +657,28 @@ def test_recency_order_holds_with_a_filter_and_a_search(reviewer, crossing: list
         assert walk(reviewer, {"q": "flood"}, size) == [pk for pk in floods if "flood" in Claim.objects.get(pk=pk).sentence]
 
 
+@pytest.mark.parametrize("half_life_days", [7.0, 0.5, 2.5])
+def test_pages_read_day_by_day_walk_exactly(reviewer, half_life_days: float) -> None:  # type: ignore[no-untyped-def]
+    """The band is read one day of seen_at at a time over the last 7 half-lives, older claims
+    as one range and claims with no seen_at apart (queue_page.sql): claims at every hour of
+    many days, inside and beyond that window, with tied priorities and totals, page by page
+    in the order the ORM gives, with and without a filter (the band is unfiltered)."""
+    import random
+
+    from factcheck.claims.models import RankingWeights
+
+    RankingWeights.objects.update_or_create(id=1, defaults={"weights": {"recency": 10.0, "recency_half_life_days": half_life_days}})
+    rng = random.Random(int(half_life_days * 10))
+    for n in range(90):
+        hours = rng.choice([0, 1, 11, 12, 13, 23, 24, 25]) + 24 * rng.choice([0, 0, 1, 2, 3, 6, 13, 40, 200])
+        seen_at = None if n % 23 == 5 else NEWEST - timedelta(hours=hours, minutes=rng.choice([0, 30]))
+        make_claim(priority=rng.choice([30.0, 34.5, 35.0, 39.9, 40.0, 45.0]), seen_at=seen_at, claim_type="numeric" if n % 3 else "quote")
+    for values in ({}, {"type": ["numeric"]}):
+        expected = list(with_recency(claims_filtered(Claim.objects.all(), values=values, user=reviewer)).order_by("-total", "-id").values_list("id", flat=True))
+        for size in (1, 4, 13, 100):
+            assert walk(reviewer, values, size) == expected, (values, size)
+
+
 def test_the_row_offers_what_the_services_allow(reviewer) -> None:  # type: ignore[no-untyped-def]
     """The row's buttons come from services.claim_allowed_actions, which reads the transition
     tables the services enforce: every status, each action offered iff the service accepts it."""
