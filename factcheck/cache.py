@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -33,8 +33,26 @@ WARN_EVERY_SECONDS = 30.0
 T = TypeVar("T")
 
 
+class ReusedClientRedisCacheClient(RedisCacheClient):
+    """Django's client builds a new redis.Redis around its connection pool for every cache
+    operation (its table of response callbacks each time: a page's several session, token and
+    count reads paid for it several times). A redis.Redis is safe to share across threads, so
+    each pool gets one, built once."""
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]  # Django's own helper; its stubs leave it out
+        clients: dict[int, Any] = self.__dict__.setdefault("_clients", {})
+        if (client := clients.get(id(pool))) is None:
+            client = clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]  # redis.Redis, as Django's get_client
+        return client
+
+
 class FailSoftRedisCache(RedisCache):
     _last_warning = 0.0
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = ReusedClientRedisCacheClient
 
     def _soft(self, operation: str, call: Callable[[], T], fallback: T) -> T:
         try:

@@ -31,8 +31,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +49,7 @@ from django.db import connection, models
 from django.db.models import Exists, F, FloatField, Func, OuterRef, Q, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.http import QueryDict
+from django.utils import timezone
 
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
@@ -177,8 +182,10 @@ def queue_filter_from(params: QueryDict) -> QueueFilter:
     return QueueFilter(form=form, values=values)
 
 
+@functools.cache
 def my_claims_querystring() -> str:
-    """The queue's "My claims" view (MY_CLAIMS_VALUES) as a canonical query string."""
+    """The queue's "My claims" view (MY_CLAIMS_VALUES) as a canonical query string (a
+    constant: made once per process, not on every page that compares a view with it)."""
     params = QueryDict(mutable=True)
     for name, value in MY_CLAIMS_VALUES.items():
         params.setlist(name, value if isinstance(value, list) else [value])
@@ -444,34 +451,76 @@ def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
     return sql, list(params)
 
 
+# Compiling the filters through the ORM costs more than a page's own SQL for a search (a few
+# milliseconds per condition, several conditions per group), and the same views are asked for
+# over and over: each process keeps the last COMPILED_KEPT compilations. What a compilation
+# reads besides the filter values and the user is in its key (_compile_context).
+COMPILED_KEPT = 512
+_compiled: OrderedDict[tuple[Any, ...], FilterSQL] = OrderedDict()
+_compiled_lock = threading.Lock()
+
+
+def _values_key(values: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted((name, tuple(value) if isinstance(value, list) else value) for name, value in values.items()))
+
+
+def _compile_context() -> tuple[Any, ...]:
+    """What compiling the filters reads besides their values and the user: the "checked
+    before" score and the time zone that dates are compared in."""
+    return (settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE, timezone.get_current_timezone_name())
+
+
+def _remembered(key: tuple[Any, ...], compile_: Callable[[], FilterSQL]) -> FilterSQL:
+    key = (*key, _compile_context())
+    with _compiled_lock:
+        if (found := _compiled.get(key)) is not None:
+            _compiled.move_to_end(key)
+            return found
+    compiled = compile_()
+    with _compiled_lock:
+        _compiled[key] = compiled
+        while len(_compiled) > COMPILED_KEPT:
+            _compiled.popitem(last=False)
+    return compiled
+
+
 def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
     """The filters compiled; `one_per_cluster` (the queue) adds first_in_cluster as `first`;
     without it (the API's claim lists) every matching appearance is a row."""
-    search = search_for(values)
-    condition = claim_filter_q(values=values, user=user)
-    matches_all = search is None and not condition
-    first, first_params = compiled_condition(first_in_cluster(condition & search.either if search else condition)) if one_per_cluster else ("TRUE", [])
-    where, where_params = compiled_condition(condition)
-    in_sentence, in_sentence_params = compiled_condition(search.in_sentence) if search else ("TRUE", [])
-    in_article, in_article_params = compiled_condition(search.in_article) if search and search.in_article is not None else ("FALSE", [])
-    return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params)
+
+    def compile_() -> FilterSQL:
+        search = search_for(values)
+        condition = claim_filter_q(values=values, user=user)
+        matches_all = search is None and not condition
+        first, first_params = compiled_condition(first_in_cluster(condition & search.either if search else condition)) if one_per_cluster else ("TRUE", [])
+        where, where_params = compiled_condition(condition)
+        in_sentence, in_sentence_params = compiled_condition(search.in_sentence) if search else ("TRUE", [])
+        in_article, in_article_params = compiled_condition(search.in_article) if search and search.in_article is not None else ("FALSE", [])
+        return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params)
+
+    return _remembered(("all", _values_key(values), user.pk, one_per_cluster), compile_)
 
 
-def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, groups: list[Q], number: int) -> FilterSQL:
-    """The filters for one of a search's groups (Search.groups, `groups[number]`), in
-    queue_page.sql's shape: the group as its first branch, its second branch empty. One row
+def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, search: Search, phrase_differs: bool, number: int) -> FilterSQL:
+    """The filters for one of a search's groups (`search.groups(phrase_differs=...)[number]`),
+    in queue_page.sql's shape: the group as its first branch, its second branch empty. One row
     per cluster across the groups: a cluster's row is its best-ranked appearance in the first
     group that holds one of its matching appearances."""
-    condition = claim_filter_q(values=values, user=user)
-    where, where_params = compiled_condition(condition)
-    in_group, in_group_params = compiled_condition(groups[number])
-    earlier = Q(pk__in=[])
-    for group in groups[:number]:
-        earlier |= group
-    first, first_params = compiled_condition(
-        first_in_cluster(condition & groups[number], shown_before=condition & earlier if number else None)
-    )
-    return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params, head_checks_first=number > 0)
+
+    def compile_() -> FilterSQL:
+        groups = search.groups(phrase_differs=phrase_differs)
+        condition = claim_filter_q(values=values, user=user)
+        where, where_params = compiled_condition(condition)
+        in_group, in_group_params = compiled_condition(groups[number])
+        earlier = Q(pk__in=[])
+        for group in groups[:number]:
+            earlier |= group
+        first, first_params = compiled_condition(
+            first_in_cluster(condition & groups[number], shown_before=condition & earlier if number else None)
+        )
+        return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params, head_checks_first=number > 0)
+
+    return _remembered(("group", _values_key(values), user.pk, phrase_differs, number), compile_)
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------

@@ -350,14 +350,15 @@ def search_page(
     after = decode_search_cursor(cursor) if cursor else None
     with connection.cursor() as db:
         db.execute(PHRASE_DIFFERS_SQL, [search.text, search.text])
-        groups = search.groups(phrase_differs=db.fetchone()[0])
+        phrase_differs = db.fetchone()[0]
+        groups = search.groups(phrase_differs=phrase_differs)
         if after is not None and after.group >= len(groups):
             after = None
         limit = page_size + 1
         chosen: list[tuple[SearchPosition, float]] = []
         for number in range(after.group if after else 0, len(groups)):
             start = (after.total, after.pk) if after is not None and after.group == number else None
-            group = group_filter_sql(values=values, user=user, groups=groups, number=number)
+            group = group_filter_sql(values=values, user=user, search=search, phrase_differs=phrase_differs, number=number)
             sql, params = _page_sql_for(group, position=start, limit=limit - len(chosen))
             db.execute(sql, params)
             chosen += [(SearchPosition(group=number, total=total, pk=pk), recency) for pk, recency, total in db.fetchall()]

@@ -251,6 +251,21 @@ def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(rev
     assert response.status_code == 200 and "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
 
 
+def test_a_kept_compilation_of_the_filters_is_each_users_and_follows_the_settings(reviewer, editor, settings) -> None:  # type: ignore[no-untyped-def]
+    """Each process keeps its last compilations of the filters (filters.filter_sql): keyed by
+    the user ("mine" is each one's own) and by the settings the compilation reads."""
+    mine, theirs = make_claim(priority=90.0, assignee=reviewer), make_claim(priority=80.0, assignee=editor)
+    reviewers_view, editors_view = logged_in(reviewer), logged_in(editor)
+    for _ in range(2):
+        assert shown_ids(reviewers_view.get(reverse("claims:list"), {"assignee": "mine"}).content.decode()) == [mine.pk]
+        assert shown_ids(editors_view.get(reverse("claims:list"), {"assignee": "mine"}).content.decode()) == [theirs.pk]
+    check = FactCheck.objects.create(claim="A check.", publisher="Snopes", external_id="s-kept")
+    ClaimMatch.objects.create(claim=theirs, factcheck=check, score=0.3, rank=1)
+    assert shown_ids(reviewers_view.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == []
+    settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE = 0.25
+    assert shown_ids(reviewers_view.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [theirs.pk]
+
+
 def test_outlet_article_and_assignee_id_filters(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(reviewer)
     causal = filter_world["causal"]
