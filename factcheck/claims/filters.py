@@ -38,7 +38,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
 from django.conf import settings
@@ -55,6 +55,8 @@ from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
 from factcheck.factchecks.models import ClaimMatch
 from factcheck.runs.models import PipelineRun
+
+T = TypeVar("T")
 
 FILTER_FIELDS = (
     "status",
@@ -456,7 +458,7 @@ def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
 # over and over: each process keeps the last COMPILED_KEPT compilations. What a compilation
 # reads besides the filter values and the user is in its key (_compile_context).
 COMPILED_KEPT = 512
-_compiled: OrderedDict[tuple[Any, ...], FilterSQL] = OrderedDict()
+_compiled: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 _compiled_lock = threading.Lock()
 
 
@@ -470,7 +472,7 @@ def _compile_context() -> tuple[Any, ...]:
     return (settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE, timezone.get_current_timezone_name())
 
 
-def _remembered(key: tuple[Any, ...], compile_: Callable[[], FilterSQL]) -> FilterSQL:
+def _remembered(key: tuple[Any, ...], compile_: Callable[[], T]) -> T:
     key = (*key, _compile_context())
     with _compiled_lock:
         if (found := _compiled.get(key)) is not None:
@@ -521,6 +523,11 @@ def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | Anonymo
         return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params, head_checks_first=number > 0)
 
     return _remembered(("group", _values_key(values), user.pk, phrase_differs, number), compile_)
+
+
+def phrase_sql(*, search: Search) -> tuple[str, list[Any]]:
+    """Search.as_phrase compiled: the claims whose own text has the words as one phrase."""
+    return _remembered(("phrase", search.text), lambda: compiled_condition(search.as_phrase))
 
 
 # --- The queue order: total DESC, id DESC ----------------------------------------------------

@@ -36,6 +36,7 @@ from factcheck.claims.filters import (
     filter_sql,
     group_filter_sql,
     highlighted_parts,
+    phrase_sql,
     search_for,
     with_recency,
 )
@@ -339,6 +340,32 @@ PHRASE_DIFFERS_SQL = "SELECT phraseto_tsquery('english', %s)::text <> websearch_
 HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
 
 
+SEARCH_SENTENCES_SQL = (Path(__file__).parent / "search_sentences.sql").read_text()
+# A search's phrase and other-order groups are read in one go (search_sentences.sql) when it
+# matches at most this many claims: reading each match once costs about what a walk of the
+# queue costs per group up to here; past it, walking stops early where reading all would not.
+SENTENCE_GROUPS_READ_MAX = 10_000
+
+
+def _sentence_groups_read(
+    db: Any, *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, after: SearchPosition | None, limit: int
+) -> list[tuple[SearchPosition, float]] | None:
+    """The next `limit` rows of a search's groups 0 and 1 after `after` (search_sentences.sql),
+    or None when the search matches more than SENTENCE_GROUPS_READ_MAX claims."""
+    filters = filter_sql(values=values, user=user)
+    phrase, phrase_params = phrase_sql(search=search)
+    sql = SEARCH_SENTENCES_SQL.format(phrase=phrase, in_sentence=filters.in_sentence, where=filters.where)
+    group, total, pk = (after.group, after.total, after.pk) if after is not None else (-1, math.inf, MAX_ID)
+    db.execute(sql, [
+        *phrase_params, *filters.in_sentence_params, *filters.where_params, SENTENCE_GROUPS_READ_MAX + 1, SENTENCE_GROUPS_READ_MAX,
+        group, group, total, pk, limit,
+    ])
+    found = db.fetchall()
+    if found[0][0]:
+        return None
+    return [(SearchPosition(group=grp, total=row_total, pk=row_pk), recency) for _, row_pk, recency, row_total, grp in found if row_pk is not None]
+
+
 def search_page(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, cursor: str | None, page_size: int
 ) -> QueuePage:
@@ -356,14 +383,19 @@ def search_page(
             after = None
         limit = page_size + 1
         chosen: list[tuple[SearchPosition, float]] = []
-        for number in range(after.group if after else 0, len(groups)):
+        first_group = after.group if after else 0
+        if phrase_differs and first_group <= 1:
+            read = _sentence_groups_read(db, user=user, values=values, search=search, after=after, limit=limit)
+            if read is not None:
+                chosen, first_group = read, 2
+        for number in range(first_group, len(groups)):
+            if len(chosen) >= limit:
+                break
             start = (after.total, after.pk) if after is not None and after.group == number else None
             group = group_filter_sql(values=values, user=user, search=search, phrase_differs=phrase_differs, number=number)
             sql, params = _page_sql_for(group, position=start, limit=limit - len(chosen))
             db.execute(sql, params)
             chosen += [(SearchPosition(group=number, total=total, pk=pk), recency) for pk, recency, total in db.fetchall()]
-            if len(chosen) >= limit:
-                break
         shown = chosen[:page_size]
         ids = [at.pk for at, _ in shown]
         headline, headline_params = compiled_expression(search.headline)

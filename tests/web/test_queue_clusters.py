@@ -4,6 +4,7 @@ and a search, shows each cluster once, as its best-ranked matching appearance, i
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from django.urls import reverse
 from factcheck.claims import selectors
 from factcheck.claims.filters import MY_CLAIMS_VALUES
 from factcheck.claims.models import Claim, ClaimCluster
-from tests.web.test_queue import crossing, logged_in, make_article, make_claim, order_by_total, shown_ids, walk  # noqa: F401 - the crossing fixture
+from tests.web.test_queue import NEWEST, crossing, logged_in, make_article, make_claim, order_by_total, shown_ids, walk  # noqa: F401 - the crossing fixture
 from tests.web.test_search_and_counts import count_text
 
 pytestmark = pytest.mark.django_db
@@ -95,6 +96,46 @@ def test_a_search_lists_a_cluster_once_in_its_first_group_highlighted_and_counte
     row = row[: row.index("</tr>")]
     assert "<mark>flood</mark>" in row and "found in the article" not in row
     assert shown_ids(html) == [alone.pk, says_it.pk, other_in_article.pk]
+
+
+@pytest.mark.parametrize("read_max", [selectors.SENTENCE_GROUPS_READ_MAX, 0])
+def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_walked(reviewer, monkeypatch, read_max: int) -> None:  # type: ignore[no-untyped-def]
+    """Words that differ as a phrase: the claims with the words in order, then the others, then
+    those found through their article. A search matching few claims reads both of its
+    sentence groups at once (search_sentences.sql), a larger one (read_max 0 here) walks each
+    group (queue_page.sql): the same rows, one per cluster, in the same order, page by page."""
+    import random
+
+    monkeypatch.setattr(selectors, "SENTENCE_GROUPS_READ_MAX", read_max)
+    rng = random.Random(11)
+    about_floods = make_article(text="The flood cost the valley dearly.")
+    sentences = ["The flood cost {n} million.", "The cost of flood {n} defences rose.", "Taxes rose {n} percent.", "Flood and storm cost {n}."]
+    claims = []
+    for n in range(48):
+        claims.append(make_claim(
+            about_floods if n % 6 == 2 else None, priority=rng.choice([30.0, 40.0, 45.0, 50.0]), sentence=sentences[n % 4].format(n=n),
+            seen_at=NEWEST - timedelta(days=rng.choice([0, 3, 7, 20])), claim_type="numeric" if n % 3 else "quote",
+            cluster_key="" if n % 7 == 0 else f"{n % 9:040x}",
+        ))
+
+    def in_order(claim: Claim) -> bool:
+        return claim.sentence.startswith("The flood cost")
+
+    def says_both(claim: Claim) -> bool:
+        return "lood" in claim.sentence and "cost" in claim.sentence
+
+    cases: list[tuple[dict[str, Any], list[list[Claim]]]] = [
+        ({"q": "flood cost"}, [[c for c in claims if in_order(c)], [c for c in claims if says_both(c) and not in_order(c)]]),
+        ({"q": "flood cost", "type": ["numeric"]}, [[c for c in claims if c.claim_type == "numeric" and in_order(c)],
+                                                    [c for c in claims if c.claim_type == "numeric" and says_both(c) and not in_order(c)]]),
+        ({"q": "flood cost", "in_article": "yes"}, [[c for c in claims if in_order(c)], [c for c in claims if says_both(c) and not in_order(c)],
+                                                    [c for c in claims if c.article_id == about_floods.pk and not says_both(c)]]),
+    ]
+    for values, groups in cases:
+        expected = one_row_per_cluster(groups)
+        assert all(groups) and len(expected) < sum(len(group) for group in groups)  # the premise: clusters across the groups
+        for size in (1, 2, 3, 7, 50):
+            assert walk(reviewer, values, size) == expected, (values, size)
 
 
 def test_my_claims_left_counts_a_cluster_once(reviewer) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,44 @@
+-- A page of a search's first two groups read in one go (filters.Search.groups: the claims whose
+-- own text has the words as one phrase, then those whose own text has them otherwise), for a
+-- search that matches at most a cap of claims. The search index holds no word positions, so
+-- telling the phrase group apart means reading every match's text whatever the page; read
+-- once here, each match gets its group and total and the page is sorted from them, where two
+-- walks of the queue (queue_page.sql, one per group) would each read the matches again.
+--
+-- One row per cluster, as on every queue page: a cluster's row is its best-ranked appearance
+-- (standing priority, then id) in the first group that holds one of its matching appearances.
+-- `capped`: more claims matched than the cap; then no row comes back and selectors.search_page
+-- pages group by group instead.
+--
+-- Parameters, in order: phrase, in_sentence, where, cap + 1, cap, then the position after
+-- which the page starts: its group twice, its total and id; limit.
+WITH ranking AS MATERIALIZED (
+    SELECT newest, recency, half_life_days FROM claim_queue_ranking()
+),
+matches AS MATERIALIZED (
+    SELECT claims.id, COALESCE(NULLIF(claims.cluster_key, ''), 'claim:' || claims.id) AS cluster, claims.priority,
+           t.recency, claims.priority + t.recency AS total, CASE WHEN {phrase} THEN 0 ELSE 1 END AS grp
+    FROM claims CROSS JOIN ranking
+    CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+    WHERE {in_sentence} AND {where}
+    LIMIT %s
+),
+capped AS MATERIALIZED (
+    SELECT count(*) > %s AS yes FROM matches
+),
+cluster_rows AS (
+    -- A match is its cluster's row unless another match of the cluster comes first (an
+    -- earlier group, then standing priority and id).
+    SELECT m.id, m.recency, m.total, m.grp FROM matches m
+    WHERE NOT EXISTS (
+        SELECT FROM matches o WHERE o.cluster = m.cluster AND (o.grp, -o.priority, -o.id) < (m.grp, -m.priority, -m.id)
+    )
+)
+SELECT capped.yes, r.id, r.recency, r.total, r.grp
+FROM capped
+LEFT JOIN LATERAL (
+    SELECT id, recency, total, grp FROM cluster_rows
+    WHERE NOT capped.yes AND (grp > %s OR (grp = %s AND (total, id) < (%s, %s)))
+    ORDER BY grp, total DESC, id DESC
+    LIMIT %s
+) r ON TRUE
