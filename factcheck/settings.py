@@ -102,6 +102,10 @@ def database_from_url(url: str) -> dict[str, object]:
     host = unquote(parts.hostname or "")
     # A host given as a query parameter (a unix socket directory) wins, as libpq does it.
     host = options.pop("host", host)
+    # No JIT: the app's queries are short, and PostgreSQL compiles any whose estimate passes
+    # jit_above_cost (a search page whose estimate ran high took 160 ms to compile for a 7 ms
+    # run). The URL's own `options` come after, so they can turn it back on.
+    options["options"] = " ".join(filter(None, ["-c jit=off", options.get("options", "")]))
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,

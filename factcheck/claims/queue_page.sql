@@ -40,9 +40,9 @@
 --
 -- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
 -- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
--- lowest: head size twice; band: total three times (days, older, no seen_at), (in_sentence, total) and
+-- lowest: head size twice, the cursor's total, DENSE x head size twice; band: total three times (days, older, no seen_at), (in_sentence, total) and
 -- (in_article, in_sentence, total);
--- page: (total, id), where, first, limit. "cursor" is the cursor's total, then its (total, id).
+-- page: (total, id), where, in_sentence, in_article, first, limit. "cursor" is the cursor's total, then its (total, id).
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
@@ -95,12 +95,17 @@ lowest AS MATERIALIZED (
     -- itself (a narrow filter, an article's or a rare metadata value's dozens of claims,
     -- would otherwise make every claim after the cursor a candidate, each checked against
     -- the filters; the page still checks `first` on each, so a cluster is still one row).
+    -- `dense`: the walk found its matches among few claims (at least one of every DENSE index
+    -- entries it passed), as a common word's are: then the band is read day by day as without
+    -- a search, each candidate checked against the search on the page, rather than crossing
+    -- the search's index (every claim holding the word) with the band's range.
     SELECT total, total - (SELECT recency FROM ranking) - 1e-6 AS priority,
-           (SELECT count(*) FROM walked WHERE branch = 1) < %s AND (SELECT count(*) FROM walked WHERE branch = 2) < %s AS complete
+           (SELECT count(*) FROM walked WHERE branch = 1) < %s AND (SELECT count(*) FROM walked WHERE branch = 2) < %s AS complete,
+           (SELECT count(*) FROM (SELECT FROM claims WHERE claims.priority >= (SELECT priority FROM walked_to) AND claims.priority <= %s LIMIT %s) passed) < %s AS dense
     FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
 ),
 band_days AS MATERIALIZED (
-    -- Without a search ({by_day}), the band is read one day of seen_at at a time
+    -- Without a search ({by_day}) or for a dense one, the band is read one day of seen_at at a time
     -- (claim_queue_day_idx): a claim seen on `day` has a recency between `lowest` and
     -- `highest`, so it can reach L only if its standing priority is at least L - highest, and
     -- come after the cursor only if it is at most the cursor's total - lowest. Recency varies
@@ -112,7 +117,7 @@ band_days AS MATERIALIZED (
            claim_recency_points(to_timestamp(d.day * 86400.0), r.newest, r.recency, r.half_life_days) AS lowest
     FROM ranking r CROSS JOIN LATERAL generate_series(
         claim_seen_day(r.newest) - least(120, ceil(7 * greatest(r.half_life_days, 0.5)))::int + 1, claim_seen_day(r.newest)) AS d(day)
-    WHERE {by_day}
+    WHERE {by_day} OR (SELECT dense FROM lowest)
 ),
 band AS MATERIALIZED (
     -- (OFFSET 0: a range of the index per day; joined as a whole, the days would be merged
@@ -132,26 +137,27 @@ band AS MATERIALIZED (
     -- The claims older than the days above: at most the earliest day's lowest recency.
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-    WHERE NOT (SELECT complete FROM lowest) AND {by_day} AND claims.seen_at < (SELECT min(starts) FROM band_days)
+    WHERE NOT (SELECT complete FROM lowest) AND ({by_day} OR (SELECT dense FROM lowest)) AND claims.seen_at < (SELECT min(starts) FROM band_days)
       AND claims.priority >= (SELECT total FROM lowest) - (SELECT lowest FROM band_days ORDER BY day LIMIT 1) - 1e-6 AND claims.priority <= %s
       AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
     -- Claims with no seen_at count as seen with the newest (the whole weight).
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-    WHERE NOT (SELECT complete FROM lowest) AND {by_day} AND claim_seen_day(claims.seen_at) IS NULL
+    WHERE NOT (SELECT complete FROM lowest) AND ({by_day} OR (SELECT dense FROM lowest)) AND claim_seen_day(claims.seen_at) IS NULL
       AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
     -- With a search, each of its conditions is a range of claim_queue_order_idx the planner
     -- crosses with the search's own index (a day at a time would cross it once a day).
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-    WHERE NOT (SELECT complete FROM lowest) AND NOT {by_day} AND {in_sentence} AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
+    WHERE NOT (SELECT complete FROM lowest) AND NOT {by_day} AND NOT (SELECT dense FROM lowest) AND {in_sentence}
+      AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
       AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
     SELECT claims.id, claims.priority + t.recency AS total
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
-    WHERE NOT (SELECT complete FROM lowest) AND {in_article} AND ({in_sentence}) IS NOT TRUE
+    WHERE NOT (SELECT complete FROM lowest) AND NOT (SELECT dense FROM lowest) AND {in_article} AND ({in_sentence}) IS NOT TRUE
       AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s
       AND claims.priority + t.recency >= (SELECT total FROM lowest)
     UNION ALL
@@ -160,6 +166,7 @@ band AS MATERIALIZED (
 SELECT b.id, round((b.total - matching.priority)::numeric, 4)::float8 AS recency, b.total
 FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DESC, id DESC) b
 -- The recency points back from the total: both have 4 decimals, so rounding recovers them.
-CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where} AND {first}) matching
+-- (The search is checked again for the claims a dense band read by day.)
+CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where} AND ({in_sentence} OR {in_article}) AND {first}) matching
 ORDER BY b.total DESC, b.id DESC
 LIMIT %s

@@ -167,6 +167,11 @@ QUEUE_PAGE_SQL = (Path(__file__).parent / "queue_page.sql").read_text()
 MAX_ID = 2**63 - 1
 HEAD_ROWS_PER_ROW = 5
 HEAD_ROWS_PER_ROW_FILTERED = 2
+# A search's walk that finds a match among every DENSE claims or fewer reads its band day by
+# day (queue_page.sql, `dense`): checking up to DENSE candidates per row on the page costs less
+# than crossing the search's index with the band's range, which reads every claim the search
+# matches (a common word's tens of thousands).
+DENSE = 20
 
 # The queue's rows in two steps: the page's (id, recency, total) (`{page}`: queue_page.sql),
 # then, for those rows only, what each shows: its own columns, article heading, outlet,
@@ -262,11 +267,11 @@ def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, lim
         *filters.in_article_params, *filters.in_sentence_params, *filters.where_params, *after, head,
         head,
         *head_first_params, limit - 1,
-        head, head,
+        head, head, total, DENSE * head, DENSE * head,
         total, total, total,
         *filters.in_sentence_params, total,
         *filters.in_article_params, *filters.in_sentence_params, total,
-        total, pk, *filters.where_params, *filters.first_params, limit,
+        total, pk, *filters.where_params, *filters.in_sentence_params, *filters.in_article_params, *filters.first_params, limit,
     ]
     return sql, params
 

@@ -41,7 +41,11 @@ def one_row_per_cluster(groups: list[list[Claim]]) -> list[int]:
     return rows
 
 
-def test_one_row_per_cluster_walks_exactly_with_filters_and_a_search(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+@pytest.mark.parametrize("dense", [0, 10**6])
+def test_one_row_per_cluster_walks_exactly_with_filters_and_a_search(reviewer, crossing: list[Claim], monkeypatch, dense: int) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    # dense: a search's band read by crossing the search index with the standing range (0:
+    # never dense) or day by day with the search checked on the page (always dense).
+    monkeypatch.setattr(selectors, "DENSE", dense)
     # Clusters of one to four appearances across the standing and recency orders; a few alone.
     for n, claim in enumerate(crossing):
         claim.cluster_key = "" if n % 11 == 0 else f"{n % 9:040x}"
