@@ -101,7 +101,7 @@ lowest AS MATERIALIZED (
     -- the search's index (every claim holding the word) with the band's range.
     SELECT total, total - (SELECT recency FROM ranking) - 1e-6 AS priority,
            (SELECT count(*) FROM walked WHERE branch = 1) < %s AND (SELECT count(*) FROM walked WHERE branch = 2) < %s AS complete,
-           (SELECT count(*) FROM (SELECT FROM claims WHERE claims.priority >= (SELECT priority FROM walked_to) AND claims.priority <= %s LIMIT %s) passed) < %s AS dense
+           NOT {by_day} AND (SELECT count(*) FROM (SELECT FROM claims WHERE claims.priority >= (SELECT priority FROM walked_to) AND claims.priority <= %s LIMIT %s) passed) < %s AS dense
     FROM (SELECT COALESCE((SELECT total FROM head), '-Infinity'::float8) AS total OFFSET 0) l
 ),
 band_days AS MATERIALIZED (
