@@ -48,7 +48,9 @@ def test_matching_asked_for_while_the_broker_was_down_is_done_after_the_reaper_s
         verdict = publish(checked, author=reviewer, approver=editor)
         fault_at = time.monotonic()
     entry = FactCheck.objects.get(verdict=verdict)
-    assert entry.match_pending_since is not None and entry.match_sent_at is None
+    # Its state is not asserted here: the worker's reaper (every 2 s, with its own route to the
+    # broker) may send it at once, and did, 62 ms after the approval, in one run. Who sent it
+    # is the worker's log, read at the end.
     # The library already holds Snopes' check of the same claim: the desk's entry joins its matches.
     matched = ClaimMatch.objects.filter(claim=earlier, factcheck=entry)
     wait_until(matched.exists, timeout=120, what="the reaper's re-match of the approval", interval=0.25)
