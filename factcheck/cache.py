@@ -39,11 +39,14 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
     count reads paid for it several times). A redis.Redis is safe to share across threads, so
     each pool gets one, built once."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         pool = self._get_connection_pool(write)  # type: ignore[attr-defined]  # Django's own helper; its stubs leave it out
-        clients: dict[int, Any] = self.__dict__.setdefault("_clients", {})
-        if (client := clients.get(id(pool))) is None:
-            client = clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]  # redis.Redis, as Django's get_client
+        if (client := self._clients.get(id(pool))) is None:
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]  # redis.Redis, as Django's get_client
         return client
 
 

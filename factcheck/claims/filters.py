@@ -415,6 +415,11 @@ class FilterSQL:
     # group and so be no row here (counted, it would raise L above rows the page must show).
     head_checks_first: bool = False
 
+    @property
+    def searches(self) -> bool:
+        """Whether a search (or one of its groups) is part of the filters."""
+        return self.in_sentence != "TRUE"
+
 
 def compiled_condition(condition: Q, *, model: type[models.Model] = Claim) -> tuple[str, list[Any]]:
     """A condition over the model's table as SQL ("TRUE"/"FALSE" when it is always/never true)."""

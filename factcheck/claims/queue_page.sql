@@ -12,8 +12,8 @@
 --          size, head holds every match after the cursor and is the band;
 --   band:  every claim whose total lies between L and the cursor's: its standing priority
 --          within [L - W, the cursor's total], narrowed day by day of seen_at without a
---          search (band_days: a day's claims differ little in recency), read from the indexes
---          alone (they include seen_at), never from the table;
+--          search or for a dense one (band_days: a day's claims differ little in recency),
+--          read from the indexes alone (they include seen_at), never from the table;
 --   page:  the band after the cursor in total order, each claim checked against the filters
 --          until the page is full (so a page reads about as many rows as it shows).
 -- Exact: a claim after the cursor stands at or below the cursor's total, since recency is
@@ -40,9 +40,10 @@
 --
 -- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
 -- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
--- lowest: head size twice, the cursor's total, DENSE x head size twice; band: total three times (days, older, no seen_at), (in_sentence, total) and
--- (in_article, in_sentence, total);
--- page: (total, id), where, in_sentence, in_article, first, limit. "cursor" is the cursor's total, then its (total, id).
+-- lowest: head size twice, the cursor's total, DENSE x head size twice; band: total three
+-- times (days, older, no seen_at), (in_sentence, total) and (in_article, in_sentence, total);
+-- page: (total, id), where, in_sentence, in_article, first, limit. "cursor" is the cursor's
+-- total, then its (total, id).
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),

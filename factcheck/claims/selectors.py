@@ -252,7 +252,7 @@ def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, lim
     head_first, head_first_params = (filters.first, filters.first_params) if head_checks else ("TRUE", [])
     sql = QUEUE_PAGE_SQL.format(
         where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first,
-        by_day="TRUE" if filters.in_sentence == "TRUE" else "FALSE",
+        by_day="FALSE" if filters.searches else "TRUE",
     )
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,

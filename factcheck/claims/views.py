@@ -161,7 +161,7 @@ class QueueRow:
     can_dismiss: bool
     detail_url: str
     triage_url: str
-    appearances_url: str = ""  # what `cluster` asks for when opened (views.queue_row_appearances)
+    appearances_url: str  # what `cluster` asks for when opened (views.queue_row_appearances)
     score: str = ""
     checked_before: str = ""
     # The match shown was confirmed by a reviewer (not only suggested by the matcher).
