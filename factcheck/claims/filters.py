@@ -414,6 +414,10 @@ class FilterSQL:
     # after the first, where a cluster's first row in the walk may be listed in an earlier
     # group and so be no row here (counted, it would raise L above rows the page must show).
     head_checks_first: bool = False
+    # The part of `where` that claim_queue_day_idx holds (the status filter): the band checks
+    # it on the index entries, so that other statuses' claims are never read.
+    in_index: str = "TRUE"
+    in_index_params: list[Any] = field(default_factory=list)
 
     @property
     def searches(self) -> bool:
@@ -491,6 +495,11 @@ def _remembered(key: tuple[Any, ...], compile_: Callable[[], T]) -> T:
     return compiled
 
 
+def _in_index(values: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The status filter (claim_filter_q's), compiled alone: FilterSQL.in_index."""
+    return compiled_condition(Q(status__in=statuses)) if (statuses := values.get("status")) else ("TRUE", [])
+
+
 def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
     """The filters compiled; `one_per_cluster` (the queue) adds first_in_cluster as `first`;
     without it (the API's claim lists) every matching appearance is a row."""
@@ -503,7 +512,11 @@ def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser
         where, where_params = compiled_condition(condition)
         in_sentence, in_sentence_params = compiled_condition(search.in_sentence) if search else ("TRUE", [])
         in_article, in_article_params = compiled_condition(search.in_article) if search and search.in_article is not None else ("FALSE", [])
-        return FilterSQL(where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params)
+        in_index, in_index_params = _in_index(values)
+        return FilterSQL(
+            where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params,
+            in_index=in_index, in_index_params=in_index_params,
+        )
 
     return _remembered(("all", _values_key(values), user.pk, one_per_cluster), compile_)
 
@@ -525,7 +538,11 @@ def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | Anonymo
         first, first_params = compiled_condition(
             first_in_cluster(condition & groups[number], shown_before=condition & earlier if number else None)
         )
-        return FilterSQL(where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params, head_checks_first=number > 0)
+        in_index, in_index_params = _in_index(values)
+        return FilterSQL(
+            where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params,
+            head_checks_first=number > 0, in_index=in_index, in_index_params=in_index_params,
+        )
 
     return _remembered(("group", _values_key(values), user.pk, phrase_differs, number), compile_)
 

@@ -201,12 +201,13 @@ class Claim(models.Model):
             models.Index(fields=["-priority", "-id"], include=["seen_at"], name="claim_queue_order_idx"),
             # The same, one day of seen_at at a time (claim_seen_day, migration 0021): the
             # queue reads the claims that can reach a page day by day, each day within its
-            # own recency of the page.
+            # own recency of the page. The status is included so that a status filter is
+            # checked on the index entries too, before any row is read (migration 0022).
             models.Index(
                 models.Func(models.F("seen_at"), function="claim_seen_day", output_field=models.IntegerField()),
                 models.F("priority").desc(),
                 models.F("id").desc(),
-                include=["seen_at"],
+                include=["seen_at", "status"],
                 name="claim_queue_day_idx",
             ),
             # The newest claim's time, which recency counts back from, in one lookup.
@@ -214,7 +215,9 @@ class Claim(models.Model):
             GinIndex(fields=["search"], name="claim_search_idx"),
             GinIndex(fields=["tags"], name="claim_tags_idx"),
             models.Index(fields=["assignee", "status"], name="claim_assignee_status_idx"),
-            models.Index(fields=["status"], name="claim_status_idx"),
+            # A status's claims in standing order: a status filter's walk reads its own
+            # claims only (the other statuses' rows would each be read to be skipped).
+            models.Index(fields=["status", "-priority", "-id"], name="claim_status_order_idx"),
             models.Index(fields=["cluster_key"], name="claim_cluster_key_idx"),
         ]
         constraints = [

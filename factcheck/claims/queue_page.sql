@@ -13,7 +13,9 @@
 --   band:  every claim whose total lies between L and the cursor's: its standing priority
 --          within [L - W, the cursor's total], narrowed day by day of seen_at without a
 --          search or for a dense one (band_days: a day's claims differ little in recency),
---          read from the indexes alone (they include seen_at), never from the table;
+--          read from the indexes alone (they include seen_at, and claim_queue_day_idx the
+--          status, so that a status filter, `in_index`, leaves other statuses' claims out
+--          there), never from the table;
 --   page:  the band after the cursor in total order, each claim checked against the filters
 --          until the page is full (so a page reads about as many rows as it shows).
 -- Exact: a claim after the cursor stands at or below the cursor's total, since recency is
@@ -40,8 +42,9 @@
 --
 -- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
 -- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
--- lowest: head size twice, the cursor's total, DENSE x head size twice; band: total three
--- times (days, older, no seen_at), (in_sentence, total) and (in_article, in_sentence, total);
+-- lowest: head size twice, the cursor's total, DENSE x head size twice; band: (total,
+-- in_index) (days), total (older), (total, in_index) (no seen_at), (in_sentence, total) and
+-- (in_article, in_sentence, total);
 -- page: (total, id), where, in_sentence, in_article, first, limit. "cursor" is the cursor's
 -- total, then its (total, id).
 WITH ranking AS MATERIALIZED (
@@ -130,7 +133,7 @@ band AS MATERIALIZED (
         CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
         WHERE claim_seen_day(claims.seen_at) = d.day
           AND claims.priority >= (SELECT total FROM lowest) - d.highest - 1e-6 AND claims.priority <= %s - d.lowest + 1e-6
-          AND claims.priority + t.recency >= (SELECT total FROM lowest)
+          AND claims.priority + t.recency >= (SELECT total FROM lowest) AND {in_index}
         OFFSET 0
     ) c
     WHERE NOT (SELECT complete FROM lowest)
@@ -147,6 +150,7 @@ band AS MATERIALIZED (
     FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
     WHERE NOT (SELECT complete FROM lowest) AND ({by_day} OR (SELECT dense FROM lowest)) AND claim_seen_day(claims.seen_at) IS NULL
       AND claims.priority >= (SELECT priority FROM lowest) AND claims.priority <= %s AND claims.priority + t.recency >= (SELECT total FROM lowest)
+      AND {in_index}
     UNION ALL
     -- With a search, each of its conditions is a range of claim_queue_order_idx the planner
     -- crosses with the search's own index (a day at a time would cross it once a day).

@@ -252,7 +252,7 @@ def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, lim
     head_first, head_first_params = (filters.first, filters.first_params) if head_checks else ("TRUE", [])
     sql = QUEUE_PAGE_SQL.format(
         where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first,
-        by_day="FALSE" if filters.searches else "TRUE",
+        by_day="FALSE" if filters.searches else "TRUE", in_index=filters.in_index,
     )
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
@@ -268,7 +268,7 @@ def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, lim
         head,
         *head_first_params, limit - 1,
         head, head, total, DENSE * head, DENSE * head,
-        total, total, total,
+        total, *filters.in_index_params, total, total, *filters.in_index_params,
         *filters.in_sentence_params, total,
         *filters.in_article_params, *filters.in_sentence_params, total,
         total, pk, *filters.where_params, *filters.in_sentence_params, *filters.in_article_params, *filters.first_params, limit,

@@ -677,7 +677,8 @@ def test_pages_read_day_by_day_walk_exactly(reviewer, half_life_days: float) -> 
     """The band is read one day of seen_at at a time over the last 7 half-lives, older claims
     as one range and claims with no seen_at apart (queue_page.sql): claims at every hour of
     many days, inside and beyond that window, with tied priorities and totals, page by page
-    in the order the ORM gives, with and without a filter (the band is unfiltered)."""
+    in the order the ORM gives, with and without filters: the band reads a status filter from
+    claim_queue_day_idx (FilterSQL.in_index), no other filter."""
     import random
 
     from factcheck.claims.models import RankingWeights
@@ -687,8 +688,9 @@ def test_pages_read_day_by_day_walk_exactly(reviewer, half_life_days: float) -> 
     for n in range(90):
         hours = rng.choice([0, 1, 11, 12, 13, 23, 24, 25]) + 24 * rng.choice([0, 0, 1, 2, 3, 6, 13, 40, 200])
         seen_at = None if n % 23 == 5 else NEWEST - timedelta(hours=hours, minutes=rng.choice([0, 30]))
-        make_claim(priority=rng.choice([30.0, 34.5, 35.0, 39.9, 40.0, 45.0]), seen_at=seen_at, claim_type="numeric" if n % 3 else "quote")
-    for values in ({}, {"type": ["numeric"]}):
+        status = rng.choice([Claim.Status.NEW, Claim.Status.NEW, Claim.Status.CHECK, Claim.Status.DISMISSED])
+        make_claim(priority=rng.choice([30.0, 34.5, 35.0, 39.9, 40.0, 45.0]), seen_at=seen_at, claim_type="numeric" if n % 3 else "quote", status=status)
+    for values in ({}, {"type": ["numeric"]}, {"status": ["check"]}, {"status": ["new", "dismissed"], "type": ["numeric"]}):
         expected = list(with_recency(claims_filtered(Claim.objects.all(), values=values, user=reviewer)).order_by("-total", "-id").values_list("id", flat=True))
         for size in (1, 4, 13, 100):
             assert walk(reviewer, values, size) == expected, (values, size)
