@@ -346,8 +346,13 @@ class Search:
 
     @property
     def article_only(self) -> Q:
-        """The claims found through their article and not by themselves."""
-        return (self.in_article or Q(pk__in=[])) & ~self.in_sentence
+        """The claims found through their article and not by themselves. The article is
+        probed per claim (EXISTS), not listed (in_article's IN): a page checks this on its
+        few candidates, where IN's hashed list first reads every article the search matches
+        (all of them, for a common word). Counts keep in_article: they check every claim."""
+        if self.in_article is None:
+            return Q(pk__in=[])
+        return Q(Exists(Article.objects.filter(pk=OuterRef("article_id"), search=search_query(self.text)))) & ~self.in_sentence
 
     def groups(self, *, phrase_differs: bool) -> list[Q]:
         """The search's groups in the order the queue lists them. `phrase_differs`: whether
