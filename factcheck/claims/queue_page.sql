@@ -171,7 +171,16 @@ band AS MATERIALIZED (
 SELECT b.id, round((b.total - matching.priority)::numeric, 4)::float8 AS recency, b.total
 FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DESC, id DESC) b
 -- The recency points back from the total: both have 4 decimals, so rounding recovers them.
--- (The search is checked again for the claims a dense band read by day.)
-CROSS JOIN LATERAL (SELECT claims.priority FROM claims WHERE claims.id = b.id AND {where} AND ({in_sentence} OR {in_article}) AND {first}) matching
+-- (The search is checked again for the claims a dense band read by day.) The filters are
+-- checked first, in a subquery of their own (OFFSET 0), and `first` only on the claims that
+-- pass them: planned as one, an article filter (a join) came after `first`, whose probe of
+-- claim_cluster_key_idx then ran on every candidate where one in eight passed.
+CROSS JOIN LATERAL (
+    SELECT claims.priority FROM (
+        SELECT claims.id, claims.priority, claims.cluster_key FROM claims
+        WHERE claims.id = b.id AND {where} AND ({in_sentence} OR {in_article}) OFFSET 0
+    ) claims
+    WHERE {first}
+) matching
 ORDER BY b.total DESC, b.id DESC
 LIMIT %s
