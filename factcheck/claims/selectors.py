@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -340,9 +341,17 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
 
 # The rows of positions already chosen (a search page's groups), ordered afterwards.
 CHOSEN_POSITIONS_SQL = "SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS p(id, recency, total)"
-# Whether the words as one phrase query differently from the search (Search.groups).
 PHRASE_DIFFERS_SQL = "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text"
 HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
+
+
+@functools.lru_cache(maxsize=512)
+def phrase_differs(text: str) -> bool:
+    """Whether the words as one phrase query differently from the search (Search.groups).
+    PostgreSQL's parsing of the text and nothing else, so each process asks once per text."""
+    with connection.cursor() as db:
+        db.execute(PHRASE_DIFFERS_SQL, [text, text])
+        return bool(db.fetchone()[0])
 
 
 SEARCH_SENTENCES_SQL = (Path(__file__).parent / "search_sentences.sql").read_text()
@@ -380,16 +389,15 @@ def search_page(
     only once the ones before it are exhausted. Each row carries `highlight` ((text, matched)
     pieces of its sentence) and `found_in_article`."""
     after = decode_search_cursor(cursor) if cursor else None
+    differs = phrase_differs(search.text)
+    groups = search.groups(phrase_differs=differs)
     with connection.cursor() as db:
-        db.execute(PHRASE_DIFFERS_SQL, [search.text, search.text])
-        phrase_differs = db.fetchone()[0]
-        groups = search.groups(phrase_differs=phrase_differs)
         if after is not None and after.group >= len(groups):
             after = None
         limit = page_size + 1
         chosen: list[tuple[SearchPosition, float]] = []
         first_group = after.group if after else 0
-        if phrase_differs and first_group <= 1:
+        if differs and first_group <= 1:
             read = _sentence_groups_read(db, user=user, values=values, search=search, after=after, limit=limit)
             if read is not None:
                 chosen, first_group = read, 2
@@ -397,7 +405,7 @@ def search_page(
             if len(chosen) >= limit:
                 break
             start = (after.total, after.pk) if after is not None and after.group == number else None
-            group = group_filter_sql(values=values, user=user, search=search, phrase_differs=phrase_differs, number=number)
+            group = group_filter_sql(values=values, user=user, search=search, phrase_differs=differs, number=number)
             sql, params = _page_sql_for(group, position=start, limit=limit - len(chosen))
             db.execute(sql, params)
             chosen += [(SearchPosition(group=number, total=total, pk=pk), recency) for pk, recency, total in db.fetchall()]
@@ -425,9 +433,7 @@ def next_in_view(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, An
     if search is None:
         found = queue_positions(user=user, values=values, position=(total, claim_id), limit=1)
         return found[0].id if found else None
-    with connection.cursor() as db:
-        db.execute(PHRASE_DIFFERS_SQL, [search.text, search.text])
-        groups = search.groups(phrase_differs=db.fetchone()[0])
+    groups = search.groups(phrase_differs=phrase_differs(search.text))
     condition = claim_filter_q(values=values, user=user)
     group = next((number for number, found in enumerate(groups) if Claim.objects.filter(condition & found, pk=claim_id).exists()), None)
     # A claim that no longer matches the search goes on from the start of its results.
