@@ -174,7 +174,8 @@ FROM (SELECT id, total FROM band WHERE (total, id) < (%s, %s) ORDER BY total DES
 -- (The search is checked again for the claims a dense band read by day.) The filters are
 -- checked first, in a subquery of their own (OFFSET 0), and `first` only on the claims that
 -- pass them: planned as one, an article filter (a join) came after `first`, whose probe of
--- claim_cluster_key_idx then ran on every candidate where one in eight passed.
+-- claim_cluster_key_idx then ran on every candidate where one in eight passed. (`first` reads
+-- the outer claim's id, priority and cluster_key only: filters.first_in_cluster.)
 CROSS JOIN LATERAL (
     SELECT claims.priority FROM (
         SELECT claims.id, claims.priority, claims.cluster_key FROM claims
