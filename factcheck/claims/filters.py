@@ -206,6 +206,12 @@ def _article_ids(condition: Q) -> Q:
     return Q(article_id__in=Article.objects.filter(condition).values("id"))
 
 
+def _status_q(values: dict[str, Any]) -> Q:
+    """The status filter (an empty Q without one): claim_filter_q's first condition, and on
+    its own the part of the filters the queue's day index holds (FilterSQL.in_index)."""
+    return Q(status__in=statuses) if (statuses := values.get("status")) else Q()
+
+
 def _published_on_or(lookup: str, day: Any) -> Q:
     """The article's publication date `lookup` (gte, lte) the day; its import date when it has none."""
     return Q(**{f"published_at__date__{lookup}": day}) | Q(published_at__isnull=True, **{f"created_at__date__{lookup}": day})
@@ -252,9 +258,7 @@ def _checked_before() -> Q:
 
 def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> Q:
     """Every valid filter value (QueueFilter.values) but the search, as one condition."""
-    condition = Q()
-    if statuses := values.get("status"):
-        condition &= Q(status__in=statuses)
+    condition = _status_q(values)
     if types := values.get("type"):
         condition &= Q(claim_type__in=types)
     if speaker := values.get("speaker"):
@@ -501,8 +505,8 @@ def _remembered(key: tuple[Any, ...], compile_: Callable[[], T]) -> T:
 
 
 def _in_index(values: dict[str, Any]) -> tuple[str, list[Any]]:
-    """The status filter (claim_filter_q's), compiled alone: FilterSQL.in_index."""
-    return compiled_condition(Q(status__in=statuses)) if (statuses := values.get("status")) else ("TRUE", [])
+    """claim_filter_q's status filter compiled alone ("TRUE" without one): FilterSQL.in_index."""
+    return compiled_condition(_status_q(values))
 
 
 def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
