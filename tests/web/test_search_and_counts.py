@@ -170,6 +170,7 @@ def test_search_pages_follow_the_search_order_exactly(reviewer, settings) -> Non
     cases: list[dict[str, Any]] = [
         {"q": "flood"}, {"q": "flood dam"}, {"q": "flood damage"}, {"q": '"flood damage"'}, {"q": "flood -insurers"}, {"q": "damage flood"},
         {"q": "flood", "in_article": "yes"}, {"q": "flood", "in_article": "yes", "type": ["numeric"]},
+        {"q": "valley", "in_article": "yes"}, {"q": "valley", "in_article": "yes", "type": ["quote"]},  # in an article's text only
     ]
     for values in cases:
         order = expected_order(values, reviewer)
@@ -186,6 +187,26 @@ def test_search_pages_follow_the_search_order_exactly(reviewer, settings) -> Non
             assert seen == order, (values, size)
     highlights = [row["highlight"] for row in selectors.queue_page(user=reviewer, values={"q": "flood dam"}, cursor=None, page_size=3).rows]
     assert all(any(matched for _, matched in parts) for parts in highlights)
+
+
+def test_a_word_only_the_articles_have_walks_only_the_article_group(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """"In the whole article" for a word no claim's own text has: one probe of the claims'
+    search index stands in for walking the empty claim-text group, and the rows (all found
+    through their article) are printed as they are, with no highlight to ask for."""
+    about = make_article(text="The dam failed and rivers flooded the valley overnight.")
+    claims = [make_claim(about, sentence=f"Claim {n} on the <council> budget.", priority=float(n)) for n in range(3)]
+    client = logged_in(reviewer)
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get(reverse("claims:list"), {"q": "valley", "in_article": "yes"}).content.decode()
+    statements = [query["sql"] for query in queries.captured_queries]
+    assert sum("One page of the triage queue" in sql for sql in statements) == 1
+    assert not any("ts_headline" in sql for sql in statements)
+    assert shown_ids(html) == [claim.pk for claim in reversed(claims)]
+    assert html.count("found in the article</span>") == 3 and "Claim 2 on the &lt;council&gt; budget." in html and "<mark>" not in html
+    # A word the claims have too: their group is walked, and their rows marked.
+    make_claim(about, sentence="The valley flooded.", priority=0.5)
+    html = client.get(reverse("claims:list"), {"q": "valley", "in_article": "yes"}).content.decode()
+    assert "The <mark>valley</mark> flooded." in html and html.count("found in the article</span>") == 3
 
 
 def test_a_search_cursor_that_does_not_fit_starts_over(reviewer, settings) -> None:  # type: ignore[no-untyped-def]
