@@ -561,6 +561,11 @@ def phrase_sql(*, search: Search) -> tuple[str, list[Any]]:
     return _remembered(("phrase", search.text), lambda: compiled_condition(search.as_phrase))
 
 
+def headline_sql(*, search: Search) -> tuple[str, list[Any]]:
+    """Search.headline compiled: the claim's sentence with the search's words marked."""
+    return _remembered(("headline", search.text), lambda: compiled_expression(search.headline))
+
+
 # --- The queue order: total DESC, id DESC ----------------------------------------------------
 #
 # A claim's total is its standing priority (claims.priority, stored) plus its recency points,

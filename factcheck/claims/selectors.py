@@ -29,13 +29,13 @@ from factcheck.claims.filters import (
     SearchPosition,
     claim_filter_q,
     compiled_condition,
-    compiled_expression,
     decode_cursor,
     decode_search_cursor,
     encode_cursor,
     encode_search_cursor,
     filter_sql,
     group_filter_sql,
+    headline_sql,
     highlighted_parts,
     phrase_sql,
     search_for,
@@ -428,7 +428,7 @@ def search_page(
         # A claim found through its article has none of the words in its own text: nothing to mark.
         headlines: dict[int, str] = {}
         if highlighted := [at.pk for at, _ in shown if at.group != in_article]:
-            headline, headline_params = compiled_expression(search.headline)
+            headline, headline_params = headline_sql(search=search)
             db.execute(HEADLINES_SQL.format(headline=headline), [*headline_params, highlighted])
             headlines = dict(db.fetchall())
     by_id = {row["id"]: row for row in _queue_rows(CHOSEN_POSITIONS_SQL, [ids, [r for _, r in shown], [p.total for p, _ in shown]])}
