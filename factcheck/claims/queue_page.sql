@@ -40,6 +40,12 @@
 -- claim). Without a search the second branch is FALSE and costs nothing. A claim matching
 -- both is the first branch's only (so that each claim counts once without a UNION's hashing).
 --
+-- A walk after a cursor passes the claims the earlier pages showed (their recency lifts them
+-- above the cursor's total), thousands on a page deep in the queue. With no filter and no
+-- search it reads only the index (id, priority, seen_at), so the cluster key of each claim it
+-- keeps is looked up on its own ({walked_cluster_key}: selectors._page_sql_for) rather than
+-- the row of every claim it passes read from the table.
+--
 -- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
 -- in_sentence, where, cursor, head size); walked_to: head size; head: head_first, limit - 1;
 -- lowest: head size twice, the cursor's total, DENSE x head size twice; band: (total,
@@ -54,12 +60,12 @@ WITH ranking AS MATERIALIZED (
 -- arguments: only then does PostgreSQL inline the function, and a call per claim costs far
 -- more than the inlined expression.)
 walked AS MATERIALIZED (
-    (SELECT 1 AS branch, claims.id, claims.cluster_key, claims.priority, claims.priority + t.recency AS total
+    (SELECT 1 AS branch, claims.id, {walked_cluster_key} AS cluster_key, claims.priority, claims.priority + t.recency AS total
      FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
      WHERE {in_sentence} AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
      ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)
     UNION ALL
-    (SELECT 2 AS branch, claims.id, claims.cluster_key, claims.priority, claims.priority + t.recency AS total
+    (SELECT 2 AS branch, claims.id, {walked_cluster_key} AS cluster_key, claims.priority, claims.priority + t.recency AS total
      FROM claims CROSS JOIN ranking CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
      WHERE {in_article} AND ({in_sentence}) IS NOT TRUE AND {where} AND claims.priority <= %s AND (claims.priority + t.recency, claims.id) < (%s, %s)
      ORDER BY claims.priority DESC, claims.id DESC LIMIT %s)

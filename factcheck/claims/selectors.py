@@ -173,6 +173,8 @@ HEAD_ROWS_PER_ROW_FILTERED = 2
 # than crossing the search's index with the band's range, which reads every claim the search
 # matches (a common word's tens of thousands).
 DENSE = 20
+# A walked claim's cluster key read on its own, by id (queue_page.sql, walked).
+WALKED_CLUSTER_KEY_LOOKUP = "(SELECT kept.cluster_key FROM claims kept WHERE kept.id = claims.id)"
 
 # The queue's rows in two steps: the page's (id, recency, total) (`{page}`: queue_page.sql),
 # then, for those rows only, what each shows: its own columns, article heading, outlet,
@@ -251,9 +253,13 @@ def _page_sql_for(filters: FilterSQL, *, position: tuple[float, int] | None, lim
     # and so does a search group's that may meet clusters an earlier group listed.
     head_checks = position is not None or filters.head_checks_first
     head_first, head_first_params = (filters.first, filters.first_params) if head_checks else ("TRUE", [])
+    # An unfiltered walk after a cursor reads the index alone (queue_page.sql says why); any
+    # other walk reads the rows for its filters anyway, and their cluster keys with them.
+    index_only_walk = position is not None and filters.matches_all
     sql = QUEUE_PAGE_SQL.format(
         where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article, first=filters.first, head_first=head_first,
         by_day="FALSE" if filters.searches else "TRUE", in_index=filters.in_index,
+        walked_cluster_key=WALKED_CLUSTER_KEY_LOOKUP if index_only_walk else "claims.cluster_key",
     )
     after = [total, total, pk]
     # More head rows raise L and so narrow the band: worth it on an unfiltered first page,
