@@ -43,7 +43,7 @@
 -- A walk after a cursor passes the claims the earlier pages showed (their recency lifts them
 -- above the cursor's total), thousands on a page deep in the queue. With no filter and no
 -- search it reads only the index (id, priority, seen_at), so the cluster key of each claim it
--- keeps is looked up on its own ({walked_cluster_key}: selectors._page_sql_for) rather than
+-- keeps is looked up on its own (walked_cluster_key, selectors._page_sql_for) rather than
 -- the row of every claim it passes read from the table.
 --
 -- Parameters, in order: walked: (in_sentence, where, cursor, head size) and (in_article,
