@@ -566,6 +566,11 @@ def headline_sql(*, search: Search) -> tuple[str, list[Any]]:
     return _remembered(("headline", search.text), lambda: compiled_expression(search.headline))
 
 
+def words_sql(*, search: Search) -> tuple[str, list[Any]]:
+    """The search's words as a tsquery: what Search.in_sentence matches the claims' search vector against."""
+    return _remembered(("words", search.text), lambda: compiled_expression(search_query(search.text)))
+
+
 # --- The queue order: total DESC, id DESC ----------------------------------------------------
 #
 # A claim's total is its standing priority (claims.priority, stored) plus its recency points,

@@ -40,6 +40,7 @@ from factcheck.claims.filters import (
     phrase_sql,
     search_for,
     with_recency,
+    words_sql,
 )
 from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, RankingWeights, SavedView, Verdict
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
@@ -349,8 +350,9 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
 CHOSEN_POSITIONS_SQL = "SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS p(id, recency, total)"
 PHRASE_DIFFERS_SQL = "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text"
 HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
-# Whether any claim's own text has the words at all: one probe of the search index.
-ANY_SENTENCE_MATCHES_SQL = "SELECT EXISTS (SELECT FROM claims WHERE {in_sentence})"
+# Whether any claim's own text has the words at all, whatever the other filters: one probe of
+# the search index (claims migration 0023 says why it is a function).
+ANY_SENTENCE_MATCHES_SQL = "SELECT claim_text_has_words({words})"
 
 
 @functools.lru_cache(maxsize=512)
@@ -388,10 +390,10 @@ def _sentence_groups_read(
     return [(SearchPosition(group=grp, total=row_total, pk=row_pk), recency) for _, row_pk, recency, row_total, grp in found if row_pk is not None]
 
 
-def _any_sentence_matches(db: Any, *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> bool:
+def _any_sentence_matches(db: Any, *, search: Search) -> bool:
     """Whether any claim's own text has the search's words, whatever the other filters."""
-    filters = filter_sql(values=values, user=user)
-    db.execute(ANY_SENTENCE_MATCHES_SQL.format(in_sentence=filters.in_sentence), filters.in_sentence_params)
+    words, words_params = words_sql(search=search)
+    db.execute(ANY_SENTENCE_MATCHES_SQL.format(words=words), words_params)
     return bool(db.fetchone()[0])
 
 
@@ -420,7 +422,7 @@ def search_page(
             if len(chosen) >= limit:
                 break
             start = (after.total, after.pk) if after is not None and after.group == number else None
-            if number == 0 and start is None and not differs and search.in_article is not None and not _any_sentence_matches(db, user=user, values=values):
+            if number == 0 and start is None and not differs and search.in_article is not None and not _any_sentence_matches(db, search=search):
                 # "In the whole article" is mostly ticked for words the claims themselves lack:
                 # one probe of the search index instead of planning and walking the empty group.
                 continue
