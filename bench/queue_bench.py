@@ -301,6 +301,8 @@ def main() -> int:
             "filtered (status=new, type=numeric, with a number)": f"{base}/claims/?status=new&type=numeric&has_number=yes",
             "deep keyset page (half way, ~claim 100,000)": f"{base}/claims/?after={cursor}",
             "search (q=deported boston)": f"{base}/claims/?q=deported+boston",
+            # Both words are common, never in that order: the phrase must be told apart from the words.
+            'search for a quoted phrase (q="deported boston")': f"{base}/claims/?q=%22deported+boston%22",
             "search, a common word (q=boston, 40,000 claims)": f"{base}/claims/?q=boston",
             "search in the whole article (q=council: every article)": f"{base}/claims/?q=council&in_article=yes",
             # The "N claims" line, asked for by each page once it shows its rows.

@@ -46,7 +46,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=200, help="requests per page (after 20 warm-up requests)")
     parser.add_argument("--show-queries", action="store_true", help="print each page's SQL statements")
-    parser.add_argument("--profile", choices=["first", "filtered", "deep", "search", "word", "article", "metadata"], help="print a cProfile of one page")
+    parser.add_argument("--profile", choices=["first", "filtered", "deep", "search", "quoted", "word", "article", "metadata"], help="print a cProfile of one page")
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_DEBUG", "0")
@@ -70,6 +70,7 @@ def main() -> int:
         "filtered": "status=new&type=numeric&has_number=yes",
         "deep": f"after={middle}",
         "search": "q=deported+boston",
+        "quoted": "q=%22deported+boston%22",
         "word": "q=boston",
         "article": "q=council&in_article=yes",
         "metadata": "meta=category%3Apolitics",

@@ -4,6 +4,9 @@
 -- telling the phrase group apart means reading every match's text whatever the page; read
 -- once here, each match gets its group and total and the page is sorted from them, where two
 -- walks of the queue (queue_page.sql, one per group) would each read the matches again.
+-- A search in words' order (a quoted phrase: one group, `phrase` TRUE) is read here too: its
+-- matches cannot be told from the claims that have the words anywhere, which is what PostgreSQL
+-- estimates it as, so a walk of the queue for a rare phrase of common words reads every entry.
 --
 -- One row per cluster, as on every queue page: a cluster's row is its best-ranked appearance
 -- (standing priority, then id) in the first group that holds one of its matching appearances.

@@ -349,6 +349,8 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
 # The rows of positions already chosen (a search page's groups), ordered afterwards.
 CHOSEN_POSITIONS_SQL = "SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS p(id, recency, total)"
 PHRASE_DIFFERS_SQL = "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text"
+# Whether the search's own query holds a word-order operator (<-> or <N>) outside its quoted lexemes.
+IN_ORDER_SQL = r"""SELECT regexp_replace(websearch_to_tsquery('english', %s)::text, '''([^'']|'''')*''', '', 'g') ~ '<'"""
 HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
 # Whether any claim's own text has the words at all, whatever the other filters: one probe of
 # the search index (claims migration 0023 says why it is a function).
@@ -364,26 +366,43 @@ def phrase_differs(text: str) -> bool:
         return bool(db.fetchone()[0])
 
 
+@functools.lru_cache(maxsize=512)
+def in_order(text: str) -> bool:
+    """Whether the search asks for words in order: a quoted phrase, or a hyphenated word
+    ("covid-19"). The search index cannot tell such a query's matches from the claims that
+    have the words anywhere, and PostgreSQL estimates it as the words anywhere: for a rare
+    phrase of common words, a walk of the queue expecting dense matches reads the whole index."""
+    with connection.cursor() as db:
+        db.execute(IN_ORDER_SQL, [text])
+        return bool(db.fetchone()[0])
+
+
 SEARCH_SENTENCES_SQL = (Path(__file__).parent / "search_sentences.sql").read_text()
 # A search's phrase and other-order groups are read in one go (search_sentences.sql) when it
 # matches at most this many claims: reading each match once costs about what a walk of the
 # queue costs per group up to here; past it, walking stops early where reading all would not.
 SENTENCE_GROUPS_READ_MAX = 10_000
+# The one group of a search in words' order (in_order) is read in one go when it matches at
+# most this many claims. Reading it reads every claim with the words, in order or not, where a
+# walk of the queue reads about a page's rows over the phrase's share of the queue: a rare
+# phrase is read at once whatever its words (the cap counts matches, not the claims read); a
+# dense one is walked after reading no more than this many matches.
+IN_ORDER_READ_MAX = 2_000
 
 
 def _sentence_groups_read(
-    db: Any, *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, after: SearchPosition | None, limit: int
+    db: Any, *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, phrase_group: bool,
+    after: SearchPosition | None, limit: int,
 ) -> list[tuple[SearchPosition, float]] | None:
-    """The next `limit` rows of a search's groups 0 and 1 after `after` (search_sentences.sql),
-    or None when the search matches more than SENTENCE_GROUPS_READ_MAX claims."""
+    """The next `limit` rows of a search's claim-text groups after `after` (search_sentences.sql):
+    groups 0 and 1 with `phrase_group`, else the one group of a search in words' order. None
+    when the search matches more claims than the cap for those groups."""
     filters = filter_sql(values=values, user=user)
-    phrase, phrase_params = phrase_sql(search=search)
+    phrase, phrase_params = phrase_sql(search=search) if phrase_group else ("TRUE", [])
+    cap = SENTENCE_GROUPS_READ_MAX if phrase_group else IN_ORDER_READ_MAX
     sql = SEARCH_SENTENCES_SQL.format(phrase=phrase, in_sentence=filters.in_sentence, where=filters.where)
     group, total, pk = (after.group, after.total, after.pk) if after is not None else (-1, math.inf, MAX_ID)
-    db.execute(sql, [
-        *phrase_params, *filters.in_sentence_params, *filters.where_params, SENTENCE_GROUPS_READ_MAX + 1, SENTENCE_GROUPS_READ_MAX,
-        group, group, total, pk, limit,
-    ])
+    db.execute(sql, [*phrase_params, *filters.in_sentence_params, *filters.where_params, cap + 1, cap, group, group, total, pk, limit])
     found = db.fetchall()
     if found[0][0]:
         return None
@@ -408,16 +427,17 @@ def search_page(
     after = decode_search_cursor(cursor) if cursor else None
     differs = phrase_differs(search.text)
     groups = search.groups(phrase_differs=differs)
+    sentence_groups = 2 if differs else 1  # the groups of claims found by their own text
     with connection.cursor() as db:
         if after is not None and after.group >= len(groups):
             after = None
         limit = page_size + 1
         chosen: list[tuple[SearchPosition, float]] = []
         first_group = after.group if after else 0
-        if differs and first_group <= 1:
-            read = _sentence_groups_read(db, user=user, values=values, search=search, after=after, limit=limit)
+        if first_group < sentence_groups and (differs or in_order(search.text)):
+            read = _sentence_groups_read(db, user=user, values=values, search=search, phrase_group=differs, after=after, limit=limit)
             if read is not None:
-                chosen, first_group = read, 2
+                chosen, first_group = read, sentence_groups
         for number in range(first_group, len(groups)):
             if len(chosen) >= limit:
                 break

@@ -107,10 +107,12 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
     """Words that differ as a phrase: the claims with the words in order, then the others, then
     those found through their article. A search matching few claims reads both of its
     sentence groups at once (search_sentences.sql), a larger one (read_max 0 here) walks each
-    group (queue_page.sql): the same rows, one per cluster, in the same order, page by page."""
+    group (queue_page.sql): the same rows, one per cluster, in the same order, page by page.
+    A quoted phrase has one group of its own text, read at once or walked in the same way."""
     import random
 
     monkeypatch.setattr(selectors, "SENTENCE_GROUPS_READ_MAX", read_max)
+    monkeypatch.setattr(selectors, "IN_ORDER_READ_MAX", read_max)
     rng = random.Random(11)
     about_floods = make_article(text="The flood cost the valley dearly.")
     sentences = ["The flood cost {n} million.", "The cost of flood {n} defences rose.", "Taxes rose {n} percent.", "Flood and storm cost {n}."]
@@ -134,10 +136,13 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
                                                     [c for c in claims if c.claim_type == "numeric" and says_both(c) and not in_order(c)]]),
         ({"q": "flood cost", "in_article": "yes"}, [[c for c in claims if in_order(c)], [c for c in claims if says_both(c) and not in_order(c)],
                                                     [c for c in claims if c.article_id == about_floods.pk and not says_both(c)]]),
+        ({"q": '"flood cost"'}, [[c for c in claims if in_order(c)]]),
+        ({"q": '"flood cost"', "type": ["numeric"]}, [[c for c in claims if c.claim_type == "numeric" and in_order(c)]]),
+        ({"q": '"flood cost"', "in_article": "yes"}, [[c for c in claims if in_order(c)], [c for c in claims if c.article_id == about_floods.pk and not in_order(c)]]),
     ]
     for values, groups in cases:
         expected = one_row_per_cluster(groups)
-        assert all(groups) and len(expected) < sum(len(group) for group in groups)  # the premise: clusters across the groups
+        assert all(groups) and len(expected) < sum(len(group) for group in groups), values  # the premise: clusters across the groups
         for size in (1, 2, 3, 7, 50):
             assert walk(reviewer, values, size) == expected, (values, size)
 
