@@ -46,7 +46,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=200, help="requests per page (after 20 warm-up requests)")
     parser.add_argument("--show-queries", action="store_true", help="print each page's SQL statements")
-    parser.add_argument("--profile", choices=["first", "filtered", "deep", "search", "quoted", "word", "article", "metadata"], help="print a cProfile of one page")
+    parser.add_argument(
+        "--profile", choices=["first", "filtered", "deep", "search", "quoted", "word", "article", "metadata"], help="print a cProfile of one page",
+    )
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_DEBUG", "0")

@@ -138,7 +138,8 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
                                                     [c for c in claims if c.article_id == about_floods.pk and not says_both(c)]]),
         ({"q": '"flood cost"'}, [[c for c in claims if in_order(c)]]),
         ({"q": '"flood cost"', "type": ["numeric"]}, [[c for c in claims if c.claim_type == "numeric" and in_order(c)]]),
-        ({"q": '"flood cost"', "in_article": "yes"}, [[c for c in claims if in_order(c)], [c for c in claims if c.article_id == about_floods.pk and not in_order(c)]]),
+        ({"q": '"flood cost"', "in_article": "yes"}, [[c for c in claims if in_order(c)],
+                                                      [c for c in claims if c.article_id == about_floods.pk and not in_order(c)]]),
     ]
     for values, groups in cases:
         expected = one_row_per_cluster(groups)
