@@ -348,9 +348,13 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
 
 # The rows of positions already chosen (a search page's groups), ordered afterwards.
 CHOSEN_POSITIONS_SQL = "SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS p(id, recency, total)"
-PHRASE_DIFFERS_SQL = "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text"
-# Whether the search's own query holds a word-order operator (<-> or <N>) outside its quoted lexemes.
-IN_ORDER_SQL = r"""SELECT regexp_replace(websearch_to_tsquery('english', %s)::text, '''([^'']|'''')*''', '', 'g') ~ '<'"""
+# How PostgreSQL reads a search's text (_search_shape): whether the words as one phrase query
+# differently from the search itself, and whether the search's own query holds a word-order
+# operator (<-> or <N>) outside its quoted lexemes.
+SEARCH_SHAPE_SQL = (
+    "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text,"
+    r""" regexp_replace(websearch_to_tsquery('english', %s)::text, '''([^'']|'''')*''', '', 'g') ~ '<'"""
+)
 HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
 # Whether any claim's own text has the words at all, whatever the other filters: one probe of
 # the search index (claims migration 0023 says why it is a function).
@@ -358,23 +362,26 @@ ANY_SENTENCE_MATCHES_SQL = "SELECT claim_text_has_words({words})"
 
 
 @functools.lru_cache(maxsize=512)
-def phrase_differs(text: str) -> bool:
-    """Whether the words as one phrase query differently from the search (Search.groups).
-    PostgreSQL's parsing of the text and nothing else, so each process asks once per text."""
+def _search_shape(text: str) -> tuple[bool, bool]:
+    """(phrase_differs, in_order): PostgreSQL's parsing of the text and nothing else, so each
+    process asks once per text, in one query for both."""
     with connection.cursor() as db:
-        db.execute(PHRASE_DIFFERS_SQL, [text, text])
-        return bool(db.fetchone()[0])
+        db.execute(SEARCH_SHAPE_SQL, [text, text, text])
+        differs, ordered = db.fetchone()
+    return bool(differs), bool(ordered)
 
 
-@functools.lru_cache(maxsize=512)
+def phrase_differs(text: str) -> bool:
+    """Whether the words as one phrase query differently from the search (Search.groups)."""
+    return _search_shape(text)[0]
+
+
 def in_order(text: str) -> bool:
     """Whether the search asks for words in order: a quoted phrase, or a hyphenated word
     ("covid-19"). The search index cannot tell such a query's matches from the claims that
     have the words anywhere, and PostgreSQL estimates it as the words anywhere: for a rare
     phrase of common words, a walk of the queue expecting dense matches reads the whole index."""
-    with connection.cursor() as db:
-        db.execute(IN_ORDER_SQL, [text])
-        return bool(db.fetchone()[0])
+    return _search_shape(text)[1]
 
 
 SEARCH_SENTENCES_SQL = (Path(__file__).parent / "search_sentences.sql").read_text()
