@@ -4,10 +4,11 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
-from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.core.validators import MaxLengthValidator
 from django.db import models
+from django.db.models.functions import Upper
 
 from factcheck.articles.models import Article
 from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS
@@ -214,6 +215,9 @@ class Claim(models.Model):
             models.Index(fields=["seen_at"], name="claim_seen_at_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),
             GinIndex(fields=["tags"], name="claim_tags_idx"),
+            # The speaker filter is a substring of the name in any case (UPPER(speaker) LIKE
+            # '%NAME%'): without trigrams nothing but a scan of every claim answers it.
+            GinIndex(OpClass(Upper("speaker"), name="gin_trgm_ops"), name="claim_speaker_trgm_idx"),
             models.Index(fields=["assignee", "status"], name="claim_assignee_status_idx"),
             # A status's claims in standing order: a status filter's walk reads its own
             # claims only (the other statuses' rows would each be read to be skipped).
