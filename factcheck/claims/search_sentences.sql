@@ -18,11 +18,12 @@
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
+-- Each match as read from its row, and nothing computed yet but its group: the dedupe below
+-- reads standing order only, and recency is worked out for the rows it keeps. A claim in no
+-- cluster has a NULL `cluster`, which the dedupe's hash leaves out (no other row is its cluster).
 matches AS MATERIALIZED (
-    SELECT claims.id, COALESCE(NULLIF(claims.cluster_key, ''), 'claim:' || claims.id) AS cluster, claims.priority,
-           t.recency, claims.priority + t.recency AS total, CASE WHEN {phrase} THEN 0 ELSE 1 END AS grp
-    FROM claims CROSS JOIN ranking
-    CROSS JOIN LATERAL (SELECT claim_recency_points(claims.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
+    SELECT claims.id, NULLIF(claims.cluster_key, '') AS cluster, claims.priority, claims.seen_at, CASE WHEN {phrase} THEN 0 ELSE 1 END AS grp
+    FROM claims
     WHERE {in_sentence} AND {where}
     LIMIT %s
 ),
@@ -32,7 +33,9 @@ capped AS MATERIALIZED (
 cluster_rows AS (
     -- A match is its cluster's row unless another match of the cluster comes first (an
     -- earlier group, then standing priority and id).
-    SELECT m.id, m.recency, m.total, m.grp FROM matches m
+    SELECT m.id, m.grp, m.priority + t.recency AS total, t.recency
+    FROM matches m CROSS JOIN ranking
+    CROSS JOIN LATERAL (SELECT claim_recency_points(m.seen_at, ranking.newest, ranking.recency, ranking.half_life_days) AS recency) t
     WHERE NOT EXISTS (
         SELECT FROM matches o WHERE o.cluster = m.cluster AND (o.grp, -o.priority, -o.id) < (m.grp, -m.priority, -m.id)
     )
