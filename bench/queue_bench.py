@@ -13,7 +13,9 @@ serves the app with gunicorn (DEBUG off), logs a reviewer in through the login f
 measures queue pages with wrk (a Lua script prints the percentiles; a Python load
 generator stands in when wrk is missing): the first page, a filtered page, a keyset page
 half way down the queue, searches, the article filters (metadata, title) and the count
-requests the pages make. Prints median and p95 latency per page; target p95 < 150 ms.
+requests the pages make. Prints median and p95 latency per page (target p95 < 150 ms), and
+the CPU each request cost gunicorn's workers and PostgreSQL's backends (when the server runs
+on this machine).
 """
 
 from __future__ import annotations
@@ -176,6 +178,41 @@ def middle_cursor(claims: int) -> str:
     return encode_cursor(total, pk)
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of processes on this machine, in seconds (a process gone counts 0)."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def children_of(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (gunicorn's workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def backend_pids() -> list[int]:
+    """The PostgreSQL backends serving the bench database, other than this process's own.
+    Their CPU can be read only when the server runs on this machine."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        pids = [pid for (pid,) in cursor.fetchall()]
+    return [pid for pid in pids if Path(f"/proc/{pid}/stat").exists()]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -323,11 +360,18 @@ def main() -> int:
         failed = False
         for name, url in pages.items():
             measure(url, cookie, users=args.users, duration=3)  # warm-up: connections, caches
+            # What each request cost the machine's two sides, to tell where a page's time goes
+            # under load (CPU caches and contention make it more than one request alone costs).
+            workers, backends = children_of(server.pid), backend_pids()
+            before = cpu_seconds(workers), cpu_seconds(backends)
             figures = measure(url, cookie, users=args.users, duration=args.duration)
+            requests = max(figures["rps"] * args.duration, 1)
+            python_ms, postgres_ms = (1000 * (cpu_seconds(pids) - start) / requests for pids, start in zip((workers, backends), before, strict=True))
             ok = figures["p95_ms"] < TARGET_P95_MS and figures["non2xx"] == 0
             failed |= not ok
             print(f"  {name:52s} median {figures['p50_ms']:6.1f} ms  p95 {figures['p95_ms']:6.1f} ms  p99 {figures['p99_ms']:6.1f} ms  "
-                  f"{figures['rps']:6.1f} req/s  non-200 {figures['non2xx']:.0f}  {'ok' if ok else 'OVER TARGET'}")
+                  f"{figures['rps']:6.1f} req/s  non-200 {figures['non2xx']:.0f}  {'ok' if ok else 'OVER TARGET'}"
+                  f"  CPU a request: gunicorn {python_ms:4.1f} ms" + (f", PostgreSQL {postgres_ms:4.1f} ms" if backends else ""))
         print(f"target: p95 < {TARGET_P95_MS:.0f} ms on every page: {'met' if not failed else 'NOT met'}")
     finally:
         server.terminate()

@@ -27,19 +27,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.pipeline_bench import setup_django  # noqa: E402
-from bench.queue_bench import PASSWORD  # noqa: E402
+from bench.queue_bench import PASSWORD, cpu_seconds  # noqa: E402
 
 
 def bench_url() -> str:
     head, _, name = os.environ.get("DATABASE_URL", "").rpartition("/")
     name, _, query = name.partition("?")
     return f"{head}/{name}_queue_bench" + (f"?{query}" if query else "")
-
-
-def backend_cpu_seconds(pid: int) -> float:
-    """utime + stime of a PostgreSQL backend (same machine), in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
@@ -127,13 +121,13 @@ def main() -> int:
         if args.show_queries:
             print("\n".join(f"    {sql[:200]}" for sql in statements))
         cpu, wall = [], []
-        backend_before = backend_cpu_seconds(backend)
+        backend_before = cpu_seconds([backend])
         for _ in range(args.requests):
             started_cpu, started = time.process_time(), time.perf_counter()
             get(query)
             cpu.append(time.process_time() - started_cpu)
             wall.append(time.perf_counter() - started)
-        backend_ms = 1000 * (backend_cpu_seconds(backend) - backend_before) / args.requests
+        backend_ms = 1000 * (cpu_seconds([backend]) - backend_before) / args.requests
         cpu.sort()
         print(f"  {name:9s} CPU median {1000 * statistics.median(cpu):5.1f} ms  p90 {1000 * cpu[int(0.9 * len(cpu))]:5.1f} ms  "
               f"PostgreSQL {backend_ms:4.1f} ms  wall median {1000 * statistics.median(wall):5.1f} ms  "
