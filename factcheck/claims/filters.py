@@ -345,8 +345,9 @@ class Search:
 
     @property
     def as_phrase(self) -> Q:
-        """The claims whose own text has the words as one phrase."""
-        return Q(search=SearchQuery(self.text, search_type="phrase", config="english"))
+        """The claims whose own text has the words as one phrase (found through the phrase's
+        adjacent pairs when it has any: query_pairs)."""
+        return Q(search=SearchQuery(self.text, search_type="phrase", config="english")) & holding_pairs(query_pairs(self.text)[1])
 
     @property
     def article_only(self) -> Q:
@@ -378,7 +379,30 @@ def search_for(values: dict[str, Any]) -> Search | None:
         return None
     query = search_query(text)
     in_article = _article_ids(Q(search=query)) if values.get("in_article") == "yes" else None
-    return Search(text=text, in_sentence=Q(search=query), in_article=in_article)
+    # A quoted phrase (or a hyphenated word) asks for words side by side: its pairs find its
+    # matches, where the search index alone finds every claim with the words.
+    return Search(text=text, in_sentence=Q(search=query) & holding_pairs(query_pairs(text)[0]), in_article=in_article)
+
+
+# The adjacent word pairs (claims.phrase_pairs) every match must hold, of the search's own
+# query and of its words as one phrase (claim_query_pairs, claims migration 0025). PostgreSQL
+# parses the text, so each process asks once per text; the answer depends on nothing else.
+QUERY_PAIRS_SQL = "SELECT claim_query_pairs(websearch_to_tsquery('english', %s)), claim_query_pairs(phraseto_tsquery('english', %s))"
+
+
+@functools.lru_cache(maxsize=512)
+def query_pairs(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(QUERY_PAIRS_SQL, [text, text])
+        words, phrase = cursor.fetchone()
+    return tuple(words), tuple(phrase)
+
+
+def holding_pairs(pairs: tuple[str, ...]) -> Q:
+    """The claims holding every one of these adjacent word pairs (nothing to ask without any).
+    Only a prefilter: the pairs can come from different places in a claim, so the phrase
+    itself is checked as well."""
+    return Q(phrase_pairs__contains=list(pairs)) if pairs else Q()
 
 
 def highlighted_parts(headline: str) -> list[tuple[str, bool]]:

@@ -189,6 +189,15 @@ class Claim(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
+    # The search vector's adjacent lexemes as pairs ("deport boston"), kept by PostgreSQL
+    # (claim_word_pairs, claims migration 0025): the search index holds no word positions, so
+    # without this a phrase's matches are found only by reading every claim with its words.
+    # Two words one stop word apart ("flood the zone") make no pair: such phrases are read as before.
+    phrase_pairs = models.GeneratedField(
+        expression=models.Func(SearchVector("sentence", "speaker", config="english"), function="claim_word_pairs", output_field=ArrayField(models.TextField())),
+        output_field=ArrayField(models.TextField()),
+        db_persist=True,
+    )
 
     class Meta:
         db_table = "claims"
@@ -214,6 +223,7 @@ class Claim(models.Model):
             # The newest claim's time, which recency counts back from, in one lookup.
             models.Index(fields=["seen_at"], name="claim_seen_at_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),
+            GinIndex(fields=["phrase_pairs"], name="claim_phrase_pairs_idx"),
             GinIndex(fields=["tags"], name="claim_tags_idx"),
             # The speaker filter is a substring of the name in any case (UPPER(speaker) LIKE
             # '%NAME%'): without trigrams nothing but a scan of every claim answers it.

@@ -125,6 +125,53 @@ def test_a_quoted_phrase_does_not_match_the_words_apart_and_the_phrase_ranks_fir
     assert shown_count(client, unquoted) == 3
 
 
+def test_a_phrases_adjacent_pairs_never_leave_out_one_of_its_matches() -> None:
+    """claims.phrase_pairs (claims migration 0025) is only a prefilter: every claim a phrase query
+    matches holds the pairs claim_query_pairs asks of it. Checked over the seed articles'
+    sentences and sentences with hyphens, apostrophes, figures and repeated words, for every
+    run of two to four words in them, as a phrase and as the search a reviewer types."""
+    article = make_article(text="Pairs.")
+    sentences = [seed.text[sentence.start : sentence.end] for seed in seed_articles() for sentence in split_sentences(seed.text)][:60] + [
+        "Covid-19 cases rose 3.5% in the e-mail survey of O'Brien's voters.",
+        "The the zone zone: flood the flood, zone the zone.",
+        "Officials deported 1,500 people in Boston last week, said Mr. O'Brien.",
+        r"A path C:\data\files and a back\slash stayed.",
+    ]
+    for n, sentence in enumerate(sentences):
+        make_claim(article, sentence=sentence, speaker="Jane O'Neil" if n % 5 == 0 else "")
+    words = [sentence.split() for sentence in sentences]
+    runs = sorted({" ".join(w[i : i + size]) for w in words for size in (2, 3, 4) for i in range(len(w) - size + 1)})
+    queries = [("phraseto_tsquery", run) for run in runs] + [("websearch_to_tsquery", f'"{run}" {run.split()[0]}') for run in runs[::3]]
+    with connection.cursor() as cursor:
+        found, with_pairs = 0, 0
+        for function, text in queries:
+            cursor.execute(
+                f"SELECT count(*) FILTER (WHERE search @@ q), count(*) FILTER (WHERE search @@ q AND phrase_pairs @> claim_query_pairs(q)),"
+                f" max(cardinality(claim_query_pairs(q))) FROM claims, {function}('english', %s) AS q",
+                [text],
+            )
+            matches, kept, pairs = cursor.fetchone()
+            assert kept == matches, (function, text)
+            found += matches
+            with_pairs += pairs > 0 and matches
+        # The premise: many of the matches were found through pairs (the rest are runs with a stop
+        # word inside, 'flood' <2> 'zone', left to the phrase check alone).
+        assert found > len(runs) and with_pairs > found // 4
+
+        def pairs(function: str, text: str) -> list[str]:
+            cursor.execute(f"SELECT claim_query_pairs({function}('english', %s))", [text])
+            return cursor.fetchone()[0]
+
+        assert pairs("phraseto_tsquery", "deported boston") == ["deport boston"]
+        assert pairs("phraseto_tsquery", FLOOD) == []  # 'flood' <2> 'zone': no adjacent pair, the phrase is checked alone
+        assert pairs("websearch_to_tsquery", '"deported boston" council') == ["deport boston"]
+        assert pairs("websearch_to_tsquery", '"deported boston" or council') == []  # a match need not hold it
+        assert pairs("websearch_to_tsquery", '-"deported boston" council') == []
+        assert pairs("websearch_to_tsquery", "deported boston") == []  # no order asked
+        cursor.execute("SELECT claim_query_pairs(to_tsquery('simple', 'deport:* <-> boston'))")
+        assert cursor.fetchone()[0] == []  # a prefix is no one lexeme
+
+
 def test_next_claim_in_a_search_follows_the_searchs_order(reviewer) -> None:  # type: ignore[no-untyped-def]
     """The claim page's "next claim in the view" goes through a search's groups as its pages do:
     the phrase match first although it stands lowest in the queue, then the other matches."""
