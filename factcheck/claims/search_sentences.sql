@@ -13,18 +13,36 @@
 -- `capped`: more claims matched than the cap; then no row comes back and selectors.search_page
 -- pages group by group instead.
 --
--- Parameters, in order: phrase, in_sentence, where, cap + 1, cap, then the position after
--- which the page starts: its group twice, its total and id; limit.
+-- `floor`: of the other-order group, only the matches whose standing priority is at least this
+-- are read (the phrase group whole: it comes first whatever its priority, and its adjacent word
+-- pairs find it through their own index). A match below the floor has a total below floor + W
+-- (W, the recency weight, comes back as `weight`), so the page is exact when its last row is of
+-- the phrase group or has a total of at least floor + W; else selectors._sentence_groups_read
+-- reads again from a lower floor. For two common words this reads the few hundred matches near
+-- the top of the queue rather than thousands.
+--
+-- Parameters, in order: phrase, in_sentence, where, floor, then in_sentence, where, floor,
+-- phrase; cap + 1, cap, then the position after which the page starts: its group twice, its
+-- total and id; limit.
 WITH ranking AS MATERIALIZED (
     SELECT newest, recency, half_life_days FROM claim_queue_ranking()
 ),
 -- Each match as read from its row, and nothing computed yet but its group: the dedupe below
 -- reads standing order only, and recency is worked out for the rows it keeps. A claim in no
 -- cluster has a NULL `cluster`, which the dedupe's hash leaves out (no other row is its cluster).
+-- The floor splits the read in two, each planned on its own: the matches at or above it (the
+-- search index crossed with a range of the order index), and the phrase matches below it (the
+-- pairs' index); as one OR, PostgreSQL read every match and filtered.
 matches AS MATERIALIZED (
-    SELECT claims.id, NULLIF(claims.cluster_key, '') AS cluster, claims.priority, claims.seen_at, CASE WHEN {phrase} THEN 0 ELSE 1 END AS grp
-    FROM claims
-    WHERE {in_sentence} AND {where}
+    SELECT * FROM (
+        SELECT claims.id, NULLIF(claims.cluster_key, '') AS cluster, claims.priority, claims.seen_at, CASE WHEN {phrase} THEN 0 ELSE 1 END AS grp
+        FROM claims
+        WHERE {in_sentence} AND {where} AND claims.priority >= %s
+        UNION ALL
+        SELECT claims.id, NULLIF(claims.cluster_key, '') AS cluster, claims.priority, claims.seen_at, 0 AS grp
+        FROM claims
+        WHERE {in_sentence} AND {where} AND claims.priority < %s AND {phrase}
+    ) found
     LIMIT %s
 ),
 capped AS MATERIALIZED (
@@ -40,7 +58,7 @@ cluster_rows AS (
         SELECT FROM matches o WHERE o.cluster = m.cluster AND (o.grp, -o.priority, -o.id) < (m.grp, -m.priority, -m.id)
     )
 )
-SELECT capped.yes, r.id, r.recency, r.total, r.grp
+SELECT capped.yes, (SELECT recency FROM ranking) AS weight, r.id, r.recency, r.total, r.grp
 FROM capped
 LEFT JOIN LATERAL (
     SELECT id, recency, total, grp FROM cluster_rows

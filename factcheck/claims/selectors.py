@@ -397,23 +397,54 @@ SENTENCE_GROUPS_READ_MAX = 10_000
 IN_ORDER_READ_MAX = 2_000
 
 
+# The other-order group of a search read in one go starts from the standing priority this many
+# claims down the queue from the page's position (search_sentences.sql's `floor`): the matches
+# above it are a few hundred for two common words, and a page of them is usually exact at once.
+READ_FLOOR_RANK = 20_000
+# Totals and priorities are floats: a claim whose total equals floor + weight must not be taken
+# for one below the floor (in floating point (p + W) - W can exceed p).
+FLOOR_MARGIN = 1e-6
+FLOOR_SQL = "SELECT priority FROM claims WHERE priority <= %s ORDER BY priority DESC, id DESC OFFSET %s LIMIT 1"
+
+
 def _sentence_groups_read(
     db: Any, *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], search: Search, phrase_group: bool,
     after: SearchPosition | None, limit: int,
 ) -> list[tuple[SearchPosition, float]] | None:
     """The next `limit` rows of a search's claim-text groups after `after` (search_sentences.sql):
     groups 0 and 1 with `phrase_group`, else the one group of a search in words' order. None
-    when the search matches more claims than the cap for those groups."""
+    when the search matches more claims than the cap for those groups.
+
+    With `phrase_group` the other-order group is read from a floor down (the SQL's header says
+    why that is exact when it is); a page that the floor leaves short is read again from the
+    lowest floor it can need, or from none."""
     filters = filter_sql(values=values, user=user)
     phrase, phrase_params = phrase_sql(search=search) if phrase_group else ("TRUE", [])
     cap = SENTENCE_GROUPS_READ_MAX if phrase_group else IN_ORDER_READ_MAX
     sql = SEARCH_SENTENCES_SQL.format(phrase=phrase, in_sentence=filters.in_sentence, where=filters.where)
     group, total, pk = (after.group, after.total, after.pk) if after is not None else (-1, math.inf, MAX_ID)
-    db.execute(sql, [*phrase_params, *filters.in_sentence_params, *filters.where_params, cap + 1, cap, group, group, total, pk, limit])
-    found = db.fetchall()
-    if found[0][0]:
-        return None
-    return [(SearchPosition(group=grp, total=row_total, pk=row_pk), recency) for _, row_pk, recency, row_total, grp in found if row_pk is not None]
+    floor = -math.inf
+    if phrase_group:
+        # Claims above the position's total come before it whatever their recency.
+        db.execute(FLOOR_SQL, [total if group == 1 else math.inf, READ_FLOOR_RANK])
+        floor = next(iter(db.fetchone() or ()), -math.inf)
+    while True:
+        db.execute(sql, [
+            *phrase_params, *filters.in_sentence_params, *filters.where_params, floor,
+            *filters.in_sentence_params, *filters.where_params, floor, *phrase_params,
+            cap + 1, cap, group, group, total, pk, limit,
+        ])
+        found = db.fetchall()
+        if found[0][0]:
+            return None
+        rows = [(SearchPosition(group=grp, total=row_total, pk=row_pk), recency) for _, _, row_pk, recency, row_total, grp in found if row_pk is not None]
+        weight = found[0][1]
+        last = rows[-1][0] if len(rows) == limit else None
+        if floor == -math.inf or (last is not None and (last.group == 0 or last.total >= floor + weight + FLOOR_MARGIN)):
+            return rows
+        # Every match below the floor has a total under floor + weight; a full page's last row
+        # bounds the page's lowest total from below, so nothing under it minus the weight can reach the page.
+        floor = last.total - weight - FLOOR_MARGIN if last is not None else -math.inf
 
 
 def _any_sentence_matches(db: Any, *, search: Search) -> bool:

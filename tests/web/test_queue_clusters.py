@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from factcheck.claims import selectors
@@ -102,17 +103,22 @@ def test_a_search_lists_a_cluster_once_in_its_first_group_highlighted_and_counte
     assert shown_ids(html) == [alone.pk, says_it.pk, other_in_article.pk]
 
 
-@pytest.mark.parametrize("read_max", [selectors.SENTENCE_GROUPS_READ_MAX, 0])
-def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_walked(reviewer, monkeypatch, read_max: int) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("read_max", "floor_rank"), [(selectors.SENTENCE_GROUPS_READ_MAX, selectors.READ_FLOOR_RANK), (0, 0), (10**6, 0), (10**6, 4), (10**6, 12)]
+)
+def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_walked(reviewer, monkeypatch, read_max: int, floor_rank: int) -> None:  # type: ignore[no-untyped-def]
     """Words that differ as a phrase: the claims with the words in order, then the others, then
     those found through their article. A search matching few claims reads both of its
     sentence groups at once (search_sentences.sql), a larger one (read_max 0 here) walks each
     group (queue_page.sql): the same rows, one per cluster, in the same order, page by page.
+    The other-order group is read from a floor (floor_rank claims down: here every claim, none,
+    a few), and read again from lower when a page finds too few above it.
     A quoted phrase has one group of its own text, read at once or walked in the same way."""
     import random
 
     monkeypatch.setattr(selectors, "SENTENCE_GROUPS_READ_MAX", read_max)
     monkeypatch.setattr(selectors, "IN_ORDER_READ_MAX", read_max)
+    monkeypatch.setattr(selectors, "READ_FLOOR_RANK", floor_rank)
     rng = random.Random(11)
     about_floods = make_article(text="The flood cost the valley dearly.")
     sentences = ["The flood cost {n} million.", "The cost of flood {n} defences rose.", "Taxes rose {n} percent.", "Flood and storm cost {n}."]
@@ -123,6 +129,11 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
             seen_at=NEWEST - timedelta(days=rng.choice([0, 3, 7, 20])), claim_type="numeric" if n % 3 else "quote",
             cluster_key="" if n % 7 == 0 else f"{n % 9:040x}",
         ))
+    # Below a floor at standing priority 50, recency lifts a claim above others at 50 (45 + 10
+    # against 50 + 2.7 to 4.5): a page read from that floor must be read again from lower.
+    claims.append(make_claim(priority=45.0, sentence="Flood and storm cost 1000.", seen_at=NEWEST, claim_type="numeric"))
+    for days in (8, 9, 10, 11, 12, 13, 60):
+        claims.append(make_claim(priority=50.0, sentence=f"Flood and storm cost {1000 + days}.", seen_at=NEWEST - timedelta(days=days), claim_type="numeric"))
 
     def in_order(claim: Claim) -> bool:
         return claim.sentence.startswith("The flood cost")
@@ -141,11 +152,21 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
         ({"q": '"flood cost"', "in_article": "yes"}, [[c for c in claims if in_order(c)],
                                                       [c for c in claims if c.article_id == about_floods.pk and not in_order(c)]]),
     ]
-    for values, groups in cases:
-        expected = one_row_per_cluster(groups)
-        assert all(groups) and len(expected) < sum(len(group) for group in groups), values  # the premise: clusters across the groups
-        for size in (1, 2, 3, 7, 50):
-            assert walk(reviewer, values, size) == expected, (values, size)
+    counted = {"floors": 0, "reads": 0}  # floors looked up; reads of both sentence groups
+
+    def count_reads(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        counted["floors"] += sql == selectors.FLOOR_SQL
+        counted["reads"] += sql.startswith(selectors.SEARCH_SENTENCES_SQL[:60]) and "CASE WHEN TRUE THEN 0" not in sql
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count_reads):
+        for values, groups in cases:
+            expected = one_row_per_cluster(groups)
+            assert all(groups) and len(expected) < sum(len(group) for group in groups), values  # the premise: clusters across the groups
+            for size in (1, 2, 3, 7, 50):
+                assert walk(reviewer, values, size) == expected, (values, size)
+    # The premise: a floor a few claims down leaves some pages short, which are read again.
+    assert counted["floors"] and (counted["reads"] > counted["floors"]) == (read_max > 0 and floor_rank < 20), counted
 
 
 def test_my_claims_left_counts_a_cluster_once(reviewer) -> None:  # type: ignore[no-untyped-def]
