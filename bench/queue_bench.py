@@ -178,16 +178,22 @@ def middle_cursor(claims: int) -> str:
     return encode_cursor(total, pk)
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """utime + stime of processes on this machine, in seconds (a process gone counts 0)."""
-    ticks = 0
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """utime + stime of each process on this machine, in seconds (a process gone is left out)."""
+    seconds = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+        seconds[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return seconds
+
+
+def cpu_since(before: dict[int, float], pids: list[int]) -> float:
+    """The CPU seconds `pids` used since `before`; a process started since counts whole (a
+    worker's database connection can be replaced during a run: CONN_MAX_AGE)."""
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in cpu_seconds(pids).items())
 
 
 def children_of(parent: int) -> list[int]:
@@ -362,11 +368,12 @@ def main() -> int:
             measure(url, cookie, users=args.users, duration=3)  # warm-up: connections, caches
             # What each request cost the machine's two sides, to tell where a page's time goes
             # under load (CPU caches and contention make it more than one request alone costs).
-            workers, backends = children_of(server.pid), backend_pids()
-            before = cpu_seconds(workers), cpu_seconds(backends)
+            workers_before, backends_before = cpu_seconds(children_of(server.pid)), cpu_seconds(backend_pids())
             figures = measure(url, cookie, users=args.users, duration=args.duration)
             requests = max(figures["rps"] * args.duration, 1)
-            python_ms, postgres_ms = (1000 * (cpu_seconds(pids) - start) / requests for pids, start in zip((workers, backends), before, strict=True))
+            python_ms = 1000 * cpu_since(workers_before, children_of(server.pid)) / requests
+            backends = backend_pids()
+            postgres_ms = 1000 * cpu_since(backends_before, backends) / requests
             ok = figures["p95_ms"] < TARGET_P95_MS and figures["non2xx"] == 0
             failed |= not ok
             print(f"  {name:52s} median {figures['p50_ms']:6.1f} ms  p95 {figures['p95_ms']:6.1f} ms  p99 {figures['p99_ms']:6.1f} ms  "

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.pipeline_bench import setup_django  # noqa: E402
-from bench.queue_bench import PASSWORD, cpu_seconds  # noqa: E402
+from bench.queue_bench import PASSWORD, cpu_seconds, cpu_since  # noqa: E402
 
 
 def bench_url() -> str:
@@ -127,7 +127,7 @@ def main() -> int:
             get(query)
             cpu.append(time.process_time() - started_cpu)
             wall.append(time.perf_counter() - started)
-        backend_ms = 1000 * (cpu_seconds([backend]) - backend_before) / args.requests
+        backend_ms = 1000 * cpu_since(backend_before, [backend]) / args.requests
         cpu.sort()
         print(f"  {name:9s} CPU median {1000 * statistics.median(cpu):5.1f} ms  p90 {1000 * cpu[int(0.9 * len(cpu))]:5.1f} ms  "
               f"PostgreSQL {backend_ms:4.1f} ms  wall median {1000 * statistics.median(wall):5.1f} ms  "
