@@ -443,8 +443,11 @@ def _sentence_groups_read(
         if floor == -math.inf or (last is not None and (last.group == 0 or last.total >= floor + weight + FLOOR_MARGIN)):
             return rows
         # Every match below the floor has a total under floor + weight; a full page's last row
-        # bounds the page's lowest total from below, so nothing under it minus the weight can reach the page.
-        floor = last.total - weight - FLOOR_MARGIN if last is not None else -math.inf
+        # bounds the page's lowest total from below, so nothing under it minus the weight can
+        # reach the page, and the read from there is exact (its page's last total is at least as
+        # high). A floor no lower than the last (floating point) reads everything instead.
+        lower = last.total - weight - FLOOR_MARGIN if last is not None else -math.inf
+        floor = lower if lower < floor else -math.inf
 
 
 def _any_sentence_matches(db: Any, *, search: Search) -> bool:
