@@ -6,6 +6,7 @@ import functools
 import hashlib
 import json
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -405,6 +406,23 @@ READ_FLOOR_RANK = 20_000
 # for one below the floor (in floating point (p + W) - W can exceed p).
 FLOOR_MARGIN = 1e-6
 FLOOR_SQL = "SELECT priority FROM claims WHERE priority <= %s ORDER BY priority DESC, id DESC OFFSET %s LIMIT 1"
+# The floor from the top of the queue (a search's first page) is kept a while in each process,
+# by rank: it is only where the read starts, and any floor gives the exact page, so one a
+# minute old costs at most a second read.
+TOP_FLOOR_SECONDS = 60.0
+_top_floors: dict[int, tuple[float, float]] = {}  # rank: (time.monotonic() when read, floor)
+
+
+def _read_floor(db: Any, *, below: float) -> float:
+    """The standing priority READ_FLOOR_RANK claims down from `below` (-inf when fewer)."""
+    rank, now = READ_FLOOR_RANK, time.monotonic()
+    if below == math.inf and (kept := _top_floors.get(rank)) is not None and now - kept[0] < TOP_FLOOR_SECONDS:
+        return kept[1]
+    db.execute(FLOOR_SQL, [below, rank])
+    floor: float = next(iter(db.fetchone() or ()), -math.inf)
+    if below == math.inf:
+        _top_floors[rank] = (now, floor)
+    return floor
 
 
 def _sentence_groups_read(
@@ -426,8 +444,7 @@ def _sentence_groups_read(
     floor = -math.inf
     if phrase_group:
         # Claims above the position's total come before it whatever their recency.
-        db.execute(FLOOR_SQL, [total if group == 1 else math.inf, READ_FLOOR_RANK])
-        floor = next(iter(db.fetchone() or ()), -math.inf)
+        floor = _read_floor(db, below=total if group == 1 else math.inf)
     while True:
         db.execute(sql, [
             *phrase_params, *filters.in_sentence_params, *filters.where_params, floor,

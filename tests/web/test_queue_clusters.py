@@ -119,6 +119,7 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
     monkeypatch.setattr(selectors, "SENTENCE_GROUPS_READ_MAX", read_max)
     monkeypatch.setattr(selectors, "IN_ORDER_READ_MAX", read_max)
     monkeypatch.setattr(selectors, "READ_FLOOR_RANK", floor_rank)
+    monkeypatch.setattr(selectors, "TOP_FLOOR_SECONDS", 0.0)  # each read looks its floor up (counted below)
     rng = random.Random(11)
     about_floods = make_article(text="The flood cost the valley dearly.")
     sentences = ["The flood cost {n} million.", "The cost of flood {n} defences rose.", "Taxes rose {n} percent.", "Flood and storm cost {n}."]
@@ -167,6 +168,36 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
                 assert walk(reviewer, values, size) == expected, (values, size)
     # The premise: a floor a few claims down leaves some pages short, which are read again.
     assert counted["floors"] and (counted["reads"] > counted["floors"]) == (read_max > 0 and floor_rank < 20), counted
+
+
+def test_a_searchs_first_floor_is_kept_a_while_and_any_floor_gives_the_exact_page(reviewer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The floor a search's first page reads from (READ_FLOOR_RANK claims down the queue) is
+    looked up once a minute per process; it is only a starting point: a floor above every claim
+    or below every claim gives the same page."""
+    import time
+
+    monkeypatch.setattr(selectors, "_top_floors", {})
+    monkeypatch.setattr(selectors, "READ_FLOOR_RANK", 2)
+    days = {50.0: 20, 45.0: 0, 40.0: 0, 49.0: 1, 30.0: 3, 44.0: 9}
+    claims = [
+        make_claim(priority=priority, sentence=f"The cost of flood {n} rose.", seen_at=NEWEST - timedelta(days=age))
+        for n, (priority, age) in enumerate(days.items())
+    ]
+    claims.append(make_claim(priority=10.0, sentence="Flood cost 99 rose.", seen_at=NEWEST))  # the phrase: first, whatever its priority
+    expected = [claims[-1].pk, *order_by_total(claims[:-1])]
+    lookups: list[str] = []
+
+    def count_lookups(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        lookups.extend([sql] if sql == selectors.FLOOR_SQL and params[0] == float("inf") else [])
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count_lookups):
+        assert walk(reviewer, {"q": "flood cost"}, 3) == expected
+        assert walk(reviewer, {"q": "flood cost"}, 3) == expected
+    assert len(lookups) == 1
+    for floor in (1e9, -1e9):
+        selectors._top_floors[2] = (time.monotonic(), floor)
+        assert walk(reviewer, {"q": "flood cost"}, 3) == expected, floor
 
 
 def test_my_claims_left_counts_a_cluster_once(reviewer) -> None:  # type: ignore[no-untyped-def]
