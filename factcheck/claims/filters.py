@@ -346,8 +346,8 @@ class Search:
     @property
     def as_phrase(self) -> Q:
         """The claims whose own text has the words as one phrase (found through the phrase's
-        adjacent pairs when it has any: query_pairs)."""
-        return Q(search=SearchQuery(self.text, search_type="phrase", config="english")) & holding_pairs(query_pairs(self.text)[1])
+        adjacent pairs when it has any: search_shape)."""
+        return Q(search=SearchQuery(self.text, search_type="phrase", config="english")) & holding_pairs(search_shape(self.text).phrase_pairs)
 
     @property
     def article_only(self) -> Q:
@@ -381,21 +381,36 @@ def search_for(values: dict[str, Any]) -> Search | None:
     in_article = _article_ids(Q(search=query)) if values.get("in_article") == "yes" else None
     # A quoted phrase (or a hyphenated word) asks for words side by side: its pairs find its
     # matches, where the search index alone finds every claim with the words.
-    return Search(text=text, in_sentence=Q(search=query) & holding_pairs(query_pairs(text)[0]), in_article=in_article)
+    return Search(text=text, in_sentence=Q(search=query) & holding_pairs(search_shape(text).word_pairs), in_article=in_article)
 
 
-# The adjacent word pairs (claims.phrase_pairs) every match must hold, of the search's own
-# query and of its words as one phrase (claim_query_pairs, claims migration 0025). PostgreSQL
-# parses the text, so each process asks once per text; the answer depends on nothing else.
-QUERY_PAIRS_SQL = "SELECT claim_query_pairs(websearch_to_tsquery('english', %s)), claim_query_pairs(phraseto_tsquery('english', %s))"
+# How PostgreSQL reads a search's text, in one query: whether its words as one phrase query
+# differently from the search itself; whether the search's own query holds a word-order
+# operator (<-> or <N>) outside its quoted lexemes; and the adjacent word pairs
+# (claims.phrase_pairs) every match must hold, of the search's own query and of its words as one
+# phrase (claim_query_pairs, claims migration 0025). The answer depends on the text alone, so
+# each process asks once per text.
+SEARCH_SHAPE_SQL = (
+    "SELECT phraseto_tsquery('english', %(text)s)::text <> websearch_to_tsquery('english', %(text)s)::text,"
+    r""" regexp_replace(websearch_to_tsquery('english', %(text)s)::text, '''([^'']|'''')*''', '', 'g') ~ '<',"""
+    " claim_query_pairs(websearch_to_tsquery('english', %(text)s)), claim_query_pairs(phraseto_tsquery('english', %(text)s))"
+)
+
+
+@dataclass(frozen=True)
+class SearchShape:
+    phrase_differs: bool  # Search.groups
+    in_order: bool  # selectors.in_order
+    word_pairs: tuple[str, ...]  # of the search's own query
+    phrase_pairs: tuple[str, ...]  # of its words as one phrase
 
 
 @functools.lru_cache(maxsize=512)
-def query_pairs(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def search_shape(text: str) -> SearchShape:
     with connection.cursor() as cursor:
-        cursor.execute(QUERY_PAIRS_SQL, [text, text])
-        words, phrase = cursor.fetchone()
-    return tuple(words), tuple(phrase)
+        cursor.execute(SEARCH_SHAPE_SQL, {"text": text})
+        differs, ordered, words, phrase = cursor.fetchone()
+    return SearchShape(bool(differs), bool(ordered), tuple(words), tuple(phrase))
 
 
 def holding_pairs(pairs: tuple[str, ...]) -> Q:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
@@ -40,6 +39,7 @@ from factcheck.claims.filters import (
     highlighted_parts,
     phrase_sql,
     search_for,
+    search_shape,
     with_recency,
     words_sql,
 )
@@ -349,32 +349,15 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
 
 # The rows of positions already chosen (a search page's groups), ordered afterwards.
 CHOSEN_POSITIONS_SQL = "SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS p(id, recency, total)"
-# How PostgreSQL reads a search's text (_search_shape): whether the words as one phrase query
-# differently from the search itself, and whether the search's own query holds a word-order
-# operator (<-> or <N>) outside its quoted lexemes.
-SEARCH_SHAPE_SQL = (
-    "SELECT phraseto_tsquery('english', %s)::text <> websearch_to_tsquery('english', %s)::text,"
-    r""" regexp_replace(websearch_to_tsquery('english', %s)::text, '''([^'']|'''')*''', '', 'g') ~ '<'"""
-)
 HEADLINES_SQL = "SELECT id, {headline} FROM claims WHERE id = ANY(%s)"
 # Whether any claim's own text has the words at all, whatever the other filters: one probe of
 # the search index (claims migration 0023 says why it is a function).
 ANY_SENTENCE_MATCHES_SQL = "SELECT claim_text_has_words({words})"
 
 
-@functools.lru_cache(maxsize=512)
-def _search_shape(text: str) -> tuple[bool, bool]:
-    """(phrase_differs, in_order): PostgreSQL's parsing of the text and nothing else, so each
-    process asks once per text, in one query for both."""
-    with connection.cursor() as db:
-        db.execute(SEARCH_SHAPE_SQL, [text, text, text])
-        differs, ordered = db.fetchone()
-    return bool(differs), bool(ordered)
-
-
 def phrase_differs(text: str) -> bool:
     """Whether the words as one phrase query differently from the search (Search.groups)."""
-    return _search_shape(text)[0]
+    return search_shape(text).phrase_differs
 
 
 def in_order(text: str) -> bool:
@@ -382,7 +365,7 @@ def in_order(text: str) -> bool:
     ("covid-19"). The search index cannot tell such a query's matches from the claims that
     have the words anywhere, and PostgreSQL estimates it as the words anywhere: for a rare
     phrase of common words, a walk of the queue expecting dense matches reads the whole index."""
-    return _search_shape(text)[1]
+    return search_shape(text).in_order
 
 
 SEARCH_SENTENCES_SQL = (Path(__file__).parent / "search_sentences.sql").read_text()

@@ -14,7 +14,7 @@ checked on each.
   <-> in a chain of ANDed phrases. None (an empty array) for a query with OR, NOT or grouping
   (a match need not hold them all), and none across <N> (words a stop word apart: "flood the
   zone" is 'flood' <2> 'zone', a pair of positions two apart, which no pair records).
-  filters.query_pairs asks for them once per text.
+  filters.search_shape asks for them once per text.
 """
 
 import django.contrib.postgres.fields
