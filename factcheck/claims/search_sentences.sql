@@ -1,12 +1,12 @@
 -- A page of a search's first two groups read in one go (filters.Search.groups: the claims whose
 -- own text has the words as one phrase, then those whose own text has them otherwise), for a
--- search that matches at most a cap of claims. The search index holds no word positions, so
--- telling the phrase group apart means reading every match's text whatever the page; read
--- once here, each match gets its group and total and the page is sorted from them, where two
--- walks of the queue (queue_page.sql, one per group) would each read the matches again.
--- A search in words' order (a quoted phrase: one group, `phrase` TRUE) is read here too: its
--- matches cannot be told from the claims that have the words anywhere, which is what PostgreSQL
--- estimates it as, so a walk of the queue for a rare phrase of common words reads every entry.
+-- search that matches at most a cap of claims. Read once here, each match gets its group and
+-- total and the page is sorted from them, where two walks of the queue (queue_page.sql, one per
+-- group) would each read the matches again. The phrase group is found through the phrase's
+-- adjacent word pairs (claims.phrase_pairs) where it has any; without them, every match's text.
+-- A search in words' order (a quoted phrase: one group, `phrase` TRUE) is read here too:
+-- PostgreSQL estimates it as its words anywhere, so a walk of the queue for a rare phrase of
+-- common words reads every entry.
 --
 -- One row per cluster, as on every queue page: a cluster's row is its best-ranked appearance
 -- (standing priority, then id) in the first group that holds one of its matching appearances.
