@@ -213,9 +213,18 @@ _REPORT_SAY = (
     r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse"
 )
 _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
+# A say-verb whose clause opens with a subordinator ("... after he said the party could not
+# win", "the 2.5% which the French government had predicted") belongs to the subordinate
+# clause: its subject said that clause, not the sentence. Checked on the text from the
+# clause's last boundary (a comma, a dash, a colon) to the verb.
+_SUBORDINATE_CLAUSE = re.compile(
+    r"\b(?P<word>after|before|when|whenever|because|since|until|till|while|whilst|although|though|if|unless|once|which"
+    r"|whom|where|whereas)\b[^,;:—–“”\"]*$",
+    re.IGNORECASE,
+)
 _ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)\s*(?:[,.;:!?]|$)", re.IGNORECASE)
 _TRAIL_REPORT = re.compile(
-    rf"""(?:,|—|--)\s*(?:
+    rf"""(?:(?<!\d),|—|--)\s*(?:
         (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
        |(?:said|says|added|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
@@ -800,7 +809,9 @@ class _Article:
             verbs = list(_LEAD_SAY.finditer(lead))
             if verbs:
                 subject_end = lead_start + verbs[-1].start()
-                person = self._subject_in(lead_start, subject_end)
+                # "... after the committee said his conduct had fallen “": the committee speaks.
+                sub = _SUBORDINATE_CLAUSE.search(text, lead_start, subject_end)
+                person = self._subject_in(sub.end("word") if sub else lead_start, subject_end)
                 if person is not None:
                     if not person.group:
                         self._add_history(subject_end, person, True)
@@ -833,7 +844,7 @@ class _Article:
             person = self.resolve_phrase(s + m.start("who"), s + m.end("who"))
             if person is not None:
                 return person
-        v = _REPORT_VERB.search(sent, 0, 160)
+        v = next((v for v in _REPORT_VERB.finditer(sent, 0, 160) if not _SUBORDINATE_CLAUSE.search(sent, 0, v.start())), None)
         if v is not None and _PASSIVE_BEFORE.search(sent, 0, v.start()) is not None:
             v = None  # "About 500 officials are accused of ...": spoken about, not speaking
         if v is not None:
@@ -876,6 +887,8 @@ class _Article:
         m = _TRAIL_REPORT.search(sent)
         if m is not None:
             if m.group("who") is not None:
+                if _SUBORDINATE_CLAUSE.search(m.group("who")):
+                    return None  # ", but short of the 2.5% which the French government had predicted."
                 return self.resolve_phrase(s + m.start("who"), s + m.end("who"))
             # "..., argued Mr Blair on Tuesday.": the whole name, up to the punctuation or a time;
             # "..., said they were following rules" names nobody.
@@ -885,6 +898,14 @@ class _Article:
             end = after.end("who") if after is not None else m.end("who2")
             return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
+
+    def _quoted_in_subordinate(self, s: int, quote_start: int) -> bool:
+        """Whether the say-verb that introduces a quotation inside the sentence stands in a
+        subordinate clause: the quotation is that clause's, not the sentence's."""
+        if quote_start <= s:
+            return False
+        verbs = list(_LEAD_SAY.finditer(self.text, s, quote_start))
+        return bool(verbs) and _SUBORDINATE_CLAUSE.search(self.text, s, verbs[-1].start()) is not None
 
     def _nothing_after(self, r: _Region) -> bool:
         """Whether the quotation's sentence ends with it: no speech tag we failed to read."""
@@ -923,6 +944,8 @@ class _Article:
         if best is not None:
             person = self.speaker_of_region(best)
             mostly_quoted = quoted * 2 >= (e - s)
+            if person is not None and not (starts_inside or mostly_quoted) and self._quoted_in_subordinate(s, self.regions[best].start):
+                person = None  # "X was suspended after the committee said his conduct had fallen “...”": X's sentence is the article's
             if person is not None:
                 kind = "direct_quote" if starts_inside or mostly_quoted else "reported"
                 self._spoke(s, person)
