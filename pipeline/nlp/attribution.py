@@ -151,12 +151,15 @@ _GROUP_NOUNS = _words(
     " sources witnesses neighbors neighbours protesters democrats republicans aides staff team county state"
     " documents records data report reports study studies polls survey company firm club union organisation"
     " organization ministry"
+    # Parties named in the plural are groups, never what "he" or "she" refers to.
+    " dems tories conservatives liberals nationalists unionists greens socialists"
 )
 _PRONOUNS_M = frozenset(("he", "him", "his"))
 _PRONOUNS_F = frozenset(("she", "her"))
 
 _CAP = r"(?:[A-ZÀ-ÖØ-Þ]\.(?:[A-Z]\.)*|(?:Mc|Mac|O['’]|D['’])?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+)?|[A-Z]{2,})"
-_RUN = re.compile(rf"(?<![\w.]){_CAP}(?:[ \t]+{_CAP})*")
+# A name may hold a lower-case particle between its capitalised words: "Luiz Inacio Lula da Silva".
+_RUN = re.compile(rf"(?<![\w.]){_CAP}(?:[ \t]+(?:(?:da|de|di|do|dos|das|van|von|der|den|del|della|le|la|bin)[ \t]+)?{_CAP})*")
 _POSSESSIVE_AFTER = re.compile(r"['’]s\b|(?<=s)['’](?!\w)")
 _MODIFIER_AFTER = re.compile(
     r"[ \t]+(?:administration|administration['’]s|campaign|era|government|team|White\s+House|supporters|allies|policies"
@@ -222,9 +225,22 @@ _SUBORDINATE_CLAUSE = re.compile(
     r"|whom|where|whereas)\b[^,;:—–“”\"]*$",
     re.IGNORECASE,
 )
+# "His comments come after the government announced ...": the main clause only dates the
+# news, so the subordinate clause's speaker is the sentence's.
+_NEWS_PEG_BEFORE = re.compile(r"\b(?:comes?|came|follows?|followed)(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
+
+
+def _subordinate(text: str, start: int, verb_start: int) -> re.Match[str] | None:
+    """The subordinator whose clause holds the say-verb at ``verb_start``, if any."""
+    m = _SUBORDINATE_CLAUSE.search(text, start, verb_start)
+    if m is None or _NEWS_PEG_BEFORE.search(text, start, m.start()) is not None:
+        return None
+    return m
+
+
 _ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)\s*(?:[,.;:!?]|$)", re.IGNORECASE)
 _TRAIL_REPORT = re.compile(
-    rf"""(?:(?<!\d),|—|--)\s*(?:
+    rf"""(?:,(?!\d)|(?<!\d),|—|--)\s*(?:
         (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
        |(?:said|says|added|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
@@ -483,7 +499,7 @@ class _Article:
             if name_idx < 0:
                 continue
             name_tokens = tokens[name_idx:]
-            if not 1 <= len(name_tokens) <= 4 or name_tokens[-1] in _ORG_SUFFIX:
+            if not 1 <= sum(t not in _NAME_PARTICLES for t in name_tokens) <= 4 or name_tokens[-1] in _ORG_SUFFIX:
                 continue
             if any(t in _NON_NAME or t.isupper() for t in name_tokens):
                 continue
@@ -752,7 +768,8 @@ class _Article:
                 para_text_before = self.text[self.para_starts[r.para]:r.start].strip()
                 whole_para = self.text[r.end:self.para_end(r.para)].strip() == "" and para_text_before == ""
                 if prev.para == r.para or (prev.para == r.para - 1 and para_text_before == "" and (prev.unclosed or whole_para)):
-                    person = prev_speaker
+                    # “A,” he said. Lord Moynihan said B. “C.”: C is Lord Moynihan's, who spoke last.
+                    person = self._speaker_between(prev.end, r.start) or prev_speaker
         if person is None and depth < 3 and idx + 1 < len(regions):
             nxt = regions[idx + 1]
             same_para = nxt.para == r.para and self.text[r.end:nxt.start].strip() == ""
@@ -810,7 +827,7 @@ class _Article:
             if verbs:
                 subject_end = lead_start + verbs[-1].start()
                 # "... after the committee said his conduct had fallen “": the committee speaks.
-                sub = _SUBORDINATE_CLAUSE.search(text, lead_start, subject_end)
+                sub = _subordinate(text, lead_start, subject_end)
                 person = self._subject_in(sub.end("word") if sub else lead_start, subject_end)
                 if person is not None:
                     if not person.group:
@@ -844,7 +861,7 @@ class _Article:
             person = self.resolve_phrase(s + m.start("who"), s + m.end("who"))
             if person is not None:
                 return person
-        v = next((v for v in _REPORT_VERB.finditer(sent, 0, 160) if not _SUBORDINATE_CLAUSE.search(sent, 0, v.start())), None)
+        v = next((v for v in _REPORT_VERB.finditer(sent, 0, 160) if _subordinate(sent, 0, v.start()) is None), None)
         if v is not None and _PASSIVE_BEFORE.search(sent, 0, v.start()) is not None:
             v = None  # "About 500 officials are accused of ...": spoken about, not speaking
         if v is not None:
@@ -887,7 +904,7 @@ class _Article:
         m = _TRAIL_REPORT.search(sent)
         if m is not None:
             if m.group("who") is not None:
-                if _SUBORDINATE_CLAUSE.search(m.group("who")):
+                if _subordinate(sent, m.start("who"), m.end("who")) is not None:
                     return None  # ", but short of the 2.5% which the French government had predicted."
                 return self.resolve_phrase(s + m.start("who"), s + m.end("who"))
             # "..., argued Mr Blair on Tuesday.": the whole name, up to the punctuation or a time;
@@ -899,13 +916,21 @@ class _Article:
             return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
 
+    def _speaker_between(self, a: int, b: int) -> _Person | None:
+        """The person (not a group) who last spoke in a sentence wholly between offsets a and b."""
+        for si in range(self.sentence_of(b) - 1, self.sentence_of(a), -1):
+            person = self.sentence_speaker.get(si)
+            if person is not None and not person.group:
+                return person
+        return None
+
     def _quoted_in_subordinate(self, s: int, quote_start: int) -> bool:
         """Whether the say-verb that introduces a quotation inside the sentence stands in a
         subordinate clause: the quotation is that clause's, not the sentence's."""
         if quote_start <= s:
             return False
         verbs = list(_LEAD_SAY.finditer(self.text, s, quote_start))
-        return bool(verbs) and _SUBORDINATE_CLAUSE.search(self.text, s, verbs[-1].start()) is not None
+        return bool(verbs) and _subordinate(self.text, s, verbs[-1].start()) is not None
 
     def _nothing_after(self, r: _Region) -> bool:
         """Whether the quotation's sentence ends with it: no speech tag we failed to read."""
