@@ -130,6 +130,7 @@ _DIGIT_WORDS: dict[str, int] = {"zero": 0, "oh": 0, "nought": 0, "naught": 0, **
     w: v for w, v in _SMALL.items() if v < 10}}
 _SPOKEN_DECIMAL = rf"(?:[ \t]+point(?:[ \t]+(?:{_alt(_DIGIT_WORDS)})\b)+)"
 _SPELLED = (
+    rf"\b(?:zero|nought|naught){_SPOKEN_DECIMAL}|"
     rf"(?:\ba\s+(?=(?:dozen|hundred|thousand|million|billion|trillion)\b))?"
     rf"\b{_NUMWORD}"
     rf"(?:(?:[ \t]+|-|(?:(?<=hundred)|(?<=thousand)|(?<=million)|(?<=billion))[ \t]+and[ \t]+){_NUMWORD})*\b"
@@ -412,7 +413,8 @@ def _spelled_value(text: str) -> float:
     whole, point, decimals = text.lower().partition(" point ")
     if point:
         digits = "".join(str(_DIGIT_WORDS[word]) for word in _WS.split(decimals.strip()))
-        return _spelled_value(whole) + float("0." + digits)
+        whole = whole.strip()
+        return (0.0 if _DIGIT_WORDS.get(whole) == 0 else _spelled_value(whole)) + float("0." + digits)
     total = 0.0
     current = 0.0
     for raw in _WS.split(text.lower().replace("-", " ")):
@@ -505,7 +507,7 @@ _DURATION_UNITS = _words(
 _DIGIT_ANCHOR = re.compile(r"[\d$£€¥]")
 _WORD_ANCHOR = re.compile(r"[a-z]+")
 _ANCHOR_WORDS = frozenset(_SMALL) | frozenset(_VAGUE) | frozenset(_DENOM) | _words(
-    "hundred thousand million billion trillion dozen tens several few"
+    "hundred thousand million billion trillion dozen tens several few zero nought naught"
 )
 
 
