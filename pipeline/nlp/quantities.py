@@ -303,7 +303,9 @@ def _scan_unit(sentence: str, pos: int) -> tuple[str, int, int]:
         m = _NEXT_WORD.match(sentence, pos)
         if m is None:
             break
-        word = m.group(1).rstrip("'’")
+        word = m.group(1)
+        if word[0].islower():
+            word = word.rstrip("'’")  # "two hours' PE"; "Wales' victories" stays a possessive name
         low = word.lower()
         if in_prefix and (low in _SKIP_WORDS or (low == "of" and not seen_of)):
             seen_of = seen_of or low == "of"
@@ -312,8 +314,8 @@ def _scan_unit(sentence: str, pos: int) -> tuple[str, int, int]:
         if low in ("and", "or") and not in_prefix and not weak and _coordinated_modifier(sentence, m.end()):
             pos = m.end()
             continue
-        if low in _STOP_WORDS or low in _SKIP_WORDS:
-            break
+        if low in _STOP_WORDS or low in _SKIP_WORDS or (low == "of" and (first or weak)):
+            break  # "of" ends a phrase that has its noun ("one place ahead of Girls"), not a name ("Bank of America")
         if in_prefix:
             phrase_start = m.start(1)
         in_prefix = False
@@ -348,18 +350,29 @@ _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
 
 
 def _coordinated_modifier(sentence: str, pos: int) -> bool:
-    """Whether "and"/"or" at ``pos`` joins two modifiers of one head ("military and civilian
-    staff"), not two things counted apart ("5 cities and 3 towns")."""
+    """Whether "and"/"or" at ``pos`` joins two lower-case modifiers of one head ("military and
+    civilian staff"), not two things counted apart ("5 cities and 3 towns", "22 Maori and four
+    others")."""
+    before = _LAST_WORD_BEFORE.search(sentence, 0, pos)
     m = _NEXT_WORD.match(sentence, pos)
-    if m is None:
+    if m is None or before is None or not before.group(1)[0].islower():
         return False
     low = m.group(1).lower()
-    return m.group(1)[0].islower() and low not in _STOP_WORDS and low not in _SKIP_WORDS and not _is_plural(low)
+    return (m.group(1)[0].islower() and low not in _STOP_WORDS and low not in _SKIP_WORDS and low not in _SMALL
+            and not _is_plural(low) and not low.endswith("ly"))
+
+
+_LAST_WORD_BEFORE = re.compile(r"([A-Za-z][\w'’-]*)[ \t]+(?:and|or)[ \t]*$")
+# Plurals that modify a following noun: "sports clubs", "singles matches", "savings accounts".
+_ATTRIBUTIVE_PLURALS = _words(
+    "sports singles doubles games news savings arms drugs sales goods customs earnings arts communications"
+    " electronics graphics athletics economics politics telecommunications operations services systems"
+)
 
 
 def _compound_head(sentence: str, head: str, end: int, phrase_start: int) -> tuple[str, int, int]:
-    """A lower-case plural straight after the head makes it a modifier: "sports clubs"."""
-    m = _NEXT_WORD.match(sentence, end)
+    """A lower-case plural straight after a head that is often a modifier: "sports clubs"."""
+    m = _NEXT_WORD.match(sentence, end) if head in _ATTRIBUTIVE_PLURALS else None
     if m is not None:
         low = m.group(1).lower()
         if m.group(1)[0].islower() and low not in _STOP_WORDS and _is_plural(low) and not low.endswith(("'s", "’s")):
@@ -493,7 +506,9 @@ _PERIOD_AFTER = re.compile(
     r"|Apr(?:il)?\b|May\b|June?\b|July?\b|Aug(?:ust)?\b|Sept?(?:ember)?\b|Oct(?:ober)?\b|Nov(?:ember)?\b|Dec(?:ember)?\b)",
     re.IGNORECASE,
 )
-_FOR_BEFORE = re.compile(r"\b(?:for|of|than|after|lasting|aged)[ \t]+$", re.IGNORECASE)
+# "over" after a sum of money spreads it over a period ("£960m over 15 years"); elsewhere
+# ("waiting over 12 months", "took over 10 hours") it means more than.
+_SUM_BEFORE = re.compile(r"(?:[$£€¥][ \t]?\d[\d.,]*(?:[ \t]?(?:bn|m|k|tn|billion|million|trillion))?|\))[ \t]*$", re.IGNORECASE)
 _RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and)[ \t]*$", re.IGNORECASE)
 _MONEY_UNITS = frozenset(_CURRENCY.values()) | _CURRENCY_CODES
 _DURATION_UNITS = _words(
@@ -677,8 +692,8 @@ def parse_quantities(sentence: str) -> list[Quantity]:
             if word in ("between", "from"):
                 connector = word
                 start = hm.start("h")
-            elif word == "over" and unit in _DURATION_UNITS and not _FOR_BEFORE.search(sentence, 0, hm.start("h")):
-                pass  # "£4bn over 10 years": over is "during", the span is exactly 10 years
+            elif word == "over" and unit in _DURATION_UNITS and _SUM_BEFORE.search(sentence, 0, hm.start("h")):
+                pass  # "£4bn ($7.4bn) over 10 years": a sum spread over exactly 10 years, not "more than"
             else:
                 start = hm.start("h")
                 if hedge == "exact":

@@ -347,11 +347,14 @@ def test_hedges_are_their_own_field_as_written(sentence: str, hedge: str, hedge_
     assert (q.hedge, q.hedge_text) == (hedge, hedge_text)
 
 
-def test_over_a_duration_is_during_not_more_than() -> None:
-    q = _one("Funding rose by an extra £4bn over 10 years.".replace("£4bn", "a lot"))
-    assert (q.value, q.unit, q.hedge, q.text) == (10, "years", "exact", "10 years")
-    q = _one("He has lived there for over 10 years.")
-    assert (q.hedge, q.text) == ("approximately-above", "over 10 years")
+def test_a_sum_over_a_duration_is_spread_over_it_not_more_than() -> None:
+    found = parse_quantities("Funding rose by an extra £4bn ($7.4bn) over 10 years.")
+    assert [(q.value, q.unit, q.hedge, q.text) for q in found][-1] == (10, "years", "exact", "10 years")
+    found = parse_quantities("Britain pledged £960m over 15 years.")
+    assert [(q.value, q.unit, q.hedge, q.text) for q in found][-1] == (15, "years", "exact", "15 years")
+    for sentence in ("He has lived there for over 10 years.", "The number waiting over 12 months fell."):
+        q = _one(sentence)
+        assert (q.hedge, q.text[:5]) == ("approximately-above", "over ")
 
 
 @pytest.mark.parametrize(
