@@ -219,10 +219,11 @@ _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
 # A say-verb whose clause opens with a subordinator ("... after he said the party could not
 # win", "the 2.5% which the French government had predicted") belongs to the subordinate
 # clause: its subject said that clause, not the sentence. Checked on the text from the
-# clause's last boundary (a comma, a dash, a colon) to the verb.
+# clause's last boundary (a comma, a dash, a colon) to the verb. Concessive clauses ("While
+# he said X, he thought Y") are left out: their speaker is usually the sentence's too.
 _SUBORDINATE_CLAUSE = re.compile(
-    r"\b(?P<word>after|before|when|whenever|because|since|until|till|while|whilst|although|though|if|unless|once|which"
-    r"|whom|where|whereas)\b[^,;:—–“”\"]*$",
+    r"\b(?P<word>after|before|when|whenever|because|since|until|till|if|unless|which|whom|where)\b"
+    r"(?:(?![ \t]-[ \t])[^,;:—–“”\"])*$",
     re.IGNORECASE,
 )
 # "His comments come after the government announced ...": the main clause only dates the
@@ -230,11 +231,26 @@ _SUBORDINATE_CLAUSE = re.compile(
 _NEWS_PEG_BEFORE = re.compile(r"\b(?:comes?|came|follows?|followed)(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
 
 
+# A say-verb that opens a quotation ("... when asked if he would stay Owen said: “...") is
+# the main clause's, however long the clause before it.
+_OPENS_QUOTATION = re.compile(r"\w+(?:[ \t]+\w+)?[ \t]*(?::|,?[ \t]*[“\"])")
+
+
+_PRONOUN_TAG = re.compile(r"[,.!?]?[”\"’]?[ \t]*(he|she)[ \t]+\w+")
+_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|his|her|its|their|our|these|those|this|that|such)[ \t]+$", re.IGNORECASE)
+
+
 def _subordinate(text: str, start: int, verb_start: int) -> re.Match[str] | None:
     """The subordinator whose clause holds the say-verb at ``verb_start``, if any."""
     m = _SUBORDINATE_CLAUSE.search(text, start, verb_start)
     if m is None or _NEWS_PEG_BEFORE.search(text, start, m.start()) is not None:
         return None
+    if m.group("word")[0].isupper() and text[start:m.start()].strip():
+        return None  # a capital inside the sentence is a title: "the singer of Because the Night told"
+    if _OPENS_QUOTATION.match(text, verb_start) is not None:
+        return None
+    if not text[m.end("word"):verb_start].strip():
+        return None  # "Souness reopened the dispute after claiming ...": the main clause's subject speaks
     return m
 
 
@@ -769,7 +785,7 @@ class _Article:
                 whole_para = self.text[r.end:self.para_end(r.para)].strip() == "" and para_text_before == ""
                 if prev.para == r.para or (prev.para == r.para - 1 and para_text_before == "" and (prev.unclosed or whole_para)):
                     # “A,” he said. Lord Moynihan said B. “C.”: C is Lord Moynihan's, who spoke last.
-                    person = self._speaker_between(prev.end, r.start) or prev_speaker
+                    person = self._speaker_between(prev.end, r.start, r.end) or prev_speaker
         if person is None and depth < 3 and idx + 1 < len(regions):
             nxt = regions[idx + 1]
             same_para = nxt.para == r.para and self.text[r.end:nxt.start].strip() == ""
@@ -827,7 +843,7 @@ class _Article:
             if verbs:
                 subject_end = lead_start + verbs[-1].start()
                 # "... after the committee said his conduct had fallen “": the committee speaks.
-                sub = _subordinate(text, lead_start, subject_end)
+                sub = _subordinate(text, lead_start, subject_end) if not _NOUN_BEFORE.search(text, lead_start, subject_end) else None
                 person = self._subject_in(sub.end("word") if sub else lead_start, subject_end)
                 if person is not None:
                     if not person.group:
@@ -916,12 +932,15 @@ class _Article:
             return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
 
-    def _speaker_between(self, a: int, b: int) -> _Person | None:
-        """The person (not a group) who last spoke in a sentence wholly between offsets a and b."""
+    def _speaker_between(self, a: int, b: int, quote_end: int) -> _Person | None:
+        """The person (not a group) who last spoke in a sentence wholly between offsets a and b;
+        one of the gender a "he"/"she" tag after the quotation (ending at quote_end) needs."""
+        tag = _PRONOUN_TAG.match(self.text, quote_end)
+        gender = "" if tag is None else ("m" if tag.group(1) == "he" else "f")
         for si in range(self.sentence_of(b) - 1, self.sentence_of(a), -1):
             person = self.sentence_speaker.get(si)
             if person is not None and not person.group:
-                return person
+                return person if not gender or person.gender == gender else None
         return None
 
     def _quoted_in_subordinate(self, s: int, quote_start: int) -> bool:
@@ -929,7 +948,8 @@ class _Article:
         subordinate clause: the quotation is that clause's, not the sentence's."""
         if quote_start <= s:
             return False
-        verbs = list(_LEAD_SAY.finditer(self.text, s, quote_start))
+        # "if the claims were true": a say-word after a determiner is a noun, not who spoke.
+        verbs = [v for v in _LEAD_SAY.finditer(self.text, s, quote_start) if not _NOUN_BEFORE.search(self.text, s, v.start())]
         return bool(verbs) and _subordinate(self.text, s, verbs[-1].start()) is not None
 
     def _nothing_after(self, r: _Region) -> bool:
