@@ -29,7 +29,17 @@ How it works:
    the most recent compatible person mentioned (never a name in a byline or credit line:
    "By Nick Assinder", "... contributed to this story").  Gender comes from a first-name list
    and gendered titles, and is learnt when a pronoun resolves to a person of unknown gender.
-5. **Kinds**: a sentence that starts inside a quotation or is mostly quoted text is
+5. **Only who says it speaks**: a say-verb inside a subordinate clause ("... repaid £500,000
+   to Lord Ashcroft after he predicted an election defeat", "the 2.5% which the French
+   government had predicted", "suspended after the committee said his conduct had fallen
+   “...”") makes its subject the speaker of that clause, not of the sentence, which stays
+   the article's unless its main clause has a speaker of its own. Not when the main clause
+   only dates the news ("His comments come after the government announced ..."), when the
+   verb opens a quotation ("when asked if he would stay Owen said: “"), in a concessive
+   clause ("While he said ..., he thought ...") or right after the subordinator ("after
+   claiming"). A quotation that follows another person's reported sentence is that
+   person's, not the earlier quotation's speaker's.
+6. **Kinds**: a sentence that starts inside a quotation or is mostly quoted text is
    ``direct_quote``.  A narrative sentence that embeds a partial quotation, or reports speech
    ("Wu said Boston has...", "..., according to acting ICE Director Todd Lyons",
    "..., Lyons said."), is ``reported``.  Everything else is ``article``, with speaker

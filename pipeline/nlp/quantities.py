@@ -9,21 +9,33 @@ Conventions (documented because downstream code relies on them):
 * ``text``/``start``/``end`` cover the hedge words, the number and the counted noun,
   e.g. ``"nearly 1,500 people"``, so the span can be highlighted as the checkable claim.
 * ``value`` is the plain number with scale words applied (``"$2.4bn"`` -> ``2.4e9``,
-  ``"three dozen"`` -> ``36``).  Fractions (``"two-thirds"``, ``"a third of"``,
-  ``"half of"``, ``"one in five"``) carry their ratio (0.667, 0.333, 0.5, 0.2) with unit
-  ``"fraction"``.  Vague magnitudes (``"hundreds of"``, ``"dozens of"``,
-  ``"tens of thousands"``) carry the order of magnitude (100, 12, 10,000) with hedge
-  ``"approximately"``.
+  ``"three dozen"`` -> ``36``, spoken decimals ``"one point three per cent"`` -> ``1.3``).
+  Fractions (``"two-thirds"``, ``"a third of"``, ``"half of"``, ``"one in five"``) carry
+  their ratio (0.667, 0.333, 0.5, 0.2) with unit ``"fraction"``; a fraction of a period
+  ("the first half of 2004", "the second half", "half of the year") is a period, not a
+  quantity.
+* Vague magnitudes (``"hundreds of"``, ``"dozens of"``, ``"tens of thousands"``) are
+  ranges: ``low``/``high`` hold at least two of the unit and below the next magnitude
+  ("tens of thousands" 20,000 to under 100,000), ``magnitude`` the words, ``value`` the
+  low end and hedge ``"approximately"``.  Every other quantity has ``low``/``high`` None.
 * ``unit`` is a normalised unit (``percent``, ``percentage points``, ``USD``, ``GBP``,
-  ``EUR``, ``JPY``, ``fraction``) or the counted noun as written in lower case
-  (``people``, ``cities``, ``years``); adjectives such as "such", "other", "more" and
-  modifiers such as "police" in "1,500 police officers" are skipped.  ``""`` if none.
-* Hedges: ``approximately-below`` (nearly, almost, just under, close to, less/fewer than,
-  under, below), ``approximately-above`` (more than, over, at least, upwards of, in
-  excess of, above), ``at-most`` (up to, no more than, as many as, "or fewer"),
-  ``at-least`` (no fewer than, no less than, a minimum of, "or more", "500-plus") and
-  ``approximately`` (about, around, roughly, some, an estimated, "or so", vague
-  magnitudes).  "at least" maps to ``approximately-above`` as the product brief asks.
+  ``EUR``, ``JPY``, ``fraction``) or the head of the counted noun in lower case
+  (``people``, ``cities``, ``years``, ``mps``).  ``noun`` is the whole counted noun as
+  written, from its first content word to the head: "three other ethnic minority MPs"
+  counts ``"ethnic minority MPs"`` (unit ``mps``), "1,500 police officers" ``"police
+  officers"``, "900,000 military and civilian staff" ``"military and civilian staff"``;
+  leading "such", "other", "more" and determiners are not part of it.  ``""`` for money,
+  percentages and fractions, and when nothing is counted.
+* Hedges: ``approximately`` (nearly, almost, close to, near, about, around, roughly, some,
+  an estimated, "or so", vague magnitudes: near the number, not a bound),
+  ``approximately-below`` (just under, less/fewer than, under, below),
+  ``approximately-above`` (more than, over, at least, upwards of, in excess of, above),
+  ``at-most`` (up to, no more than, as many as, "or fewer"), ``at-least`` (no fewer than,
+  no less than, a minimum of, "or more", "500-plus").  "at least" maps to
+  ``approximately-above`` as the product brief asks.  ``hedge_text`` keeps the words as
+  written ("nearly", "more than", "or more") so the number reads back as the article said
+  it; "over" after a sum of money ("£4bn over 10 years") spreads it over the period and is
+  no hedge.
 * Ranges ("between 10 and 20 people", "10-20%", "10 to 20 percent") produce two
   quantities: the lower bound with hedge ``at-least`` and the upper bound with hedge
   ``at-most``; the lower bound inherits unit/scale from the upper one.

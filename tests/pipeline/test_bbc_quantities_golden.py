@@ -1,152 +1,18 @@
 """The top 100 BBC claims, read by hand: at least 97% of their quantities and speakers right.
 
-bbc_quantities_golden.tsv holds, for each claim the queue put in its top 100 (bench/top_claims.py),
-the article id, the sentence's offsets and SHA-1 prefix, its speaker and its quantities, written
-by a person who read it. The BBC text is not in the repository: it is read from ../shared/data and
-the test skips when that is absent. Each sentence is attributed in its article, as the pipeline
-does it (pipeline.extract.article_sentences), and parsed with pipeline.nlp.quantities.
-
-What is counted: one item per speaker and per expected quantity, plus one per quantity the parser
-found that the reader did not (a spurious quantity is wrong too; a found quantity with the
-expected value but some field wrong is one wrong item, not two). A quantity is right when its
-value, unit, hedge, counted noun and, for a vague magnitude, its low and high all match.
+The golden file (bbc_quantities_golden.tsv) and how it is scored: pipeline/evaluate_extraction.py.
+The BBC text is read from ../shared/data; the scored test skips when that is absent.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
-import re
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
-from pipeline.extract import article_sentences
-from pipeline.nlp.quantities import parse_quantities
-from pipeline.text import normalise_text
+from pipeline.evaluate_extraction import Expected, parse_expected, read_golden, score
 from tests.conftest import SHARED_DATA
 
-GOLDEN = Path(__file__).with_name("bbc_quantities_golden.tsv")
 BBC = SHARED_DATA / "bbc_news" / "bbc_news.jsonl"
-OUTLET = "BBC News"  # as the UI imports the corpus
 REQUIRED_ACCURACY = 0.97
-_QUANTITY = re.compile(r'^(?P<value>\S+) (?P<unit>\S+) (?P<hedge>\S+)(?: "(?P<noun>[^"]*)")?(?: (?P<low>[\d.e+]+)-(?P<high>[\d.e+]+))?$')
-
-
-@dataclass(frozen=True)
-class Expected:
-    value: float
-    unit: str
-    hedge: str
-    noun: str = ""
-    low: float | None = None
-    high: float | None = None
-
-
-@dataclass(frozen=True)
-class GoldenClaim:
-    article_id: str
-    start: int
-    end: int
-    sha1: str
-    speaker: str
-    quantities: tuple[Expected, ...]
-
-
-def parse_expected(text: str) -> tuple[Expected, ...]:
-    found = []
-    for part in filter(None, (p.strip() for p in text.split("; "))):
-        m = _QUANTITY.match(part)
-        if m is None:
-            raise ValueError(f"{GOLDEN.name}: not a quantity: {part!r}")
-        found.append(Expected(
-            value=float(m["value"]), unit="" if m["unit"] == "-" else m["unit"], hedge=m["hedge"], noun=m["noun"] or "",
-            low=float(m["low"]) if m["low"] else None, high=float(m["high"]) if m["high"] else None,
-        ))
-    return tuple(found)
-
-
-def read_golden(path: Path = GOLDEN) -> list[GoldenClaim]:
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
-    claims = []
-    for line in lines[1:]:
-        article_id, start, end, sha1, speaker, quantities = (line.split("\t") + [""])[:6]
-        claims.append(GoldenClaim(article_id, int(start), int(end), sha1, speaker, parse_expected(quantities)))
-    return claims
-
-
-def _close(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return math.isclose(a, b, rel_tol=1e-6)
-
-
-def matches(expected: Expected, found: dict[str, object], *, noun: bool = True) -> bool:
-    """Every field right; ``noun=False`` leaves out the counted noun (for parsers that had none)."""
-    return (
-        _close(expected.value, found["value"])  # type: ignore[arg-type]
-        and expected.unit == found["unit"]
-        and expected.hedge == found["hedge"]
-        and (not noun or expected.noun == (found.get("noun") or ""))
-        and _close(expected.low, found.get("low"))  # type: ignore[arg-type]
-        and _close(expected.high, found.get("high"))  # type: ignore[arg-type]
-    )
-
-
-def describe(found: dict[str, object]) -> str:
-    noun = f' "{found["noun"]}"' if found.get("noun") else ""
-    bounds = f" {found['low']:g}-{found['high']:g}" if found.get("low") is not None else ""
-    return f"{found['value']:g} {found['unit'] or '-'} {found['hedge']}{noun}{bounds}"
-
-
-def score(claims: list[GoldenClaim], corpus: Path, *, noun: bool = True) -> tuple[int, int, list[str]]:
-    """(right items, all items, one line per wrong item) of the extraction on the golden claims."""
-    texts = {}
-    with open(corpus, encoding="utf-8") as handle:
-        for line in handle:
-            record = json.loads(line)
-            texts[record["id"]] = normalise_text(record["text"])
-    sentences: dict[str, dict[tuple[int, int], object]] = {}
-    right = total = 0
-    wrong: list[str] = []
-    for claim in claims:
-        text = texts[claim.article_id]
-        sentence = text[claim.start : claim.end]
-        if hashlib.sha1(sentence.encode()).hexdigest()[: len(claim.sha1)] != claim.sha1:
-            raise ValueError(f"{claim.article_id} {claim.start}-{claim.end} no longer matches the corpus text")
-        if claim.article_id not in sentences:
-            sentences[claim.article_id] = {(s.start, s.end): s for s in article_sentences(text, outlet=OUTLET)}
-        record = sentences[claim.article_id].get((claim.start, claim.end))
-        where = f"{claim.article_id} {claim.start}-{claim.end} {sentence[:70]!r}"
-        speaker = getattr(record, "speaker", None)
-        total += 1
-        if speaker == claim.speaker:
-            right += 1
-        else:
-            wrong.append(f"{where}: speaker {speaker!r}, expected {claim.speaker!r}")
-        found = [q.as_dict() for q in parse_quantities(sentence)]
-        unmatched = list(found)
-        missed = []
-        for expected in claim.quantities:
-            total += 1
-            hit = next((q for q in unmatched if matches(expected, q, noun=noun)), None)
-            if hit is not None:
-                unmatched.remove(hit)
-                right += 1
-            else:
-                missed.append(expected)
-        for expected in missed:
-            # The same number read wrong is one wrong item: it is not also spurious.
-            near = next((q for q in unmatched if _close(float(q["value"]), expected.value)), None)  # type: ignore[arg-type]
-            if near is not None:
-                unmatched.remove(near)
-            wrong.append(f"{where}: expected {expected}, found {describe(near) if near else 'nothing'}")
-        for extra in unmatched:
-            total += 1
-            wrong.append(f"{where}: found {describe(extra)}, which the reader did not count")
-    return right, total, wrong
 
 
 def test_golden_file_is_well_formed() -> None:
@@ -154,6 +20,16 @@ def test_golden_file_is_well_formed() -> None:
     assert len(claims) == 100
     assert len({(c.article_id, c.start, c.end) for c in claims}) == 100
     assert all(c.speaker for c in claims)
+
+
+def test_expected_quantities_read_every_field() -> None:
+    assert parse_expected('20000 people approximately "old people" 20000-100000; 4.3 percent exact; 14 - exact') == (
+        Expected(20000.0, "people", "approximately", "old people", 20000.0, 100000.0),
+        Expected(4.3, "percent", "exact"),
+        Expected(14.0, "", "exact"),
+    )
+    with pytest.raises(ValueError, match="not a quantity"):
+        parse_expected("4.3 percent")
 
 
 @pytest.mark.skipif(not BBC.is_file(), reason="BBC News corpus not found in ../shared/data")
