@@ -19,7 +19,19 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from factcheck.articles.readers import BOM, ImportFileError, ReadPosition, SourceRow, physical_lines, read_jsonl, refuse_utf16
+from factcheck.articles.readers import (
+    BOM,
+    MAX_JSON_DEPTH,
+    ImportFileError,
+    JsonRecordError,
+    ReadPosition,
+    SourceRow,
+    json_container_end,
+    json_record_check,
+    physical_lines,
+    read_jsonl,
+    refuse_utf16,
+)
 from factcheck.factchecks.models import FactCheckImport
 
 Layout = FactCheckImport.Layout
@@ -149,6 +161,9 @@ class _JsonStream:
         while True:
             try:
                 value, end = decoder.raw_decode(self.text, self.offset)
+            except RecursionError:
+                self._step_over_container()
+                raise JsonRecordError(f"Nested more than {MAX_JSON_DEPTH} levels deep.") from None
             except json.JSONDecodeError as exc:
                 # Maybe only cut at the end of the window: read on, up to one record's limit.
                 if len(self.text) - self.offset <= self.limit and self.more():
@@ -160,7 +175,19 @@ class _JsonStream:
                 self.more()
                 continue
             self.advance(end)
+            json_record_check(value)  # read whole: a refused record leaves the window past it
             return value, start_line
+
+    def _step_over_container(self) -> None:
+        """Move past an array or object too deep to parse, reading on up to one record's limit;
+        ValueError (not a JsonRecordError: nothing after it can be trusted) when it does not end."""
+        while True:
+            end = json_container_end(self.text, self.offset) if self.text[self.offset : self.offset + 1] in {"[", "{"} else None
+            if end is not None:
+                self.advance(end)
+                return
+            if len(self.text) - self.offset > self.limit or not self.more():
+                raise ValueError(f"Not valid JSON at line {self.line}: a value nested too deep that does not end")
 
 
 def read_json_document(stream: BinaryIO, position: ReadPosition, *, item_limit: int) -> Iterator[SourceRow]:
@@ -176,6 +203,7 @@ def read_json_document(stream: BinaryIO, position: ReadPosition, *, item_limit: 
         raise ImportFileError("Not a JSON document: it must start with [ or {.")
     window.advance(window.offset + 1)
     document: dict[str, object] = {}
+    refused = ""  # a value of the document itself that was read past but cannot be used
     while True:
         char = window.skip_space()
         if char == "}":
@@ -193,8 +221,13 @@ def read_json_document(stream: BinaryIO, position: ReadPosition, *, item_limit: 
                 yield from _array_items(window)
                 return
             document[str(key)], _ = window.value()
+        except JsonRecordError as exc:
+            refused = refused or str(exc)
         except ValueError as exc:
             raise ImportFileError(str(exc)) from None
+    if refused:
+        yield SourceRow(1, None, refused, "line 1")
+        return
     yield SourceRow(1, document, "", "line 1")
 
 
@@ -214,6 +247,9 @@ def _array_items(window: _JsonStream) -> Iterator[SourceRow]:
         where = f"line {window.line}"
         try:
             value, _ = window.value()
+        except JsonRecordError as exc:
+            yield SourceRow(number, None, str(exc), where)
+            continue
         except ValueError as exc:
             # JSON cannot be resynchronised after a syntax error: the rows before it are kept.
             yield SourceRow(number, None, f"{exc}. The rest of the file was not read.", where)

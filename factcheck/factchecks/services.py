@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from factcheck.accounts.roles import Role, has_role
 from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, max_line_bytes
-from factcheck.articles.rows import RowError
+from factcheck.articles.rows import ROW_VALUE_ERRORS, RowError
 from factcheck.articles.services import advisory_lock, file_digest, upload_delete, upload_path, upload_store
 from factcheck.audit.services import audit_record
 from factcheck.cache import QUEUE_CHANGES
@@ -71,6 +71,11 @@ def _row_prepare(row: SourceRow, *, layout: str, publisher: str) -> _ChunkRow:
         return _ChunkRow(row.number, row.where, prepare_factcheck(row.fields, layout=layout, publisher=publisher), "")
     except RowError as exc:
         return _ChunkRow(row.number, row.where, None, str(exc))
+    except ROW_VALUE_ERRORS as exc:
+        # A value no check foresaw fails its row, never the file's good rows; a crash (disk,
+        # database, memory) is not a value's fault and stops the import, to resume.
+        logger.exception("Fact-check import row %s (%s) could not be prepared", row.number, row.where)
+        return _ChunkRow(row.number, row.where, None, f"This record could not be read ({type(exc).__name__}).")
 
 
 def _entry(prepared: PreparedFactCheck, digest: str, batch: FactCheckImport, now: Any) -> FactCheck:
@@ -93,18 +98,26 @@ def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: i
         (entry.publisher, entry.external_id): entry
         for entry in FactCheck.objects.filter(
             publisher__in={key[0] for key in keys}, external_id__in={key[1] for key in keys}
-        ).only("id", "publisher", "external_id", "content_hash", "source")
+        ).only("id", "publisher", "external_id", "content_hash", "source", "import_batch_id")
     }
     now = timezone.now()
     to_create: dict[tuple[str, str], FactCheck] = {}
     to_update: dict[tuple[str, str], FactCheck] = {}
     created = updated = unchanged = 0
+    first_row_of_key: dict[tuple[str, str], int] = {}
     for item in prepared:
         record = item.factcheck
         assert record is not None
         key = (record.publisher, record.external_id)
         digest = record.content_hash
         known = to_create.get(key) or to_update.get(key) or stored.get(key)
+        if known is not None and known.content_hash != digest and (key in first_row_of_key or known.import_batch_id == batch.pk):
+            # Two records of one file under one id (url or @id): the first is kept and the other
+            # listed, never silently merged into it.
+            first = f"row {first_row_of_key[key]}" if key in first_row_of_key else "an earlier row"
+            errors.append({"row": item.number, "where": item.where, "reason": f"Same id ({record.external_id[:80]}) as {first} of this file, with other content: not imported."})
+            continue
+        first_row_of_key.setdefault(key, item.number)
         if known is None:
             to_create[key] = _entry(record, digest, batch, now)
             created += 1
