@@ -115,7 +115,8 @@ def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: i
             # Two records of one file under one id (url or @id): the first is kept and the other
             # listed, never silently merged into it.
             first = f"row {first_row_of_key[key]}" if key in first_row_of_key else "an earlier row"
-            errors.append({"row": item.number, "where": item.where, "reason": f"Same id ({record.external_id[:80]}) as {first} of this file, with other content: not imported."})
+            reason = f"Same id ({record.external_id[:80]}) as {first} of this file, with other content: not imported."
+            errors.append({"row": item.number, "where": item.where, "reason": reason})
             continue
         first_row_of_key.setdefault(key, item.number)
         if known is None:
