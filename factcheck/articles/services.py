@@ -6,7 +6,7 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -199,7 +199,7 @@ def _outlet_ids(names: set[str], cache: dict[str, int]) -> None:
 
 
 def _url_conflict(
-    article: PreparedArticle, batch: ImportBatch, first_row_of_url: dict[str, int], stored_by_url: dict[str, tuple[int, str, str, int | None]]
+    article: PreparedArticle, batch: ImportBatch, first_row_of_url: dict[str, int], stored_by_url: Mapping[str, tuple[int, str, str, int | None]]
 ) -> str:
     """Why a row whose url is already taken by another text is not imported, or ''."""
     if article.url in first_row_of_url:
