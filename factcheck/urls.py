@@ -8,6 +8,7 @@ from factcheck.accounts.views import LoginView, admin_login
 # Refusals in the app's layout with the server's reason (factcheck/refusals.py).
 handler403 = "factcheck.refusals.permission_denied"
 handler404 = "factcheck.refusals.page_not_found"
+handler500 = "factcheck.refusals.server_error"
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="claims:list", permanent=False)),
