@@ -20,8 +20,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.views.defaults import server_error as django_server_error
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.defaults import server_error as django_server_error
 
 DEFAULT_MESSAGES = {
     403: "You may not do this with the role you have.",
