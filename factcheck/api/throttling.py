@@ -91,9 +91,10 @@ class AtomicRateThrottle(SimpleRateThrottle):
         key = self.get_cache_key(request, view)
         if key is None:
             return True
-        assert self.num_requests is not None and self.duration is not None
-        count, self._left = window_count(key, self.duration)
-        return count <= self.num_requests
+        limit, window = self.parse_rate(self.rate)
+        assert limit is not None and window is not None
+        count, self._left = window_count(key, window)
+        return count <= limit
 
     def wait(self) -> float:
         return float(max(1, math.ceil(self._left)))
