@@ -35,7 +35,7 @@ from factcheck.claims.errors import StaleVersion, TransitionNotAllowed
 from factcheck.claims.models import Claim, Evidence
 from factcheck.claims.services import evidence_add
 from factcheck.factchecks.library import factchecks_match_send
-from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_claims_against
+from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_new_entries
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.factchecks.readers import HEAD_BYTES, detect_layout, read_factcheck_rows
 from factcheck.factchecks.rows import PreparedFactCheck, prepare_factcheck
@@ -342,14 +342,12 @@ def claim_matches_store(rows: list[Any]) -> int:
         return cursor.rowcount
 
 
-def _queued_claims() -> list[ClaimText]:
+def _queued_claims() -> Iterator[ClaimText]:
     """The claims still to be decided, each dated as the Spark job dates it: the day (UTC) its
-    article was published (pipeline/sql/read_run_article_dates.sql), or none."""
+    article was published (pipeline/sql/read_run_article_dates.sql), or none. Streamed."""
     queued = Claim.objects.filter(status__in=MATCHED_STATUSES).values_list("id", "sentence", "article__published_at").order_by("id")
-    return [
-        ClaimText(id=pk, text=sentence, date=published_at.astimezone(UTC).date() if published_at else None)
-        for pk, sentence, published_at in queued.iterator(chunk_size=5000)
-    ]
+    for pk, sentence, published_at in queued.iterator(chunk_size=5000):
+        yield ClaimText(id=pk, text=sentence, date=published_at.astimezone(UTC).date() if published_at else None)
 
 
 def _rows_of_claims_matched_to(rows: list[MatchRow], factcheck_ids: set[int]) -> list[MatchRow]:
@@ -371,8 +369,8 @@ WHERE f.id = p.id AND f.match_pending_since = p.since
 def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
     """Match the queued claims against fact-checks that just entered the library (or changed),
     without re-running extraction, with the Spark job's settings and dates: the whole library
-    is indexed, and the claims whose best matches now include one of them get their top list
-    stored. Only entries still pending are matched, and each is cleared once matched, so a
+    is indexed, the claims that have one of them among their candidates are re-ranked, and
+    those whose best matches now include one of them get their top list stored. Only entries still pending are matched, and each is cleared once matched, so a
     second delivery finds nothing to do; the upsert never overwrites a reviewer's decision.
     Returns the matches written."""
     pending = dict(FactCheck.objects.filter(pk__in=factcheck_ids, match_pending_since__isnull=False).values_list("id", "match_pending_since"))
@@ -382,9 +380,11 @@ def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
         # Left pending: matched once the engine is installed and the reaper sends them again.
         logger.warning("No matching engine (pipeline.nlp.matching); %s new fact-checks not matched", len(pending))
         return 0
-    rows = match_claims_against(
-        library_entries(), _queued_claims(), top=settings.FACTCHECK_MATCH_TOP, candidates=settings.FACTCHECK_MATCH_CANDIDATES,
-        min_score=settings.FACTCHECK_MATCH_MIN_SCORE,
+    # Only the claims that may now have a new entry among their candidates are re-ranked
+    # (match_new_entries): the cost of what the new entries add, not of the whole queue.
+    rows = match_new_entries(
+        library_entries(), _queued_claims(), set(pending), top=settings.FACTCHECK_MATCH_TOP,
+        candidates=settings.FACTCHECK_MATCH_CANDIDATES, min_score=settings.FACTCHECK_MATCH_MIN_SCORE,
     )
     written = claim_matches_store(_rows_of_claims_matched_to(rows, set(pending)))
     with connection.cursor() as cursor:
