@@ -115,8 +115,10 @@ SAVE_AS_UTF8 = "The file is UTF-16 text; save it as UTF-8 (in Excel: \u201cCSV U
 
 
 def is_utf16(start: bytes) -> bool:
-    """A UTF-16 byte order mark, or the NUL bytes UTF-16 puts beside every ASCII character."""
-    return start.startswith(UTF16_BOMS) or b"\x00" in start[:200]
+    """A UTF-16 byte order mark, or the NUL bytes UTF-16 puts beside every ASCII character
+    (half the bytes; one stray NUL in a UTF-8 file is that row's problem, not the file's)."""
+    sample = start[:200]
+    return start.startswith(UTF16_BOMS) or (len(sample) >= 2 and sample.count(0) * 4 >= len(sample))
 
 
 def refuse_utf16(first_line: bytes) -> None:

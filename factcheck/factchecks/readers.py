@@ -50,6 +50,7 @@ UNKNOWN_LAYOUT = (
     "or the Snopes layout (JSON lines with vclaim_id and vclaim)."
 )
 _LIAR_ID = re.compile(r"\d+\.json")
+_JSON_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 def detect_layout(head: bytes) -> str:
@@ -111,7 +112,9 @@ class _JsonStream:
 
     def __init__(self, stream: BinaryIO, position: ReadPosition, limit: int) -> None:
         self.stream, self.position, self.limit = stream, position, limit
-        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        # Bytes that are not UTF-8 become lone surrogates (surrogateescape): the record that
+        # holds them is refused by its row checks, and the records around it are read as usual.
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="surrogateescape")
         self.text = ""
         self.offset = 0  # where the unread text starts
         self.line = 1  # the line of text[offset]
@@ -130,10 +133,7 @@ class _JsonStream:
             return bool(tail)
         if self.position.bytes <= len(block):
             refuse_utf16(block)
-        try:
-            decoded = self.decoder.decode(block)
-        except UnicodeDecodeError:
-            raise ImportFileError(f"Not valid UTF-8 text near line {self.line + self.text.count(chr(10), self.offset)}.") from None
+        decoded = self.decoder.decode(block)
         # Drop what was read: the window holds at most one record and a block.
         self.text = self.text[self.offset :] + decoded
         self.offset = 0
@@ -162,7 +162,7 @@ class _JsonStream:
             try:
                 value, end = decoder.raw_decode(self.text, self.offset)
             except RecursionError:
-                self._step_over_container()
+                self._step_over_value()
                 raise JsonRecordError(f"Nested more than {MAX_JSON_DEPTH} levels deep.") from None
             except json.JSONDecodeError as exc:
                 # Maybe only cut at the end of the window: read on, up to one record's limit.
@@ -170,6 +170,10 @@ class _JsonStream:
                     continue
                 line = start_line + self.text.count("\n", self.offset, exc.pos)
                 raise ValueError(f"Not valid JSON at line {line}: {exc.msg}") from None
+            except ValueError as exc:
+                # Well-formed JSON that Python refuses to read (an integer of 4,300+ digits).
+                self._step_over_value()
+                raise JsonRecordError(f"A value this product cannot read: {exc}"[:300]) from None
             if end == len(self.text) and not self.eof and isinstance(value, int | float):
                 # A number may go on in the next block.
                 self.more()
@@ -178,11 +182,16 @@ class _JsonStream:
             json_record_check(value)  # read whole: a refused record leaves the window past it
             return value, start_line
 
-    def _step_over_container(self) -> None:
-        """Move past an array or object too deep to parse, reading on up to one record's limit;
-        ValueError (not a JsonRecordError: nothing after it can be trusted) when it does not end."""
+    def _step_over_value(self) -> None:
+        """Move past a value that cannot be parsed (an array or object too deep, a number too
+        long), reading on up to one record's limit; ValueError (not a JsonRecordError: nothing
+        after it can be trusted) when it does not end."""
         while True:
-            end = json_container_end(self.text, self.offset) if self.text[self.offset : self.offset + 1] in {"[", "{"} else None
+            if self.text[self.offset : self.offset + 1] in {"[", "{"}:
+                end = json_container_end(self.text, self.offset)
+            else:
+                number = _JSON_NUMBER.match(self.text, self.offset)
+                end = number.end() if number and (number.end() < len(self.text) or self.eof) else None
             if end is not None:
                 self.advance(end)
                 return
