@@ -50,12 +50,13 @@ def client_address(request: HttpRequest) -> str:
     client itself and prove nothing. X-Real-IP holds one address, set by the proxy.
     """
     header = settings.FACTCHECK_TRUSTED_PROXY_HEADER
-    remote = request.META.get("REMOTE_ADDR", "") or "unknown"
-    if header and remote in settings.FACTCHECK_TRUSTED_PROXIES:
+    remote = request.META.get("REMOTE_ADDR", "")
+    # No address: gunicorn on a unix socket, which only the proxy can reach (docs/deployment.md).
+    if header and (remote in settings.FACTCHECK_TRUSTED_PROXIES or not remote):
         entries = [part.strip() for part in request.META.get(header, "").split(",") if part.strip()]
         if entries:
             return entries[-min(settings.FACTCHECK_TRUSTED_PROXY_COUNT, len(entries))]
-    return remote
+    return remote or "unknown"
 
 
 # How long an account that signed in from an address stays known there (see login_attempt).

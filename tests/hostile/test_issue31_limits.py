@@ -57,3 +57,25 @@ def test_nginx_refuses_bodies_by_path_and_role_before_reading_them(servers: tupl
     assert declared_body(public_port, "/library/import/upload/", GIB, cookie="forged")[0].endswith("401 Unauthorized")
     # Over the largest upload: refused by its size alone.
     assert declared_body(public_port, "/imports/upload/", limits.upload + 1, cookie="forged")[0].endswith("413 Request Entity Too Large")
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(NGINX is None, reason="no nginx binary (scripts/bootstrap.sh installs Debian's nginx as root)")
+def test_1100_slow_connections_from_one_client_leave_nginx_answering(servers: tuple[int, int]) -> None:  # noqa: F811
+    """About 1,024 slow connections from one client used to fill nginx's only worker."""
+    public_port, _ = servers
+    slow: list[socket.socket] = []
+    try:
+        for _ in range(1100):
+            sock = socket.create_connection(("127.0.0.1", public_port), timeout=5)
+            sock.sendall(b"GET /login/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n")  # and never the blank line
+            slow.append(sock)
+        started = time.perf_counter()
+        with socket.create_connection(("127.0.0.1", public_port), timeout=10) as sock:
+            sock.sendall(b"GET /login/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            status = sock.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+        assert status.endswith("200 OK"), status
+        print(f"\nGET /login/ beside {len(slow)} slow connections: {status} in {time.perf_counter() - started:.3f} s")
+    finally:
+        for sock in slow:
+            sock.close()
