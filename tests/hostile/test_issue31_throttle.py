@@ -6,6 +6,7 @@ Redis is away."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -18,6 +19,12 @@ from tests.web.test_redis_down import cache_at_closed_port
 
 PARALLEL = 100
 LIMIT = 60
+
+
+@pytest.fixture(autouse=True)
+def fresh_local_windows() -> Iterator[None]:
+    yield
+    LOCAL_WINDOWS._windows.clear()
 
 
 def test_parallel_counts_are_exact() -> None:
@@ -56,4 +63,3 @@ def test_with_redis_down_the_limit_holds_in_process_memory(settings) -> None:  #
     assert statuses.count(429) == PARALLEL - LIMIT
     refused = Client(REMOTE_ADDR=address).get("/api/v1/claims/")
     assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 60
-    LOCAL_WINDOWS._windows.clear()
