@@ -33,6 +33,10 @@ VERB_WORDS: dict[str, str] = {
     "claim_match.reject": "rejected a suggested earlier fact-check",
     "run.rerun": "re-ran the pipeline",
     "ranking_weights_set": "changed the ranking weights",
+    "model_version.register": "registered a refitted model version as a candidate",
+    "model_version.promote": "switched a model version on",
+    "model_version.rollback": "rolled a model back to the version before",
+    "refit.request": "asked for a model to be refitted from the desk's decisions",
 }
 
 

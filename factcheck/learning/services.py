@@ -52,7 +52,7 @@ def model_version_register(
     version.full_clean()
     with transaction.atomic():
         version.save()
-        audit_record(actor=by, verb="model_version_register", object_type="model_version", object_id=version.pk, after=_version_state(version))
+        audit_record(actor=by, verb="model_version.register", object_type="model_version", object_id=version.pk, after=_version_state(version))
     return version
 
 
@@ -88,7 +88,7 @@ def model_version_promote(*, version: ModelVersion, by: User | None) -> ModelVer
         version.promoted_by = by
         version.save(update_fields=["state", "promoted_at", "promoted_by"])
         audit_record(
-            actor=by, verb="model_version_promote", object_type="model_version", object_id=version.pk,
+            actor=by, verb="model_version.promote", object_type="model_version", object_id=version.pk,
             before={"active": current.label if current else None}, after={"active": version.label},
         )
     return version
@@ -113,7 +113,7 @@ def model_version_rollback(*, kind: str, by: User | None) -> ModelVersion:
         current.promoted_at = None
         current.save(update_fields=["promoted_at"])
         audit_record(
-            actor=by, verb="model_version_rollback", object_type="model_version", object_id=previous.pk,
+            actor=by, verb="model_version.rollback", object_type="model_version", object_id=previous.pk,
             before={"active": current.label}, after={"active": previous.label},
         )
     return previous
@@ -128,7 +128,7 @@ def refit_request(*, kind: str, by: User) -> RefitJob:
     try:
         with transaction.atomic():
             job = RefitJob.objects.create(kind=kind, requested_by=by)
-            audit_record(actor=by, verb="refit_request", object_type="refit_job", object_id=job.pk, after={"kind": kind})
+            audit_record(actor=by, verb="refit.request", object_type="refit_job", object_id=job.pk, after={"kind": kind})
             transaction.on_commit(lambda: refit_job_send(job_id=job.pk))
     except IntegrityError:
         raise ValidationError("A refit of this model is already queued or running.") from None

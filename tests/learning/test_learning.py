@@ -64,7 +64,7 @@ def test_a_better_refit_is_promoted_and_the_shipped_version_retires(store: Path,
     version.refresh_from_db()
     assert (version.state, version.promoted_by, services.model_store_path(version)) == ("active", admin_user, store / "v2")
     assert ModelVersion.objects.get(kind=KIND, label="shipped").state == "retired"
-    event = AuditEvent.objects.get(verb="model_version_promote", object_id=version.pk)
+    event = AuditEvent.objects.get(verb="model_version.promote", object_id=version.pk)
     assert (event.actor, event.before, event.after) == (admin_user, {"active": "shipped"}, {"active": "v2"})
 
 
@@ -74,7 +74,7 @@ def test_a_refit_worse_on_the_held_out_decisions_is_not_switched_on(store: Path,
         services.model_version_promote(version=version, by=admin_user)
     version.refresh_from_db()
     assert version.state == "candidate" and selectors.active_version(KIND).label == "shipped"
-    assert not AuditEvent.objects.filter(verb="model_version_promote").exists()
+    assert not AuditEvent.objects.filter(verb="model_version.promote").exists()
 
 
 def test_a_refit_without_held_out_figures_is_not_switched_on(store: Path, admin_user) -> None:  # type: ignore[no-untyped-def]
@@ -103,7 +103,7 @@ def test_rollback_restores_the_version_before_and_goes_back_step_by_step(store: 
     assert ModelVersion.objects.filter(kind=KIND, state="active").count() == 1
     with pytest.raises(ValidationError, match="nothing to roll back to"):
         services.model_version_rollback(kind=KIND, by=admin_user)
-    assert AuditEvent.objects.filter(verb="model_version_rollback").count() == 2
+    assert AuditEvent.objects.filter(verb="model_version.rollback").count() == 2
     # The other kind is untouched by all of this.
     assert selectors.active_version(ModelKind.MATCHING).label == "shipped"
 
