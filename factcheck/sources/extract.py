@@ -16,14 +16,21 @@ from urllib.parse import urljoin, urlsplit
 
 import feedparser
 import trafilatura
+from trafilatura.settings import use_config
 from lxml import etree, html
 
 from factcheck.articles.rows import RowError, parse_published_at
 
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 NEWS_NS = "{http://www.google.com/schemas/sitemap-news/0.9}"
-# A page deeper or larger than this is not an article (trafilatura's own tree-size guard).
+# A page with more elements than this is not an article (trafilatura's own tree-size guard);
+# its signal-based timeout is off (it works in a main thread only; the fetcher bounds the
+# page's size, and the poll task has its time limits).
 MAX_TREE_SIZE = 200_000
+TRAFILATURA_CONFIG = use_config()
+TRAFILATURA_CONFIG.set("DEFAULT", "MAX_TREE_SIZE", str(MAX_TREE_SIZE))
+TRAFILATURA_CONFIG.set("DEFAULT", "EXTRACTION_TIMEOUT", "0")
+TRAFILATURA_CONFIG.set("DEFAULT", "EXTENSIVE_DATE_SEARCH", "off")
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 # htmldate: only dates the page states (no guesses from the text), with the time when given.
 DATE_PARAMS = {"extensive_search": False, "original_date": True, "outputformat": "%Y-%m-%dT%H:%M:%S%z"}
@@ -213,7 +220,7 @@ def page_article(text: str, *, url: str) -> PageArticle:
     """The article text and metadata of a page (trafilatura, dates by htmldate)."""
     document = trafilatura.bare_extraction(
         text, url=url, with_metadata=True, include_comments=False, include_tables=False,
-        max_tree_size=MAX_TREE_SIZE, date_extraction_params=DATE_PARAMS,
+        date_extraction_params=DATE_PARAMS, config=TRAFILATURA_CONFIG,
     )
     if isinstance(document, dict):  # only with as_dict=True
         raise TypeError("trafilatura returned a dict")

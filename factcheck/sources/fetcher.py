@@ -117,8 +117,16 @@ def decode_body(body: bytes, content_type: str = "") -> str:
             return body.decode(charset)
         except (LookupError, UnicodeDecodeError):
             continue
-    best = charset_normalizer.from_bytes(body).best()
-    return str(best) if best is not None else body.decode("utf-8", errors="replace")
+    matches = charset_normalizer.from_bytes(body)
+    best = matches.best()
+    if best is None:
+        return body.decode("utf-8", errors="replace")
+    # Single-byte code pages often tie (cp1250 and cp1252 share most letters): on a tie the
+    # web's default legacy encoding, windows-1252, wins (as browsers decide, per WHATWG).
+    for match in matches:
+        if match.encoding == "cp1252" and (match.chaos, match.coherence) == (best.chaos, best.coherence):
+            return str(match)
+    return str(best)
 
 
 def _is_public(address: str) -> bool:
