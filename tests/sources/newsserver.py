@@ -130,7 +130,8 @@ def claim_review(n: int, *, base: str) -> dict[str, object]:
 @dataclass
 class SiteState:
     stories: list[Story]
-    feeds: dict[str, list[int]] = field(default_factory=dict)
+    # A feed's items: article numbers (links to /news/<n> with tracking parameters) or paths.
+    feeds: dict[str, list[int | str]] = field(default_factory=dict)
     hits: Counter[str] = field(default_factory=Counter)
     slow_seconds: float = 3.0
     etag_checks: Counter[str] = field(default_factory=Counter)
@@ -197,7 +198,11 @@ class NewsHandler(BaseHTTPRequestHandler):
         elif len(segments) == 2 and segments[0] == "feeds" and segments[1].endswith(".rss"):
             name = segments[1].removesuffix(".rss")
             numbers = state.feeds.get(name, [])
-            body = rss([(state.stories[n].title, f"{self.base}/news/{n}?utm_source=rss&utm_medium=feed", published(n)) for n in numbers], title=name).encode()
+            items = [
+                (state.stories[n].title, f"{self.base}/news/{n}?utm_source=rss&utm_medium=feed", published(n)) if isinstance(n, int) else ("", f"{self.base}{n}", FIRST_DATE)
+                for n in numbers
+            ]
+            body = rss(items, title=name).encode()
             etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
             if self.headers.get("If-None-Match") == etag:
                 state.etag_checks[name] += 1
