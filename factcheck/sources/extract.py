@@ -16,8 +16,8 @@ from urllib.parse import urljoin, urlsplit
 
 import feedparser
 import trafilatura
-from trafilatura.settings import use_config
 from lxml import etree, html
+from trafilatura.settings import use_config
 
 from factcheck.articles.rows import RowError, parse_published_at
 
@@ -205,14 +205,14 @@ def _stated_date(document: html.HtmlElement | None) -> datetime | None:
     article:published_time meta tag (htmldate gives a day only for many pages)."""
     if document is None:
         return None
+    kinds = ("NewsArticle", "Article", "ReportageNewsArticle", "BlogPosting", "ClaimReview")
     for node in _json_ld_nodes(document):
-        if any(_is_type(node, kind) for kind in ("NewsArticle", "Article", "ReportageNewsArticle", "BlogPosting", "ClaimReview")):
-            if found := _date(node.get("datePublished")):
-                return found
+        if any(_is_type(node, kind) for kind in kinds) and (found := _date(node.get("datePublished"))):
+            return found
     for meta in document.iter("meta"):
-        if (meta.get("property") or meta.get("name") or "").strip().lower() == "article:published_time":
-            if found := _date(meta.get("content")):
-                return found
+        name = (meta.get("property") or meta.get("name") or "").strip().lower()
+        if name == "article:published_time" and (found := _date(meta.get("content"))):
+            return found
     return None
 
 

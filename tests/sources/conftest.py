@@ -41,7 +41,7 @@ def fetcher() -> Fetcher:
 
 
 @pytest.fixture
-def fast_fetch(settings, db):  # type: ignore[no-untyped-def]
+def fast_fetch(settings, db):
     """The workers' fetcher (services.fetcher_create) with the test limits, and the test site's
     host allowed by an admin."""
     from factcheck.sources.models import AllowedHost

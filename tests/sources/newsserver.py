@@ -121,7 +121,7 @@ def claim_review(n: int, *, base: str) -> dict[str, object]:
         "url": f"{base}/factcheck/{n}",
         "claimReviewed": f"Claim number {n} about the economy grew by {n}% last year",
         "author": {"@type": "Organization", "name": "Test Checkers"},
-        "datePublished": "2024-05-0{}".format(1 + n % 9),
+        "datePublished": f"2024-05-0{1 + n % 9}",
         "reviewRating": {"@type": "Rating", "ratingValue": 1, "bestRating": 5, "worstRating": 1, "alternateName": "False"},
         "itemReviewed": {"@type": "Claim", "author": {"@type": "Person", "name": "A Politician"}},
     }
@@ -194,12 +194,15 @@ class NewsHandler(BaseHTTPRequestHandler):
         if path == "/robots.txt":
             self._send(200, b"User-agent: *\nDisallow: /private/\n", content_type="text/plain")
         elif path == "/feeds/repeat.rss":
-            self._send(200, rss([(state.stories[n].title, f"{self.base}/news/{n}", published(n)) for n in range(3)], title="Repeats").encode(), content_type="application/rss+xml")
+            repeated = [(state.stories[n].title, f"{self.base}/news/{n}", published(n)) for n in range(3)]
+            self._send(200, rss(repeated, title="Repeats").encode(), content_type="application/rss+xml")
         elif len(segments) == 2 and segments[0] == "feeds" and segments[1].endswith(".rss"):
             name = segments[1].removesuffix(".rss")
             numbers = state.feeds.get(name, [])
             items = [
-                (state.stories[n].title, f"{self.base}/news/{n}?utm_source=rss&utm_medium=feed", published(n)) if isinstance(n, int) else ("", f"{self.base}{n}", FIRST_DATE)
+                (state.stories[n].title, f"{self.base}/news/{n}?utm_source=rss&utm_medium=feed", published(n))
+                if isinstance(n, int)
+                else ("", f"{self.base}{n}", FIRST_DATE)
                 for n in numbers
             ]
             body = rss(items, title=name).encode()
@@ -249,7 +252,8 @@ class NewsHandler(BaseHTTPRequestHandler):
             body = json.dumps([claim_review(n, base=self.base) for n in range(4)] + [{"@type": "ClaimReview", "url": "not a url"}]).encode()
             self._send(200, body, content_type="application/ld+json")
         elif path == "/factchecks.rss":
-            self._send(200, rss([(f"Fact-check {n}", f"{self.base}/factcheck/{n}", published(n)) for n in range(10, 13)], title="Checks").encode(), content_type="application/rss+xml")
+            checks = [(f"Fact-check {n}", f"{self.base}/factcheck/{n}", published(n)) for n in range(10, 13)]
+            self._send(200, rss(checks, title="Checks").encode(), content_type="application/rss+xml")
         elif len(segments) == 2 and segments[0] == "factcheck" and segments[1].isdigit():
             n = int(segments[1])
             ld = json.dumps({"@context": "https://schema.org", "@graph": [{"@type": "WebPage"}, claim_review(n, base=self.base)]})

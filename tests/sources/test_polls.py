@@ -18,7 +18,7 @@ from tests.sources.newsserver import NewsServer, published
 pytestmark = pytest.mark.usefixtures("fast_fetch")
 
 
-def _feed_source(site: NewsServer, name: str, numbers: list[int], **fields: object) -> Source:
+def _feed_source(site: NewsServer, name: str, numbers: list[int | str], **fields: object) -> Source:
     site.state.feeds[name] = numbers
     return services.source_create(name="Test Gazette", url=f"{site.base_url}/feeds/{name}.rss", **fields)  # type: ignore[arg-type]
 
@@ -77,7 +77,7 @@ def test_variants_and_syndicated_copies_are_recognised(site: NewsServer) -> None
     article = Article.objects.get()
     for url in (f"{site.base_url}/news/30/?utm_campaign=x", f"{site.base_url}/amp/news/30", f"{site.base_url}/partner/30"):
         link = services.link_submit(url=url, created_by=None)  # type: ignore[arg-type]
-        link = services.link_process(link_id=link.pk) or link
+        services.link_process(link_id=link.pk)
         link.refresh_from_db()
         assert link.status == LinkSubmission.Status.DONE, link.error
         assert link.article_id == article.pk and link.already_stored
@@ -118,7 +118,7 @@ def test_a_failing_source_backs_off_and_says_so(site: NewsServer) -> None:
     assert source.consecutive_failures == 0 and source.last_success_at is not None
 
 
-def test_the_backoff_is_capped(settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_backoff_is_capped(settings) -> None:
     settings.FACTCHECK_SOURCE_MAX_BACKOFF_MINUTES = 120
     source = Source(poll_minutes=30)
     assert services.backoff_delay(source=source, failures=0) == timedelta(minutes=30)
@@ -142,7 +142,11 @@ def test_a_source_being_polled_is_not_polled_twice(site: NewsServer) -> None:
 
 def test_due_sources_are_sent_once(site: NewsServer, monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[tuple[object, ...]] = []
-    monkeypatch.setattr(services, "task_send", lambda task, *, args, queue: sent.append(tuple(args)) or True)
+    def task_send(task: object, *, args: tuple[object, ...], queue: str) -> bool:
+        sent.append(tuple(args))
+        return True
+
+    monkeypatch.setattr(services, "task_send", task_send)
     due = _feed_source(site, "due", [1])
     later = _feed_source(site, "later", [2])
     Source.objects.filter(pk=later.pk).update(next_poll_at=timezone.now() + timedelta(hours=1))
@@ -172,10 +176,10 @@ def test_claimreviews_in_fact_check_pages_go_into_the_library(site: NewsServer) 
     assert again is not None and again.items_known == 3 and site.state.hits["/factcheck/10"] == 1
 
 
-def test_a_pasted_link_is_fetched_stored_and_run(site: NewsServer, reviewer) -> None:  # type: ignore[no-untyped-def]
-    link = services.link_submit(url=f"{site.base_url}/news/80?utm_source=twitter", created_by=reviewer)
-    assert link.status == LinkSubmission.Status.QUEUED
-    link = services.link_process(link_id=link.pk)
+def test_a_pasted_link_is_fetched_stored_and_run(site: NewsServer, reviewer) -> None:
+    submitted = services.link_submit(url=f"{site.base_url}/news/80?utm_source=twitter", created_by=reviewer)
+    assert submitted.status == LinkSubmission.Status.QUEUED
+    link = services.link_process(link_id=submitted.pk)
     assert link is not None and link.status == LinkSubmission.Status.DONE, link.error
     assert link.article is not None and not link.already_stored
     assert link.article.url == f"{site.base_url}/news/80"
@@ -189,13 +193,13 @@ def test_a_pasted_link_is_fetched_stored_and_run(site: NewsServer, reviewer) -> 
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:{port}/news/1", "http://169.254.169.254/latest/meta-data/", "http://[::1]:{port}/"])
-def test_a_pasted_private_address_is_refused_before_anything_is_queued(site: NewsServer, reviewer, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_pasted_private_address_is_refused_before_anything_is_queued(site: NewsServer, reviewer, url: str) -> None:
     with pytest.raises(FetchRefused):
         services.link_submit(url=url.format(port=site.server_address[1]), created_by=reviewer)
     assert not LinkSubmission.objects.exists()
 
 
-def test_a_link_that_fails_says_why(site: NewsServer, reviewer) -> None:  # type: ignore[no-untyped-def]
+def test_a_link_that_fails_says_why(site: NewsServer, reviewer) -> None:
     cases = {
         f"{site.base_url}/redirect?to=http://169.254.169.254/latest/meta-data/": "not a public address",
         f"{site.base_url}/huge": "limit",
@@ -204,7 +208,7 @@ def test_a_link_that_fails_says_why(site: NewsServer, reviewer) -> None:  # type
         f"{site.base_url}/private/news/3": "robots.txt",
     }
     for url, reason in cases.items():
-        link = services.link_submit(url=url, created_by=reviewer)
-        link = services.link_process(link_id=link.pk)
+        submitted = services.link_submit(url=url, created_by=reviewer)
+        link = services.link_process(link_id=submitted.pk)
         assert link is not None and link.status == LinkSubmission.Status.FAILED and reason in link.error, (url, link.error if link else "")
     assert not Article.objects.exists() and not PipelineRun.objects.exists()

@@ -24,7 +24,7 @@ def _client(user: Any) -> Client:
 
 
 @pytest.mark.django_db
-def test_the_source_pages_show_success_error_rate_next_poll_and_backoff(reviewer, outsider, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+def test_the_source_pages_show_success_error_rate_next_poll_and_backoff(reviewer, outsider, django_assert_max_num_queries) -> None:
     source = pages.a_source()
     client = _client(reviewer)
     with django_assert_max_num_queries(12):
@@ -42,7 +42,7 @@ def test_the_source_pages_show_success_error_rate_next_poll_and_backoff(reviewer
 
 
 @pytest.mark.django_db
-def test_poll_now_is_for_admins(reviewer, admin_user) -> None:  # type: ignore[no-untyped-def]
+def test_poll_now_is_for_admins(reviewer, admin_user) -> None:
     source = pages.a_source()
     assert _client(reviewer).post(reverse("sources:poll", args=[source.pk])).status_code == 403
     client = _client(admin_user)
@@ -54,7 +54,7 @@ def test_poll_now_is_for_admins(reviewer, admin_user) -> None:  # type: ignore[n
 
 
 @pytest.mark.usefixtures("fast_fetch")
-def test_a_reviewer_pastes_a_link_and_follows_it(site: NewsServer, reviewer, editor, outsider, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_a_reviewer_pastes_a_link_and_follows_it(site: NewsServer, reviewer, editor, outsider, django_capture_on_commit_callbacks) -> None:
     from factcheck.sources import services
 
     client = _client(reviewer)
@@ -81,7 +81,7 @@ def test_a_reviewer_pastes_a_link_and_follows_it(site: NewsServer, reviewer, edi
 
 @pytest.mark.usefixtures("fast_fetch")
 @pytest.mark.parametrize("url", ["http://127.0.0.1/admin/", "http://169.254.169.254/latest/meta-data/", "ftp://example.org/x", "not a link"])
-def test_a_pasted_private_or_bad_link_is_refused_with_the_reason(reviewer, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_pasted_private_or_bad_link_is_refused_with_the_reason(reviewer, url: str) -> None:
     response = _client(reviewer).post(reverse("sources:link_submit"), {"url": url})
     assert response.status_code == 400
     assert any(reason in response.content for reason in (b"public address", b"valid URL", b"Only http and https"))
@@ -89,7 +89,7 @@ def test_a_pasted_private_or_bad_link_is_refused_with_the_reason(reviewer, url: 
 
 
 @pytest.mark.django_db
-def test_sources_are_added_in_the_admin(admin_user) -> None:  # type: ignore[no-untyped-def]
+def test_sources_are_added_in_the_admin(admin_user) -> None:
     client = _client(admin_user)
     response = client.post(
         reverse("admin:sources_source_add"),
