@@ -35,7 +35,7 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -129,7 +129,7 @@ def claim_review(n: int, *, base: str) -> dict[str, object]:
 
 @dataclass
 class SiteState:
-    stories: list[Story]
+    stories: Sequence[Story]
     # A feed's items: article numbers (links to /news/<n> with tracking parameters) or paths.
     feeds: dict[str, list[int | str]] = field(default_factory=dict)
     hits: Counter[str] = field(default_factory=Counter)
