@@ -34,7 +34,7 @@ from factcheck.runs.selectors import article_ids_unscheduled
 from factcheck.runs.services import run_create
 from factcheck.sources.extract import ExtractError, FeedItem, claim_reviews, feed_items, page_article, section_links
 from factcheck.sources.fetcher import Fetcher, FetchFailed, FetchLimits, FetchRefused, FetchResult
-from factcheck.sources.models import AllowedHost, ArticleKey, HostSlot, LinkSubmission, Source, SourcePoll
+from factcheck.sources.models import AllowedHost, ArticleKey, LinkSubmission, Source, SourcePoll
 from factcheck.sources.urlkeys import text_fingerprint, url_key
 
 logger = logging.getLogger(__name__)
@@ -52,24 +52,34 @@ MAX_LISTED_ERRORS = 100
 
 class DatabaseHostGate:
     """One request at a time per host across every worker process: a PostgreSQL advisory
-    lock per host, and the host's next allowed time in its HostSlot row."""
+    lock per host, and the host's next allowed time in its HostSlot row (two round trips a
+    request: lock and read, then write and unlock)."""
 
     @contextmanager
     def hold(self, host: str, delay: float) -> Iterator[None]:
         key = HOST_LOCK_KEY + zlib.crc32(host.encode("utf-8"))
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+            cursor.execute(HOST_SLOT_TAKE_SQL, [key, host])
+            row = cursor.fetchone()
         try:
-            next_at = HostSlot.objects.filter(host=host).values_list("next_request_at", flat=True).first()
+            next_at = row[1] if row else None
             if next_at is not None and (wait := (next_at - timezone.now()).total_seconds()) > 0:
                 time.sleep(wait)
-            try:
-                yield
-            finally:
-                HostSlot.objects.update_or_create(host=host, defaults={"next_request_at": timezone.now() + timedelta(seconds=delay)})
+            yield
         finally:
             with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+                cursor.execute(HOST_SLOT_RELEASE_SQL, [host, timezone.now() + timedelta(seconds=delay), key])
+
+
+# The lock is taken (waiting for another worker's request to that host to end) before the
+# slot is read, and the slot is written before the lock is released: the next holder always
+# reads the time this request set.
+HOST_SLOT_TAKE_SQL = "SELECT pg_advisory_lock(%s), (SELECT next_request_at FROM source_host_slots WHERE host = %s)"
+HOST_SLOT_RELEASE_SQL = (
+    "WITH slot AS (INSERT INTO source_host_slots (host, next_request_at) VALUES (%s, %s) "
+    "ON CONFLICT (host) DO UPDATE SET next_request_at = EXCLUDED.next_request_at RETURNING 1) "
+    "SELECT pg_advisory_unlock(%s) FROM slot"
+)
 
 
 def allowed_hosts() -> frozenset[str]:
@@ -98,16 +108,15 @@ def fetcher_create() -> Fetcher:
 
 def article_known(*, urls: Iterable[str], fingerprint: str = "") -> Article | None:
     """The stored article one of these addresses (as given, or normalised) or this text
-    fingerprint belongs to; None when it is new."""
+    fingerprint belongs to; None when it is new. One query."""
     raw = [url for url in dict.fromkeys(urls) if url]
     keys = [key for key in dict.fromkeys(url_key(url) for url in raw) if key]
-    condition = Q(kind=ArticleKey.Kind.URL, key__in=keys)
+    held = Q(kind=ArticleKey.Kind.URL, key__in=keys)
     if fingerprint:
-        condition |= Q(kind=ArticleKey.Kind.FINGERPRINT, key=fingerprint)
-    found = ArticleKey.objects.filter(condition).select_related("article").first() if keys or fingerprint else None
-    if found is not None:
-        return found.article
-    return Article.objects.filter(url__in=raw).first() if raw else None
+        held |= Q(kind=ArticleKey.Kind.FINGERPRINT, key=fingerprint)
+    if not raw and not fingerprint:
+        return None
+    return Article.objects.filter(Q(pk__in=ArticleKey.objects.filter(held).values("article_id")) | Q(url__in=raw)).order_by("pk").first()
 
 
 def article_keys_add(*, article: Article, urls: Iterable[str], fingerprint: str = "") -> None:
@@ -124,11 +133,12 @@ class PageOutcome:
     created: bool
 
 
-def page_store(*, fetcher: Fetcher, item: FeedItem, outlet: str, batch: ImportBatch) -> PageOutcome:
+def page_store(*, fetcher: Fetcher, item: FeedItem, outlet: str, batch: ImportBatch, checked: bool = False) -> PageOutcome:
     """Fetch an item's page and store its article, unless an address it goes by or its text
-    is stored already (then nothing is fetched or stored twice). Raises the fetch and
-    extraction errors, and ValidationError for an article the importer refuses."""
-    known = article_known(urls=[item.url])
+    is stored already (then nothing is fetched or stored twice). `checked`: the caller found
+    the item's own address unknown just now. Raises the fetch and extraction errors, and
+    ValidationError for an article the importer refuses."""
+    known = None if checked else article_known(urls=[item.url])
     if known is not None:
         return PageOutcome(known, False)
     result = fetcher.fetch(item.url, accept=PAGE_ACCEPT)
@@ -266,7 +276,7 @@ def _articles_poll(*, source: Source, poll: SourcePoll, items: list[FeedItem], f
         fetched += 1
         batch = batch or _batch_create(source=f"Source #{source.pk}: {source.name}")
         try:
-            outcome = page_store(fetcher=fetcher, item=item, outlet=source.name, batch=batch)
+            outcome = page_store(fetcher=fetcher, item=item, outlet=source.name, batch=batch, checked=True)
         except FETCH_ERRORS as exc:
             counts.fail(item.url, str(exc))
             continue

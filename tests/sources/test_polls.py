@@ -212,3 +212,20 @@ def test_a_link_that_fails_says_why(site: NewsServer, reviewer) -> None:
         link = services.link_process(link_id=submitted.pk)
         assert link is not None and link.status == LinkSubmission.Status.FAILED and reason in link.error, (url, link.error if link else "")
     assert not Article.objects.exists() and not PipelineRun.objects.exists()
+
+
+def test_the_database_gate_spaces_requests_to_a_host_across_workers() -> None:
+    from factcheck.sources.models import HostSlot
+
+    gate = services.DatabaseHostGate()
+    with gate.hold("news.example:443", 0.3):
+        pass
+    slot = HostSlot.objects.get(host="news.example:443")
+    assert slot.next_request_at > timezone.now()
+    started = timezone.now()
+    with gate.hold("news.example:443", 0.0):
+        waited = (timezone.now() - started).total_seconds()
+    assert waited >= 0.2
+    with gate.hold("other.example:443", 0.0):
+        pass
+    assert HostSlot.objects.count() == 2
