@@ -117,11 +117,12 @@ def main() -> int:  # noqa: PLR0915 - one measured sequence, read top to bottom
         stored = Article.objects.count()
         failed = SourcePoll.objects.filter(status=SourcePoll.Status.FAILED).count()
         item_errors = sum(SourcePoll.objects.values_list("items_failed", flat=True))
+        known = sum(SourcePoll.objects.values_list("items_known", flat=True))
         runs = PipelineRun.objects.count()
         print(f"site: {args.feeds} feeds, {args.pages} pages (BBC corpus repeated), one host; cores: {os.cpu_count()}")
         extent = "all" if polled == args.feeds else f"stopped at --seconds {args.seconds:g}"
         print(f"  polled                 {polled} of {args.feeds} feeds in {elapsed:.1f} s ({extent})")
-        print(f"  articles stored        {stored:10d}   ({item_errors} items failed, {failed} polls failed, {runs} runs queued: one per poll)")
+        print(f"  articles stored        {stored:10d}   ({known} items recognised as stored, {item_errors} failed, {failed} polls failed, {runs} runs queued)")
         print(f"  fetched and stored     {stored / elapsed:10.1f} articles/s")
         print(f"  peak memory (RSS)      {peak_mb:10.0f} MB")
         if args.no_pipeline:

@@ -229,3 +229,23 @@ def test_the_database_gate_spaces_requests_to_a_host_across_workers() -> None:
     with gate.hold("other.example:443", 0.0):
         pass
     assert HostSlot.objects.count() == 2
+
+
+def test_the_source_page_counts_the_sources_articles_per_day(site: NewsServer) -> None:
+    from factcheck.sources import selectors
+
+    source = _feed_source(site, "counted", [110, 111, 112])
+    other = _feed_source(site, "other", [113])
+    services.source_poll(source_id=source.pk)
+    services.source_poll(source_id=other.pk)
+    # Published today (the feed's date is 2005 for the corpus): two today, one yesterday.
+    now = timezone.now()
+    articles = list(Article.objects.filter(import_batch__in=SourcePoll.objects.filter(source=source).values("import_batch")).order_by("pk"))
+    Article.objects.filter(pk__in=[a.pk for a in articles[:2]]).update(published_at=now)
+    Article.objects.filter(pk=articles[2].pk).update(published_at=now - timedelta(days=1))
+    page = selectors.source_page(source_id=source.pk)
+    assert page is not None and page.articles_total == 3
+    assert page.days[-1] == (now.date(), 2) and page.days[-2] == ((now - timedelta(days=1)).date(), 1)
+    assert page.per_day == pytest.approx(3 / 14)
+    weekly = {item.pk: item.articles_week for item in selectors.sources_overview()}  # type: ignore[attr-defined]
+    assert weekly == {source.pk: 3, other.pk: 0}
