@@ -144,6 +144,7 @@ class LinkSubmission(models.Model):
     import_batch = models.ForeignKey(ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    fetching_since = models.DateTimeField(null=True, blank=True, help_text="When a worker took it; a worker that died is taken over after the task's limit.")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

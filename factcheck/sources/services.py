@@ -234,6 +234,10 @@ def source_poll(*, source_id: int, fetcher: Fetcher | None = None) -> SourcePoll
     if claimed != 1:
         return None
     source = Source.objects.get(pk=source_id)
+    # A poll still "running" lost its worker (this one took the source over after the limit).
+    SourcePoll.objects.filter(source=source, status=SourcePoll.Status.RUNNING).update(
+        status=SourcePoll.Status.FAILED, error="The worker stopped during this poll.", finished_at=now
+    )
     poll = SourcePoll.objects.create(source=source)
     fetcher = fetcher or fetcher_create()
     try:
@@ -376,7 +380,13 @@ def sources_due_send() -> list[int]:
 
     now = timezone.now()
     sent: list[int] = []
-    due = Source.objects.filter(enabled=True, polling_since__isnull=True).filter(Q(next_poll_at__isnull=True) | Q(next_poll_at__lte=now))
+    # A source whose poll outlived the poll's time limit lost its worker: it is due again too.
+    stale = now - timedelta(seconds=settings.FACTCHECK_SOURCE_POLL_TIME_LIMIT)
+    due = (
+        Source.objects.filter(enabled=True)
+        .filter(Q(polling_since__isnull=True) | Q(polling_since__lt=stale))
+        .filter(Q(next_poll_at__isnull=True) | Q(next_poll_at__lte=now))
+    )
     for source in due.order_by("next_poll_at", "pk").only("pk", "next_poll_at", "poll_minutes"):
         lease = now + timedelta(minutes=source.poll_minutes)
         if Source.objects.filter(pk=source.pk, next_poll_at=source.next_poll_at).update(next_poll_at=lease) != 1:
@@ -434,9 +444,15 @@ def _link_send(link_id: int) -> bool:
 
 
 def links_resend() -> list[int]:
-    """Send the queued links whose message could not be sent (beat calls this)."""
+    """Send the queued links whose message could not be sent, and those whose worker died
+    while fetching (beat calls this)."""
     from factcheck.sources.tasks import link_fetch
 
+    stale = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    orphaned = LinkSubmission.objects.filter(status=LinkSubmission.Status.FETCHING, fetching_since__lt=stale)
+    for pk in orphaned.values_list("pk", flat=True):
+        if not task_send(link_fetch, args=(pk,), queue=settings.CELERY_TASK_DEFAULT_QUEUE):
+            break
     queued = LinkSubmission.objects.filter(status=LinkSubmission.Status.QUEUED)
     return queued_rows_resend(link_fetch, queued=queued, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=QUEUE_UNAVAILABLE)
 
@@ -444,7 +460,11 @@ def links_resend() -> list[int]:
 def link_process(*, link_id: int, fetcher: Fetcher | None = None) -> LinkSubmission | None:
     """Fetch, extract and store a pasted link's article and queue its run. Idempotent: only
     a queued link is claimed (a redelivered message finds it fetching or done)."""
-    if LinkSubmission.objects.filter(pk=link_id, status=LinkSubmission.Status.QUEUED).update(status=LinkSubmission.Status.FETCHING, error="") != 1:
+    now = timezone.now()
+    # A link "fetching" for longer than the task's hard limit lost its worker: it is taken over.
+    stale = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    claimable = Q(status=LinkSubmission.Status.QUEUED) | Q(status=LinkSubmission.Status.FETCHING, fetching_since__lt=stale)
+    if LinkSubmission.objects.filter(claimable, pk=link_id).update(status=LinkSubmission.Status.FETCHING, fetching_since=now, error="") != 1:
         return LinkSubmission.objects.filter(pk=link_id).first()
     link = LinkSubmission.objects.select_related("created_by").get(pk=link_id)
     fetcher = fetcher or fetcher_create()

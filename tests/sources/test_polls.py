@@ -249,3 +249,31 @@ def test_the_source_page_counts_the_sources_articles_per_day(site: NewsServer) -
     assert page.per_day == pytest.approx(3 / 14)
     weekly = {item.pk: item.articles_week for item in selectors.sources_overview()}  # type: ignore[attr-defined]
     assert weekly == {source.pk: 3, other.pk: 0}
+
+
+def test_a_poll_or_link_whose_worker_died_is_taken_over_after_the_limit(site: NewsServer, reviewer, settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    source = _feed_source(site, "orphan", [120])
+    long_ago = timezone.now() - timedelta(seconds=settings.FACTCHECK_SOURCE_POLL_TIME_LIMIT + 60)
+    dead = SourcePoll.objects.create(source=source)
+    Source.objects.filter(pk=source.pk).update(polling_since=long_ago, next_poll_at=long_ago)
+    sent: list[tuple[object, ...]] = []
+
+    def task_send(task: object, *, args: tuple[object, ...], queue: str) -> bool:
+        sent.append(tuple(args))
+        return True
+
+    monkeypatch.setattr(services, "task_send", task_send)
+    assert services.sources_due_send() == [source.pk]
+    poll = services.source_poll(source_id=source.pk)
+    assert poll is not None and poll.status == SourcePoll.Status.DONE
+    dead.refresh_from_db()
+    assert dead.status == SourcePoll.Status.FAILED and "stopped" in dead.error
+
+    link = services.link_submit(url=f"{site.base_url}/news/121", created_by=reviewer)
+    LinkSubmission.objects.filter(pk=link.pk).update(status=LinkSubmission.Status.FETCHING, fetching_since=timezone.now())
+    assert services.link_process(link_id=link.pk).status == LinkSubmission.Status.FETCHING  # type: ignore[union-attr]  # a live worker's
+    LinkSubmission.objects.filter(pk=link.pk).update(fetching_since=timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60))
+    sent.clear()
+    services.links_resend()
+    assert sent == [(link.pk,)]
+    assert services.link_process(link_id=link.pk).status == LinkSubmission.Status.DONE  # type: ignore[union-attr]
