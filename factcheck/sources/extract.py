@@ -23,10 +23,12 @@ from factcheck.articles.rows import RowError, parse_published_at
 
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 NEWS_NS = "{http://www.google.com/schemas/sitemap-news/0.9}"
-# A page with more elements than this is not an article (trafilatura's own tree-size guard);
-# its signal-based timeout is off (it works in a main thread only; the fetcher bounds the
-# page's size, and the poll task has its time limits).
-MAX_TREE_SIZE = 200_000
+# A page with more tags than this is not an article (news pages have a few thousand) and is
+# refused before it is parsed: trafilatura's time grows with the elements (about 16 s for
+# 150,000 paragraphs here), and its own tree-size guard acts only after parsing and cleaning
+# (30 s for 250,000). Its signal-based timeout is off: it works in a main thread only.
+MAX_TAGS = 50_000
+MAX_TREE_SIZE = MAX_TAGS
 TRAFILATURA_CONFIG = use_config()
 TRAFILATURA_CONFIG.set("DEFAULT", "MAX_TREE_SIZE", str(MAX_TREE_SIZE))
 TRAFILATURA_CONFIG.set("DEFAULT", "EXTRACTION_TIMEOUT", "0")
@@ -218,6 +220,8 @@ def _stated_date(document: html.HtmlElement | None) -> datetime | None:
 
 def page_article(text: str, *, url: str) -> PageArticle:
     """The article text and metadata of a page (trafilatura, dates by htmldate)."""
+    if (tags := text.count("<")) > MAX_TAGS:
+        raise ExtractError(f"The page has {tags:,} tags; an article page has far fewer (the limit is {MAX_TAGS:,}).")
     document = trafilatura.bare_extraction(
         text, url=url, with_metadata=True, include_comments=False, include_tables=False,
         date_extraction_params=DATE_PARAMS, config=TRAFILATURA_CONFIG,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -139,3 +140,10 @@ def test_real_pages_give_text_title_and_the_stated_date(name: str, day: str) -> 
 def test_a_page_without_text_is_an_error() -> None:
     with pytest.raises(ExtractError):
         page_article("<html><head><title>t</title></head><body><script>var a = 1;</script></body></html>", url="https://news.example/")
+
+
+def test_a_page_of_too_many_tags_is_refused_before_it_is_parsed() -> None:
+    started = time.monotonic()
+    with pytest.raises(ExtractError, match="tags"):
+        page_article("<p>Short paragraph.</p>" * 250_000, url="https://news.example/")
+    assert time.monotonic() - started < 2
