@@ -119,6 +119,23 @@ def article_known(*, urls: Iterable[str], fingerprint: str = "") -> Article | No
     return Article.objects.filter(Q(pk__in=ArticleKey.objects.filter(held).values("article_id")) | Q(url__in=raw)).order_by("pk").first()
 
 
+def urls_known(urls: list[str], *, chunk: int = 1000) -> set[str]:
+    """Of these addresses, those whose article is stored (by the address's key, or the exact
+    url of an article imported from a file): a query per `chunk` addresses, not one each."""
+    by_key: dict[str, list[str]] = {}
+    for url in urls:
+        if key := url_key(url):
+            by_key.setdefault(key, []).append(url)
+    keys = list(by_key)
+    known: set[str] = set()
+    for start in range(0, len(keys), chunk):
+        held = ArticleKey.objects.filter(kind=ArticleKey.Kind.URL, key__in=keys[start : start + chunk]).values_list("key", flat=True)
+        known.update(url for key in held for url in by_key[key])
+    for start in range(0, len(urls), chunk):
+        known.update(Article.objects.filter(url__in=urls[start : start + chunk]).values_list("url", flat=True))
+    return known
+
+
 def article_keys_add(*, article: Article, urls: Iterable[str], fingerprint: str = "") -> None:
     keys = [ArticleKey(kind=ArticleKey.Kind.URL, key=key, article=article) for key in dict.fromkeys(url_key(url) for url in urls) if key]
     if fingerprint:
@@ -159,7 +176,6 @@ def page_store(*, fetcher: Fetcher, item: FeedItem, outlet: str, batch: ImportBa
             author=item.author or page.author,
             # The feed's date, else the page's own; never the time we fetched it.
             published_at=item.published_at or page.published_at,
-            metadata={"fetched_from": result.url[:2000]},
         )
         known, created = article_ingest(data=data, batch=batch)
     else:
@@ -270,11 +286,15 @@ def _articles_poll(*, source: Source, poll: SourcePoll, items: list[FeedItem], f
     counts = _PollCounts()
     batch: ImportBatch | None = None
     fetched = 0
+    known = urls_known([item.url for item in items])
+    taken: set[str] = set()
     for item in items:
         counts.seen += 1
-        if article_known(urls=[item.url]) is not None:
-            counts.known += 1  # an old item the feed repeats: not fetched again
+        key = url_key(item.url)
+        if item.url in known or key in taken:
+            counts.known += 1  # an old item the feed repeats (or lists twice): not fetched again
             continue
+        taken.add(key)
         if fetched >= source.max_items:
             continue  # left for the next poll
         fetched += 1

@@ -277,3 +277,10 @@ def test_a_poll_or_link_whose_worker_died_is_taken_over_after_the_limit(site: Ne
     services.links_resend()
     assert sent == [(link.pk,)]
     assert services.link_process(link_id=link.pk).status == LinkSubmission.Status.DONE  # type: ignore[union-attr]
+
+
+def test_a_feed_listing_an_item_twice_fetches_it_once(site: NewsServer) -> None:
+    source = _feed_source(site, "twice", [130, "/news/130/", 131])
+    poll = services.source_poll(source_id=source.pk)
+    assert poll is not None and (poll.items_seen, poll.items_known, poll.articles_new) == (3, 1, 2)
+    assert site.state.hits["/news/130"] == 1 and site.state.hits["/news/130/"] == 0
