@@ -6,38 +6,21 @@ text and metadata, and the page's JSON-LD for its dates and ClaimReviews. Pure: 
 from __future__ import annotations
 
 import calendar
-import json
 import zlib
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import feedparser
-import trafilatura
 from lxml import etree, html
-from trafilatura.settings import use_config
 
+from factcheck.articles.htmltext import HtmlRefused, html_to_document, is_type, json_ld_nodes, parse_html
 from factcheck.articles.rows import RowError, parse_published_at
 
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 NEWS_NS = "{http://www.google.com/schemas/sitemap-news/0.9}"
-# A page with more tags than this is not an article (news pages have a few thousand) and is
-# refused before it is parsed: trafilatura's time grows with the elements (about 16 s for
-# 150,000 paragraphs here), and its own tree-size guard acts only after parsing and cleaning
-# (30 s for 250,000). Its signal-based timeout is off: it works in a main thread only.
-MAX_TAGS = 50_000
-MAX_TREE_SIZE = MAX_TAGS
-TRAFILATURA_CONFIG = use_config()
-TRAFILATURA_CONFIG.set("DEFAULT", "MAX_TREE_SIZE", str(MAX_TREE_SIZE))
-TRAFILATURA_CONFIG.set("DEFAULT", "EXTRACTION_TIMEOUT", "0")
-TRAFILATURA_CONFIG.set("DEFAULT", "EXTENSIVE_DATE_SEARCH", "off")
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024
-# htmldate: only dates the page states (no guesses from the text), with the time when given.
-DATE_PARAMS = {"extensive_search": False, "original_date": True, "outputformat": "%Y-%m-%dT%H:%M:%S%z"}
-
-
 class ExtractError(ValueError):
     """The feed or page holds nothing we can use; the reason is shown on the source page."""
 
@@ -162,80 +145,28 @@ def section_links(text: str, *, base_url: str) -> list[FeedItem]:
     return items
 
 
-def _json_ld_nodes(document: html.HtmlElement) -> Iterator[Mapping[str, Any]]:
-    for script in document.iter("script"):
-        if (script.get("type") or "").strip().lower() != "application/ld+json" or not script.text:
-            continue
-        try:
-            value = json.loads(script.text)
-        except ValueError:
-            continue
-        stack: list[Any] = [value]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, list):
-                stack.extend(reversed(node))
-            elif isinstance(node, dict):
-                yield node
-                graph = node.get("@graph")
-                if isinstance(graph, list):
-                    stack.extend(reversed(graph))
-
-
-def _is_type(node: Mapping[str, Any], name: str) -> bool:
-    kind = node.get("@type")
-    return kind == name or (isinstance(kind, list) and name in kind)
-
-
-def _parse_html(text: str) -> html.HtmlElement | None:
-    try:
-        return html.document_fromstring(text)
-    except (etree.ParserError, ValueError):
-        return None
-
-
 def claim_reviews(text: str) -> list[dict[str, Any]]:
     """The ClaimReview nodes of a page's JSON-LD, as the library importer reads them."""
-    document = _parse_html(text)
+    document = parse_html(text)
     if document is None:
         return []
-    return [dict(node) for node in _json_ld_nodes(document) if _is_type(node, "ClaimReview")]
-
-
-def _stated_date(document: html.HtmlElement | None) -> datetime | None:
-    """The publication date the page states with its time: JSON-LD datePublished, then the
-    article:published_time meta tag (htmldate gives a day only for many pages)."""
-    if document is None:
-        return None
-    kinds = ("NewsArticle", "Article", "ReportageNewsArticle", "BlogPosting", "ClaimReview")
-    for node in _json_ld_nodes(document):
-        if any(_is_type(node, kind) for kind in kinds) and (found := _date(node.get("datePublished"))):
-            return found
-    for meta in document.iter("meta"):
-        name = (meta.get("property") or meta.get("name") or "").strip().lower()
-        if name == "article:published_time" and (found := _date(meta.get("content"))):
-            return found
-    return None
+    return [dict(node) for node in json_ld_nodes(document) if is_type(node, "ClaimReview")]
 
 
 def page_article(text: str, *, url: str) -> PageArticle:
-    """The article text and metadata of a page (trafilatura, dates by htmldate)."""
-    if (tags := text.count("<")) > MAX_TAGS:
-        raise ExtractError(f"The page has {tags:,} tags; an article page has far fewer (the limit is {MAX_TAGS:,}).")
-    document = trafilatura.bare_extraction(
-        text, url=url, with_metadata=True, include_comments=False, include_tables=False,
-        date_extraction_params=DATE_PARAMS, config=TRAFILATURA_CONFIG,
-    )
-    if isinstance(document, dict):  # only with as_dict=True
-        raise TypeError("trafilatura returned a dict")
-    if document is None or not (document.text or "").strip():
+    """The article text and metadata of a page: the upload path's extraction and limits
+    (articles.htmltext: trafilatura; the date the page states, else htmldate's)."""
+    try:
+        document = html_to_document(text, url=url)
+    except HtmlRefused as exc:
+        raise ExtractError(str(exc)) from None
+    if not document.text:
         raise ExtractError("No article text found on the page.")
-    published = _stated_date(_parse_html(text)) or _date(document.date)
     return PageArticle(
-        text=document.text or "",
-        title=" ".join((document.title or "").split()),
-        author=" ".join((document.author or "").split()),
-        canonical_url=(document.url or "").strip(),
-        published_at=published,
-        site_name=" ".join((document.sitename or "").split()),
+        text=document.text,
+        title=document.title,
+        author=document.author,
+        canonical_url=document.url,
+        published_at=_date(document.published_at),
+        site_name=document.site_name,
     )
