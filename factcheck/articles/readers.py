@@ -115,10 +115,16 @@ SAVE_AS_UTF8 = "The file is UTF-16 text; save it as UTF-8 (in Excel: \u201cCSV U
 
 
 def is_utf16(start: bytes) -> bool:
-    """A UTF-16 byte order mark, or the NUL bytes UTF-16 puts beside every ASCII character
-    (half the bytes; one stray NUL in a UTF-8 file is that row's problem, not the file's)."""
+    """A UTF-16 byte order mark, or the NUL bytes UTF-16 puts beside every ASCII character:
+    in every other byte, the same parity throughout. A stray NUL in a UTF-8 file (even in a
+    line as short as `{\x00`) is that row's problem, not the file's."""
+    if start.startswith(UTF16_BOMS):
+        return True
     sample = start[:200]
-    return start.startswith(UTF16_BOMS) or (len(sample) >= 2 and sample.count(0) * 4 >= len(sample))
+    if len(sample) < 4:
+        return False
+    even, odd = sample[0::2], sample[1::2]
+    return any(side.count(0) * 2 >= len(side) and other.count(0) * 8 < len(other) for side, other in ((even, odd), (odd, even)))
 
 
 def refuse_utf16(first_line: bytes) -> None:

@@ -124,6 +124,15 @@ def test_jsonl_row_nested_100000_deep_is_one_rejected_row(tmp_path: Path) -> Non
     assert "row 2 (line 2): Nested more than" in out.getvalue()
 
 
+def test_a_short_first_line_with_a_nul_is_that_rows_problem_not_utf16(tmp_path: Path) -> None:
+    """Found by the property suite: `{\x00` as the first line was half NUL bytes, so the whole
+    file was refused as UTF-16 and its good row lost."""
+    path = tmp_path / "nul.jsonl"
+    path.write_bytes(b'{\x00\n' + json.dumps({"text": "Good article: rents rose 4% in May."}).encode() + b"\n")
+    batch = articles_import_file(path=path)
+    assert (batch.status, batch.rows_read, batch.rows_stored, batch.rows_rejected) == (ImportBatch.Status.DONE, 2, 1, 1)
+
+
 @pytest.mark.parametrize(
     "bad",
     [
