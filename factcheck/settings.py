@@ -161,6 +161,7 @@ INSTALLED_APPS = [
     "factcheck.reports",
     "factcheck.factchecks",
     "factcheck.learning",
+    "factcheck.sources",
     "rest_framework",
     "drf_spectacular",
     "factcheck.api",
@@ -460,8 +461,36 @@ if FACTCHECK_RUN_STALE_SECONDS <= 2 * FACTCHECK_RUN_HEARTBEAT_SECONDS:
 # sent again: the message may be lost. A second delivery is harmless (runs are claimed once).
 FACTCHECK_RUN_RESEND_SECONDS = env_int("FACTCHECK_RUN_RESEND_SECONDS", 600, minimum=1)
 FACTCHECK_REAPER_SECONDS = env_int("FACTCHECK_REAPER_SECONDS", 60, minimum=1)
+# --- Sources: feeds polled on their own schedule, pasted links (factcheck/sources) ---------
+# Beat looks for due sources this often; each source's own interval is on its row.
+FACTCHECK_SOURCES_BEAT_SECONDS = env_int("FACTCHECK_SOURCES_BEAT_SECONDS", 60, minimum=1)
+# A source that keeps failing waits its interval doubled for each failure, at most this long.
+FACTCHECK_SOURCE_MAX_BACKOFF_MINUTES = env_int("FACTCHECK_SOURCE_MAX_BACKOFF_MINUTES", 24 * 60, minimum=1)
+FACTCHECK_SOURCE_POLL_SOFT_TIME_LIMIT = env_int("FACTCHECK_SOURCE_POLL_SOFT_TIME_LIMIT", 1800, minimum=1)
+FACTCHECK_SOURCE_POLL_TIME_LIMIT = env_int("FACTCHECK_SOURCE_POLL_TIME_LIMIT", 1860, minimum=1)
+if FACTCHECK_SOURCE_POLL_TIME_LIMIT <= FACTCHECK_SOURCE_POLL_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("FACTCHECK_SOURCE_POLL_TIME_LIMIT must be greater than FACTCHECK_SOURCE_POLL_SOFT_TIME_LIMIT")
+FACTCHECK_FETCH_USER_AGENT = env_str("FACTCHECK_FETCH_USER_AGENT", "FactcheckBot/1.0 (newsroom claim triage)")
+FACTCHECK_FETCH_CONNECT_TIMEOUT = env_float("FACTCHECK_FETCH_CONNECT_TIMEOUT", 5.0, minimum=0.1, maximum=120.0)
+FACTCHECK_FETCH_READ_TIMEOUT = env_float("FACTCHECK_FETCH_READ_TIMEOUT", 15.0, minimum=0.1, maximum=300.0)
+FACTCHECK_FETCH_TOTAL_SECONDS = env_float("FACTCHECK_FETCH_TOTAL_SECONDS", 60.0, minimum=0.1, maximum=600.0)
+FACTCHECK_FETCH_MAX_REDIRECTS = env_int("FACTCHECK_FETCH_MAX_REDIRECTS", 5)
+FACTCHECK_FETCH_MAX_BYTES = env_int("FACTCHECK_FETCH_MAX_BYTES", 10 * 1024 * 1024, minimum=1024)
+FACTCHECK_FETCH_MAX_DECODED_BYTES = env_int("FACTCHECK_FETCH_MAX_DECODED_BYTES", 20 * 1024 * 1024, minimum=1024)
+FACTCHECK_FETCH_RETRIES = env_int("FACTCHECK_FETCH_RETRIES", 2)
+FACTCHECK_FETCH_BACKOFF_SECONDS = env_float("FACTCHECK_FETCH_BACKOFF_SECONDS", 1.0, minimum=0.0, maximum=60.0)
+FACTCHECK_FETCH_HOST_DELAY_SECONDS = env_float("FACTCHECK_FETCH_HOST_DELAY_SECONDS", 1.0, minimum=0.0, maximum=60.0)
+# Hosts fetched although their addresses are not public (beside the admin's AllowedHost rows):
+# comma-separated names. Addresses themselves (127.0.0.1) are never allowed this way.
+FACTCHECK_FETCH_ALLOWED_HOSTS = frozenset(host.strip().lower() for host in env_str("FACTCHECK_FETCH_ALLOWED_HOSTS", "").split(",") if host.strip())
+
 CELERY_BEAT_SCHEDULE = {
     "runs-reap": {"task": "factcheck.runs.tasks.runs_reap", "schedule": float(FACTCHECK_REAPER_SECONDS), "options": {"expires": FACTCHECK_REAPER_SECONDS}},
+    "sources-poll-due": {
+        "task": "factcheck.sources.tasks.sources_poll_due",
+        "schedule": float(FACTCHECK_SOURCES_BEAT_SECONDS),
+        "options": {"expires": FACTCHECK_SOURCES_BEAT_SECONDS},
+    },
 }
 # Redis down must not take pages down: the cache answers "miss" when Redis does not (sessions
 # then come from PostgreSQL, cached_db's own fallback), and gives up on a hung Redis quickly.

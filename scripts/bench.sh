@@ -14,6 +14,8 @@ say "Claim matching (15,000 BBC sentences against a 30,000-check library: build,
 "$PY" bench/match_bench.py
 say "Bulk import (BBC corpus repeated to 100,000 articles)"
 "$PY" bench/import_bench.py
+say "Sources: polls of a local site of 1,000 feeds and 20,000 BBC pages (90 s at most), then a new item to its claims"
+"$PY" bench/sources_bench.py
 say "HTML extraction (hostile nesting, long pages)"
 "$PY" bench/html_bench.py
 say "Pipeline end to end (PostgreSQL -> spark-submit -> PostgreSQL) vs plain Python"

@@ -24,6 +24,7 @@ from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD
 from tests.e2e.test_browser import ARTIFACTS
 from tests.e2e.test_workflow_browser import browser  # noqa: F401 - the Playwright browser fixture
+from tests.sources import pages as source_pages
 from tests.workflow.factories import make_claim
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -62,6 +63,8 @@ NOT_PAGES = {
     "learning:promote": "a POST that redirects to the models page",
     "learning:rollback": "a POST that redirects to the models page",
     "learning:refit": "a POST that redirects to the models page",
+    "sources:poll": "a POST that redirects to the source",
+    "sources:link_submit": "a POST that redirects to the link (refused: the paste-a-link page)",
 }
 # Pages a person reaches only through a form (a POST answered with a page), checked that way.
 REACHED_BY_FORM = {"claims:bulk": "the bulk action's confirmation, from the queue's bulk form"}
@@ -142,6 +145,10 @@ PAGES: dict[str, Callable[[World], str]] = {
     "reports:report": lambda w: reverse("reports:report"),
     "factchecks:page": lambda w: reverse("factchecks:page", args=[w.published.pk]),
     "learning:versions": lambda w: reverse("learning:versions"),
+    "sources:list": lambda w: reverse("sources:list"),
+    "sources:detail": lambda w: reverse("sources:detail", args=[source_pages.a_source().pk]),
+    "sources:link_new": lambda w: reverse("sources:link_new"),
+    "sources:link_detail": lambda w: reverse("sources:link_detail", args=[source_pages.a_link().pk]),
 }
 
 
