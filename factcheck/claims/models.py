@@ -40,6 +40,9 @@ class ClaimCluster(models.Model):
     outlet_count = models.PositiveIntegerField(default=1, help_text="Distinct outlets (an unknown outlet counts per article).")
     first_claim = models.ForeignKey("Claim", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     first_seen_at = models.DateTimeField(null=True, blank=True)
+    # The appearance whose wording ranks the cluster: the highest standing priority of its own.
+    # Every appearance takes its parts (pipeline/sql/refresh_cluster_priorities.sql).
+    lead_claim = models.ForeignKey("Claim", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -146,6 +149,11 @@ class Claim(models.Model):
     start_offset = models.PositiveIntegerField()
     end_offset = models.PositiveIntegerField()
     score = models.FloatField(default=0.0, db_index=True, help_text="Check-worthiness probability from the model.")
+    # The check-worthiness model version whose artifacts scored this row (null: scored before
+    # versions were recorded). Written by the pipeline's merge.
+    model_version = models.ForeignKey(
+        "learning.ModelVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     claim_type = models.CharField(max_length=20, choices=Type.choices, default=Type.OTHER)
     claim_types = ArrayField(models.CharField(max_length=20), default=list, blank=True, help_text="Every matching type.")
     quantities = models.JSONField(default=list, blank=True, help_text="[{text, value, unit, hedge, start, end}]")

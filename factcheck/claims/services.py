@@ -331,6 +331,7 @@ def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Seq
 SPLIT_TOUCHED = "CREATE TEMP TABLE run_touched (cluster_key varchar(40)) ON COMMIT DROP"
 SPLIT_TOUCHED_ROWS = "INSERT INTO run_touched (cluster_key) VALUES (%s), (%s)"
 SPLIT_TOUCHED_DROP = "DROP TABLE run_touched"
+RERANK_TOUCHED = "CREATE TEMP TABLE run_touched ON COMMIT DROP AS SELECT DISTINCT cluster_key FROM claims WHERE cluster_key <> ''"
 
 
 def _split_key(claim: Claim) -> str:
@@ -797,8 +798,9 @@ def ranking_weights_set(*, actor: User, weights: dict[str, float]) -> RankingWei
 
 
 def claims_rerank() -> int:
-    """Every claim's priority and parts with the current weights (the pipeline's own
-    statement, pipeline/sql/refresh_all_priorities.sql); returns the claims whose priority changed, 0 when run again.
+    """Every cluster's lead and every claim's priority and parts with the current weights (the
+    pipeline's own statements, pipeline/sql/refresh_clusters.sql and refresh_all_priorities.sql);
+    returns the claims whose priority changed, 0 when run again.
 
     Holds the advisory lock the pipeline's merge holds, so a re-rank and a merge never
     interleave: whichever comes second waits and computes with what the first committed."""
@@ -808,6 +810,11 @@ def claims_rerank() -> int:
         # next merge then refreshes every priority itself (pipeline.merge.refresh_priorities).
         cursor.execute(WEIGHTS_VERSION)
         (version,) = cursor.fetchone()
+        # New weights can make another appearance its cluster's lead: every cluster's
+        # statistics and lead first (the merge's own statement), then every priority.
+        cursor.execute(RERANK_TOUCHED)
+        cursor.execute(statement("refresh_clusters"))
+        cursor.execute(SPLIT_TOUCHED_DROP)
         cursor.execute(statement("refresh_all_priorities"))
         changed = cursor.rowcount
         cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])

@@ -66,9 +66,15 @@ def test_the_function_gives_every_part_and_their_sum_with_the_default_weights() 
     parts = priority_parts(score=0.9, claim_type="numeric", signals=ECONOMY, outlets=2, days_old=7)
     # 30 x 0.9 + 20 x 0.7 + 12 x 1.0 + 12 x 0.9 + 8 (numeric) + 0 + 12 x ln 2 / ln 8 + 10 x 0.5 (one half-life)
     assert parts == {
-        "checkworthiness": 27.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0, "routine": 0.0,
-        "spread": 4.0, "recency": 5.0, "outlets": 2, "topic": "economy", "weights_version": 1, "priority": 80.8,
+        "contestability": 0.0, "checkworthiness": 27.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0,
+        "routine": 0.0, "spread": 4.0, "recency": 5.0, "outlets": 2, "topic": "economy", "weights_version": 1, "priority": 80.8,
     }
+
+
+def test_contestability_counts_its_weight_times_the_ranking_models_probability() -> None:
+    contested = priority_parts(score=0.9, claim_type="numeric", signals={**ECONOMY, "contestability": 0.8125}, outlets=2, days_old=7)
+    assert contested["contestability"] == 65.0  # 80 x 0.8125
+    assert contested["priority"] == pytest.approx(80.8 + 65.0, abs=1e-9)
 
 
 def test_the_function_keeps_four_decimals_and_counts_routine_against() -> None:
@@ -113,8 +119,8 @@ def test_rerank_writes_the_functions_parts_and_a_second_run_writes_nothing(revie
     assert PriorityBasis.objects.get().weights_version == 1  # the next merge need not refresh them all
     public.refresh_from_db()
     assert public.priority_parts == {
-        "checkworthiness": 15.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0, "routine": 0.0,
-        "spread": 0.0, "outlets": 1, "topic": "economy", "weights_version": 1,
+        "contestability": 0.0, "checkworthiness": 15.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0,
+        "routine": 0.0, "spread": 0.0, "outlets": 1, "topic": "economy", "weights_version": 1, "lead_claim_id": public.pk,
     }
     assert public.priority == pytest.approx(59.8, abs=1e-9)  # standing: the queue adds recency as it reads
     assert queue_order(reviewer) == [public.pk, company.pk]  # public interest above routine results
