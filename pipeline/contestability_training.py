@@ -226,3 +226,19 @@ def train_shipped(bbc_path: Path, scorer: Any, out_dir: Path, log: Any = print) 
     metadata = {**model.metadata, "trained_on": list(GRADED_FILES), "held_out": "articles with is_held_out(id)", "out_of_fold": figures}
     replace(model, metadata=metadata).save(out_dir)
     return figures
+
+
+def out_of_fold_by_article(
+    examples: Sequence[Example], claims: Sequence[tuple[str, ClaimView]], *, folds: int = FOLDS, seed: int = 0
+) -> list[float]:
+    """The probability of every claim of a corpus ((article id, view) pairs) as the queue's
+    figures must see it: a claim of an article some examples came from is scored by the
+    model fitted without that article's fold; any other claim by the model fitted on all the
+    examples (the shipped one, when `examples` are its training claims)."""
+    fold_of_article = dict(zip((e.group for e in examples), fold_of([e.group for e in examples], folds=folds, seed=seed), strict=True))
+    models = [fit([e for e in examples if fold_of_article[e.group] != k]) for k in range(folds)]
+    everything = fit(examples)
+    return [
+        (models[fold_of_article[article_id]] if article_id in fold_of_article else everything).probability(view)
+        for article_id, view in claims
+    ]

@@ -121,3 +121,45 @@ def priority_breakdown(parts: dict[str, object] | None, *, recency: float | None
             note = f"{outlets} outlet{'' if outlets == 1 else 's'}"
         shown.append(PriorityPart(key, label, short, float(value), note))
     return shown
+
+
+# What each part says of a claim, in words: raised by it, or held back by it.
+_PART_WORDS: dict[str, str] = {
+    "contestability": "reads as a claim a desk would take (the ranking model)",
+    "checkworthiness": "a checkable factual claim (the check-worthiness model)",
+    "public_interest": "on a public matter",
+    "source": "who says it",
+    "specificity": "specific: figures, names, dates",
+    "type": "its kind of claim",
+    "routine": "routine news (company results, sport, culture)",
+    "spread": "repeated by other outlets",
+    "recency": "new",
+}
+
+
+def priority_reasons(parts: dict[str, object] | None, *, recency: float | None, claim_id: int | None = None) -> str:
+    """Why a claim ranks where it does, in words: the parts that raise it, largest first, the
+    ones that hold it back, and whose wording ranks its cluster. Empty when it is not ranked."""
+    breakdown = priority_breakdown(parts, recency=recency)
+    if not breakdown:
+        return ""
+
+    def phrase(part: PriorityPart) -> str:
+        words = _PART_WORDS[part.key]
+        if part.key == "public_interest" and part.note:
+            words = f"on {part.note}"
+        elif part.key == "spread" and part.note:
+            words = f"repeated by {part.note}"
+        return f"{words} {'+' if part.value > 0 else '−'}{abs(part.value):.1f}"
+
+    raising = sorted((part for part in breakdown if part.value > 0), key=lambda part: -part.value)
+    holding = sorted((part for part in breakdown if part.value < 0), key=lambda part: part.value)
+    sentences = []
+    if raising:
+        sentences.append("Ranked up for: " + "; ".join(phrase(part) for part in raising) + ".")
+    if holding:
+        sentences.append("Held back as " + "; ".join(phrase(part) for part in holding) + ".")
+    lead = (parts or {}).get("lead_claim_id")
+    if isinstance(lead, int) and claim_id is not None and lead != claim_id:
+        sentences.append(f"Ranked as its cluster, by the wording of appearance #{lead}.")
+    return " ".join(sentences)
