@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from factcheck.claims.models import (
     Evidence,
     RankingWeights,
     SavedView,
+    TriageLabel,
     Verdict,
 )
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
@@ -235,6 +237,7 @@ def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None 
     claim.dismiss_reason = ""
     _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.check", before=before)
+    triage_label_record(claim=claim, decision=TriageLabel.Decision.CHECK, by=actor)
     return claim
 
 
@@ -256,7 +259,39 @@ def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: i
     claim.dismiss_reason = reason
     _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.dismiss", before=before, comment=reason)
+    triage_label_record(claim=claim, decision=dismissal_decision(reason), by=actor)
     return claim
+
+
+# A dismissal whose reason begins "not a claim" (an opinion, a question, a fragment) says the
+# sentence is no claim at all; any other reason, that it is a claim not worth checking.
+NOT_A_CLAIM_REASON = re.compile(r"^\W*not an? (?:factual )?claim\b", re.IGNORECASE)
+
+
+def dismissal_decision(reason: str) -> str:
+    return TriageLabel.Decision.NOT_A_CLAIM if NOT_A_CLAIM_REASON.match(reason) else TriageLabel.Decision.NOT_WORTH_CHECKING
+
+
+def triage_label_record(*, claim: Claim, decision: str, by: User) -> TriageLabel:
+    """Keep a reviewer's triage decision as a label for the ranking model (the appearance's
+    latest decision replaces an earlier one), in the caller's transaction: with what the
+    pipeline found of the claim, and the model version that scored it."""
+    label = TriageLabel.objects.filter(claim_key=claim.claim_key).first() or TriageLabel(claim_key=claim.claim_key)
+    label.claim = claim
+    label.article_id = claim.article_id
+    label.sentence = claim.sentence
+    label.context = claim.context
+    label.claim_view = {
+        "score": claim.score, "claim_type": claim.claim_type, "claim_types": list(claim.claim_types or []),
+        "attribution": claim.attribution, "rank_signals": claim.rank_signals or {},
+    }
+    label.decision = decision
+    label.model_version_id = claim.model_version_id
+    label.decided_by = by
+    label.decided_at = timezone.now()
+    label.full_clean()
+    label.save()
+    return label
 
 
 @transaction.atomic
