@@ -854,3 +854,40 @@ def claims_rerank() -> int:
         changed = cursor.rowcount
         cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])
         return changed
+
+
+RESCORE_BATCH = 2000
+
+
+def claims_rescore() -> int:
+    """Every stored claim's contestability with the active check-worthiness version's ranking
+    model, recorded as scored by that version, then every cluster's lead and priority
+    (claims_rerank). For claims stored before contestability existed, or after a promotion;
+    the check-worthiness score itself stays until a run reads the article again. Returns the
+    claims whose signals changed."""
+    from factcheck.learning.models import ModelKind
+    from factcheck.learning.selectors import active_version
+    from factcheck.learning.services import model_store_path
+    from pipeline.nlp.contestability import ClaimView, load_model
+
+    version = active_version(ModelKind.CHECKWORTHINESS)
+    model = load_model(model_store_path(version))
+    changed = 0
+    last = 0
+    columns = ("id", "sentence", "score", "claim_type", "claim_types", "attribution", "rank_signals", "model_version_id")
+    while batch := list(Claim.objects.filter(pk__gt=last).order_by("pk").only(*columns)[:RESCORE_BATCH]):
+        last = batch[-1].pk
+        updated = []
+        for claim in batch:
+            signals = dict(claim.rank_signals or {})
+            view = ClaimView(claim.sentence, claim.score, claim.claim_type, tuple(claim.claim_types or ()), claim.attribution, signals)
+            probability = round(model.probability(view), 4)
+            if signals.get("contestability") != probability or claim.model_version_id != version.pk:
+                claim.rank_signals = {**signals, "contestability": probability}
+                claim.model_version_id = version.pk
+                updated.append(claim)
+        with transaction.atomic():
+            Claim.objects.bulk_update(updated, ["rank_signals", "model_version"])
+        changed += len(updated)
+    claims_rerank()
+    return changed

@@ -123,3 +123,16 @@ def test_the_refit_command_is_for_admins_only(editor) -> None:  # type: ignore[n
         call_command("refit_checkworthiness", "--by", editor.username)
     with pytest.raises(CommandError, match="is not an admin"):
         call_command("refit_checkworthiness", "--by", "nobody-at-all")
+
+
+def test_rescore_gives_stored_claims_contestability_and_the_active_version(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claim = make_claim(1, "The Tories accuse Labour of raising taxes 66 times since coming to power in 1997.")
+    Claim.objects.filter(pk=claim.pk).update(rank_signals={k: v for k, v in SIGNALS.items() if k != "contestability"}, model_version=None)
+    call_command("rescore_claims")
+    claim.refresh_from_db()
+    expected = load_model().probability(
+        ClaimView(claim.sentence, 0.3, "causal", ("causal",), "reported", {k: v for k, v in SIGNALS.items() if k != "contestability"})
+    )
+    assert claim.rank_signals["contestability"] == round(expected, 4) and expected > 0.5
+    assert claim.model_version == selectors.active_version(ModelKind.CHECKWORTHINESS)
+    assert claim.priority_parts["contestability"] == round(80 * round(expected, 4), 4)
