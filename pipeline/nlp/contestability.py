@@ -28,6 +28,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 ARTIFACT_FILE = "contestability.json"
@@ -237,43 +238,51 @@ class ContestabilityModel:
         return path
 
 
-def artifact_path(directory: Path | str | None) -> Path:
-    """Where the model of a version's artifact directory is: that directory's file, or the
-    shipped one when there is no directory (the shipped version) or it holds no ranking model
-    (a version refit for another part of the check-worthiness model)."""
+def artifact_path(directory: Path | str | None) -> Path | None:
+    """The model file of a version's artifact directory, or None for the shipped one: when
+    there is no directory (the shipped version) or it holds no ranking model (a version refit
+    for another part of the check-worthiness model)."""
     if directory:
         path = Path(directory) / ARTIFACT_FILE
         if path.exists():
             return path
-    return SHIPPED_DIR / ARTIFACT_FILE
+    return None
 
 
-_MODELS: dict[Path, ContestabilityModel] = {}
+_MODELS: dict[str, ContestabilityModel] = {}
 
 
 def load_model(directory: Path | str | None = None) -> ContestabilityModel:
     """The model of a version's artifact directory (None: the shipped one), read once per
     process (executors reuse their Python workers)."""
     path = artifact_path(directory)
-    if path not in _MODELS:
+    key = str(path) if path else "shipped"
+    if key not in _MODELS:
         _MODELS.clear()
-        _MODELS[path] = read_model(path)
-    return _MODELS[path]
+        _MODELS[key] = read_model(path)
+    return _MODELS[key]
 
 
-def read_model(path: Path) -> ContestabilityModel:
+def read_model(path: Path | None) -> ContestabilityModel:
+    """The model in `path`, or the shipped one, read as a package resource: the Spark job
+    imports the pipeline from a zip archive, where it is no file of its own."""
+    where = str(path) if path else f"pipeline/models/contestability/{ARTIFACT_FILE}"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if path is None:
+            text = resources.files("pipeline").joinpath("models", "contestability", ARTIFACT_FILE).read_text(encoding="utf-8")
+        else:
+            text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except (OSError, json.JSONDecodeError) as error:
-        raise ArtifactError(f"{path}: {error}") from error
+        raise ArtifactError(f"{where}: {error}") from error
     if data.get("features") != list(FEATURE_NAMES):
-        raise ArtifactError(f"{path}: trained on other cues than this code computes; refit it")
+        raise ArtifactError(f"{where}: trained on other cues than this code computes; refit it")
     count = len(FEATURE_NAMES)
     if not all(len(data.get(key, ())) == count for key in ("weights", "means", "scales")):
-        raise ArtifactError(f"{path}: expected {count} weights, means and scales")
+        raise ArtifactError(f"{where}: expected {count} weights, means and scales")
     vocabulary = data.get("vocabulary", [])
     if not len(vocabulary) == len(data.get("idf", ())) == len(data.get("term_weights", ())):
-        raise ArtifactError(f"{path}: the vocabulary, its idf and its weights differ in length")
+        raise ArtifactError(f"{where}: the vocabulary, its idf and its weights differ in length")
     return ContestabilityModel(
         weights=tuple(float(v) for v in data["weights"]),
         means=tuple(float(v) for v in data["means"]),
