@@ -168,7 +168,7 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
     run = services.run_create(article_ids=article_ids)
     attempt = services.run_claim(run_id=run.pk, worker="bench", spark_master="local[*]")
     assert attempt is not None, "a fresh run is always claimable"
-    command = spark.build_command(run_id=run.pk)
+    command = spark.build_command(run_id=run.pk, model=spark.active_scoring_model())
     env = {**os.environ, "PIPELINE_DATABASE_URL": spark.database_url_for_job(), "PYSPARK_PYTHON": sys.executable}
     log_path = ROOT / ".var" / "spark-logs" / f"bench-run-{run.pk}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -246,6 +246,8 @@ class PostgresRun:
 
     dsn: str
     run_id: int
+    # The model version whose artifacts score the run: every claim it writes records it.
+    model_version_id: int | None = None
 
     def read_articles(self, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
         return read_run_articles(self.dsn, run_id=self.run_id, buckets=buckets, bucket=bucket)
@@ -263,7 +265,7 @@ class PostgresRun:
 
     def merge(self, clustering: Clustering) -> tuple[int, int]:
         with connect(self.dsn) as conn:
-            return merge_run(conn, run_id=self.run_id, clustering=clustering)
+            return merge_run(conn, run_id=self.run_id, clustering=clustering, model_version_id=self.model_version_id)
 
     def read_library(self) -> list[dict[str, str]]:
         return read_library(self.dsn)

@@ -24,6 +24,7 @@ from pipeline.nlp.claim_features import (
     is_reported_question,
 )
 from pipeline.nlp.claim_types import classify_claim
+from pipeline.nlp.contestability import ClaimView, ContestabilityModel, load_model
 from pipeline.nlp.quantities import parse_quantities
 from pipeline.nlp.ranking import rank_signals
 from pipeline.nlp.segment import split_sentences
@@ -56,7 +57,8 @@ class ClaimRecord:
     claim_key: str = ""
     cluster_key: str = ""
     # Ranking signals (pipeline.nlp.ranking.rank_signals): public interest and its topic,
-    # source prominence, specificity, routine news.
+    # source prominence, specificity, routine news; and contestability
+    # (pipeline.nlp.contestability: the probability that a desk would take the claim).
     signals: dict[str, float | str] = field(default_factory=dict)
     # What a reviewer needs to read the claim alone: the previous sentence when its subject
     # is a pronoun; empty otherwise.
@@ -130,9 +132,13 @@ def select_claims(sentences: Sequence[str], attributions: Sequence[str], speaker
     return selected
 
 
-def claims_of_articles(articles: Sequence[Sequence[SentenceRecord]], scorer: Scorer) -> list[tuple[int, ClaimRecord]]:
+def claims_of_articles(
+    articles: Sequence[Sequence[SentenceRecord]], scorer: Scorer, ranker: ContestabilityModel | None = None
+) -> list[tuple[int, ClaimRecord]]:
     """(article index, claim) for the sentences of many articles, scored in one call: the
-    scorer's cost is mostly per call and per new word, not per sentence."""
+    scorer's cost is mostly per call and per new word, not per sentence. `ranker`: the
+    contestability model of the active model version (None: the shipped one)."""
+    ranker = ranker or load_model()
     records = [(article, record) for article, sentences in enumerate(articles) for record in sentences]
     chosen = select_claims(
         [r.text for _, r in records], [r.attribution for _, r in records], [r.speaker_title for _, r in records], scorer
@@ -140,6 +146,13 @@ def claims_of_articles(articles: Sequence[Sequence[SentenceRecord]], scorer: Sco
     claims = []
     for selected in chosen:
         article, record = records[selected.index]
+        signals = rank_signals(
+            sentence=record.text, claim_type=selected.claim_type, claim_types=selected.claim_types,
+            quantities=selected.quantities, speaker=record.speaker, speaker_title=record.speaker_title,
+            attribution=record.attribution,
+        )
+        view = ClaimView(record.text, selected.score, selected.claim_type, selected.claim_types, record.attribution, signals)
+        signals["contestability"] = round(ranker.probability(view), 4)
         claims.append((
             article,
             ClaimRecord(
@@ -154,11 +167,7 @@ def claims_of_articles(articles: Sequence[Sequence[SentenceRecord]], scorer: Sco
                 speaker_title=record.speaker_title,
                 attribution=record.attribution,
                 context=pronoun_context(articles[article], record.index),
-                signals=rank_signals(
-                    sentence=record.text, claim_type=selected.claim_type, claim_types=selected.claim_types,
-                    quantities=selected.quantities, speaker=record.speaker, speaker_title=record.speaker_title,
-                    attribution=record.attribution,
-                ),
+                signals=signals,
             ),
         ))
     return claims
@@ -180,11 +189,13 @@ class ArticleText:
     author: str = ""
 
 
-def extract_articles(articles: Sequence[ArticleText], scorer: Scorer) -> tuple[list[int], list[tuple[int, ClaimRecord]]]:
+def extract_articles(
+    articles: Sequence[ArticleText], scorer: Scorer, ranker: ContestabilityModel | None = None
+) -> tuple[list[int], list[tuple[int, ClaimRecord]]]:
     """(sentence count per article, (article index, claim) in article then offset order)
     for a batch of articles, with claim keys."""
     sentences = [article_sentences(a.text, outlet=a.outlet or "", author=a.author or "") for a in articles]
-    claims = claims_of_articles(sentences, scorer)
+    claims = claims_of_articles(sentences, scorer, ranker)
     for article, claim in claims:
         claim.claim_key = claim_key(articles[article].content_hash, claim.start, claim.end)
     return [len(s) for s in sentences], claims

@@ -61,10 +61,13 @@ COPY_ASSIGNMENTS = "COPY claim_cluster_assignments (run_id, claim_key, cluster_k
 COPY_REMAP = "COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN"
 
 
-def merge_run(conn: psycopg.Connection[Any], *, run_id: int, clustering: Clustering) -> tuple[int, int]:
+def merge_run(
+    conn: psycopg.Connection[Any], *, run_id: int, clustering: Clustering, model_version_id: int | None = None
+) -> tuple[int, int]:
     """Merge the run's staged claims under the clustering's decisions, in the caller's
-    transaction (committed with it). Returns (distinct staged claims, claims inserted or changed)."""
-    params: dict[str, Any] = {"run_id": run_id}
+    transaction (committed with it); the claims written record `model_version_id` as the
+    model version that scored them. Returns (distinct staged claims, claims inserted or changed)."""
+    params: dict[str, Any] = {"run_id": run_id, "model_version_id": model_version_id}
     conn.execute(LOCK, {"lock": MERGE_LOCK_ID})
     conn.execute(WORK_MEM)
     write_clustering(conn, run_id=run_id, assigned=clustering.assigned.items(), remap=clustering.remap)

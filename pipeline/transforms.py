@@ -35,10 +35,12 @@ def read_articles(spark: SparkSession, store: RunStore, partitions: int) -> Data
     return bucket_frame(spark, partitions).mapInArrow(udfs.make_article_reader(store, partitions), ARTICLE_SCHEMA)
 
 
-def extract_claims(articles_df: DataFrame, model_ref: Any, sentence_counter: Any = None) -> DataFrame:
-    """Articles in, claims out (CLAIM_SCHEMA): split, attribute, score, type, parse, key,
-    sign (tokens and MinHash band keys). Pure: no I/O."""
-    return articles_df.select(*ARTICLE_SCHEMA.fieldNames()).mapInArrow(udfs.make_claim_extractor(model_ref, sentence_counter), CLAIM_SCHEMA)
+def extract_claims(articles_df: DataFrame, model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None) -> DataFrame:
+    """Articles in, claims out (CLAIM_SCHEMA): split, attribute, score, type, parse, rank,
+    key, sign (tokens and MinHash band keys). `ranker_ref`: the contestability model of the
+    active model version (or its broadcast; None: the shipped one). Pure: no I/O."""
+    extractor = udfs.make_claim_extractor(model_ref, sentence_counter, ranker_ref)
+    return articles_df.select(*ARTICLE_SCHEMA.fieldNames()).mapInArrow(extractor, CLAIM_SCHEMA)
 
 
 def write_claims(claims_df: DataFrame, store: RunStore) -> int:

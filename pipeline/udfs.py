@@ -17,6 +17,7 @@ import pyarrow as pa
 from pipeline.extract import ArticleText, extract_articles, quantities_json, signals_json
 from pipeline.nlp.checkworthiness import Scorer, scorer_from_artifact
 from pipeline.nlp.clustering import signatures, star_pairs
+from pipeline.nlp.contestability import ContestabilityModel
 from pipeline.schemas import ARTICLE_ARROW, CANDIDATE_ARROW, CLAIM_ARROW, MATCH_ARROW, MEMBERSHIP_ARROW, WRITTEN_ARROW
 from pipeline.staging import CLAIM_COLUMN_NAMES
 
@@ -33,14 +34,14 @@ Article = tuple[Any, ...]
 ARTICLE_CHUNK = 250
 
 
-def claim_batch(articles: Sequence[Article], scorer: Scorer) -> tuple[int, pa.RecordBatch]:
+def claim_batch(articles: Sequence[Article], scorer: Scorer, ranker: ContestabilityModel | None = None) -> tuple[int, pa.RecordBatch]:
     """(sentences, claims as a CLAIM_ARROW batch) for a chunk of articles.
 
     Splitting, attribution, scoring, typing, quantities and signatures all happen here
     (pipeline.extract and pipeline.nlp, the code the command line runs). Sentences of the
     whole chunk are scored in one call."""
     texts = [ArticleText(text or "", content_hash, outlet or "", author or "") for _, content_hash, text, outlet, author in articles]
-    counts, claims = extract_articles(texts, scorer)
+    counts, claims = extract_articles(texts, scorer, ranker)
     claim_signatures = signatures((claim.sentence, claim.quantities) for _, claim in claims)
     columns: dict[str, list[Any]] = {
         "claim_key": [claim.claim_key for _, claim in claims],
@@ -89,18 +90,20 @@ def make_article_reader(store: RunStore, buckets: int) -> MapInArrow:
     return read
 
 
-def make_claim_extractor(model_ref: Any, sentence_counter: Any = None) -> MapInArrow:
+def make_claim_extractor(model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None) -> MapInArrow:
     """mapInArrow: articles (ARTICLE_ARROW) -> claims (CLAIM_ARROW), ARTICLE_CHUNK articles
     to a scoring call. No I/O. `sentence_counter`: an accumulator for the run's sentence
-    count (a retried task may count twice; only that statistic is affected)."""
+    count (a retried task may count twice; only that statistic is affected). `ranker_ref`:
+    a contestability model or its broadcast (None: the shipped one)."""
 
     def extract(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         scorer = _scorer(model_ref)
+        ranker = getattr(ranker_ref, "value", ranker_ref)
         for batch in batches:
             columns = [batch.column(name).to_pylist() for name in ARTICLE_ARROW.names]
             articles = iter(zip(*columns, strict=True))
             while chunk := list(islice(articles, ARTICLE_CHUNK)):
-                sentences, claims = claim_batch(chunk, scorer)
+                sentences, claims = claim_batch(chunk, scorer, ranker)
                 if sentence_counter is not None:
                     sentence_counter.add(sentences)
                 yield claims

@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class ClaimsConfig(AppConfig):
     name = "factcheck.claims"
     label = "claims"
+
+    def ready(self) -> None:
+        # The learning page offers "Refit now" for the check-worthiness kind: its ranking model
+        # learns from the desk's triage decisions kept here (factcheck.claims.refit).
+        from factcheck.claims.refit import checkworthiness_refit
+        from factcheck.learning.models import ModelKind
+        from factcheck.learning.registry import register_refit
+
+        register_refit(ModelKind.CHECKWORTHINESS, checkworthiness_refit)

@@ -40,6 +40,9 @@ class ClaimCluster(models.Model):
     outlet_count = models.PositiveIntegerField(default=1, help_text="Distinct outlets (an unknown outlet counts per article).")
     first_claim = models.ForeignKey("Claim", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     first_seen_at = models.DateTimeField(null=True, blank=True)
+    # The appearance whose wording ranks the cluster: the highest standing priority of its own.
+    # Every appearance takes its parts (pipeline/sql/refresh_cluster_priorities.sql).
+    lead_claim = models.ForeignKey("Claim", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -146,6 +149,11 @@ class Claim(models.Model):
     start_offset = models.PositiveIntegerField()
     end_offset = models.PositiveIntegerField()
     score = models.FloatField(default=0.0, db_index=True, help_text="Check-worthiness probability from the model.")
+    # The check-worthiness model version whose artifacts scored this row (null: scored before
+    # versions were recorded). Written by the pipeline's merge.
+    model_version = models.ForeignKey(
+        "learning.ModelVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     claim_type = models.CharField(max_length=20, choices=Type.choices, default=Type.OTHER)
     claim_types = ArrayField(models.CharField(max_length=20), default=list, blank=True, help_text="Every matching type.")
     quantities = models.JSONField(default=list, blank=True, help_text="[{text, value, unit, hedge, start, end}]")
@@ -414,3 +422,38 @@ class BulkAction(models.Model):
     class Meta:
         db_table = "bulk_actions"
         ordering = ["-created_at"]
+
+
+class TriageLabel(models.Model):
+    """A reviewer's triage decision on a claim, kept as a label for the ranking model: the
+    sentence, its context and what the pipeline found of it when it was decided (claim_view:
+    score, type, types, attribution, signals), the decision, who and when, and the model
+    version that scored the claim. One row per appearance: its latest decision. The refit
+    (factcheck.claims.refit) learns from these beside our graded BBC claims."""
+
+    class Decision(models.TextChoices):
+        NOT_A_CLAIM = "not_a_claim", "Not a claim"
+        NOT_WORTH_CHECKING = "not_worth_checking", "Not worth checking"
+        CHECK = "check", "Check it"
+
+    claim = models.ForeignKey("Claim", null=True, blank=True, on_delete=models.SET_NULL, related_name="triage_labels")
+    # The appearance's key and article id outlive the row: the label stays when a claim goes.
+    claim_key = models.CharField(max_length=40, unique=True)
+    article_id = models.BigIntegerField(help_text="The claim's article: refits keep an article's labels in one fold.")
+    sentence = models.TextField()
+    context = models.TextField(blank=True)
+    claim_view = models.JSONField(default=dict, help_text="score, claim_type, claim_types, attribution, rank_signals when decided.")
+    decision = models.CharField(max_length=24, choices=Decision.choices)
+    model_version = models.ForeignKey(
+        "learning.ModelVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="The check-worthiness model version that scored the claim (none: scored before versions were recorded).",
+    )
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    decided_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "claim_triage_labels"
+        ordering = ["-decided_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_decision_display()}: {self.sentence[:60]}"

@@ -3,14 +3,18 @@
 The formula is the PostgreSQL function claim_priority_parts (migration 0011), which reads the
 weights from the one-row table ranking_weights; the pipeline's merge and the web app's re-rank
 both call it. Each part is a weight times a signal in [0, 1] (check-worthiness is the model's
-probability; public_interest, source, specificity and routine come from
-pipeline.nlp.ranking), except:
+probability; contestability the ranking model's, pipeline.nlp.contestability; public_interest,
+source, specificity and routine come from pipeline.nlp.ranking), except:
 
     type      the weight of the claim's primary type (type_numeric, ...; "other" counts 0)
     spread    weight x min(1, ln(outlets) / ln(8)): 1 outlet 0, 2 a third, 8+ all of it
     recency   weight x 0.5 ^ (days before the newest claim stored / recency_half_life_days),
               not stored: added where the queue is read (claim_recency_points, migration 0015)
     routine   a negative weight: routine news sinks
+
+Every appearance of a cluster takes the parts of the cluster's lead appearance (the one whose
+own parts rank highest; claim_clusters.lead_claim_id, migration 0027), so a cluster's rank does
+not depend on which outlet's wording a run read first.
 
 The defaults are a starting point to tune on real data; the migration seeds them.
 """
@@ -21,6 +25,10 @@ from dataclasses import dataclass
 
 DEFAULT_RANKING_WEIGHTS: dict[str, float] = {
     "checkworthiness": 30.0,
+    # Chosen out of fold on our graded BBC claims (docs/model.md): the model's probability
+    # that a desk would take the claim outweighs the rest together, which then order the
+    # claims it cannot tell apart.
+    "contestability": 80.0,
     "public_interest": 20.0,
     "source": 12.0,
     "specificity": 12.0,
@@ -49,6 +57,10 @@ class WeightField:
 # Every weight, in the order the admin page shows them, with the range it may take.
 WEIGHT_FIELDS: tuple[WeightField, ...] = (
     WeightField("checkworthiness", "Check-worthiness", 0, 100, "Points for a model probability of 1."),
+    WeightField(
+        "contestability", "Contestability", 0, 200,
+        "Points for a claim a desk would surely take (the ranking model's probability of 1; docs/ranking_guidelines.md).",
+    ),
     WeightField("public_interest", "Public interest", 0, 100, "Points for a claim squarely on a topic of public concern."),
     WeightField("source", "Source", 0, 100, "Points for an official or politician (0.6 of it for an organisation or expert)."),
     WeightField("specificity", "Specificity", 0, 100, "Points for numbers, comparisons, named sources and entities together."),
@@ -77,6 +89,7 @@ class PriorityPart:
 
 # The parts of claims.priority_parts, in the order pages show them: (key, label, short label).
 PRIORITY_PARTS: tuple[tuple[str, str, str], ...] = (
+    ("contestability", "contestability", "contest"),
     ("checkworthiness", "check-worthiness", "cw"),
     ("public_interest", "public interest", "interest"),
     ("source", "source", "source"),
@@ -108,3 +121,45 @@ def priority_breakdown(parts: dict[str, object] | None, *, recency: float | None
             note = f"{outlets} outlet{'' if outlets == 1 else 's'}"
         shown.append(PriorityPart(key, label, short, float(value), note))
     return shown
+
+
+# What each part says of a claim, in words: raised by it, or held back by it.
+_PART_WORDS: dict[str, str] = {
+    "contestability": "reads as a claim a desk would take (the ranking model)",
+    "checkworthiness": "a checkable factual claim (the check-worthiness model)",
+    "public_interest": "on a public matter",
+    "source": "who says it",
+    "specificity": "specific: figures, names, dates",
+    "type": "its kind of claim",
+    "routine": "routine news (company results, sport, culture)",
+    "spread": "repeated by other outlets",
+    "recency": "new",
+}
+
+
+def priority_reasons(parts: dict[str, object] | None, *, recency: float | None, claim_id: int | None = None) -> str:
+    """Why a claim ranks where it does, in words: the parts that raise it, largest first, the
+    ones that hold it back, and whose wording ranks its cluster. Empty when it is not ranked."""
+    breakdown = priority_breakdown(parts, recency=recency)
+    if not breakdown:
+        return ""
+
+    def phrase(part: PriorityPart) -> str:
+        words = _PART_WORDS[part.key]
+        if part.key == "public_interest" and part.note:
+            words = f"on {part.note}"
+        elif part.key == "spread" and part.note:
+            words = f"repeated by {part.note}"
+        return f"{words} {'+' if part.value > 0 else '−'}{abs(part.value):.1f}"
+
+    raising = sorted((part for part in breakdown if part.value > 0), key=lambda part: -part.value)
+    holding = sorted((part for part in breakdown if part.value < 0), key=lambda part: part.value)
+    sentences = []
+    if raising:
+        sentences.append("Ranked up for: " + "; ".join(phrase(part) for part in raising) + ".")
+    if holding:
+        sentences.append("Held back as " + "; ".join(phrase(part) for part in holding) + ".")
+    lead = (parts or {}).get("lead_claim_id")
+    if isinstance(lead, int) and claim_id is not None and lead != claim_id:
+        sentences.append(f"Ranked as its cluster, by the wording of appearance #{lead}.")
+    return " ".join(sentences)

@@ -60,7 +60,7 @@ def claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Cl
 def claims_for_pages() -> QuerySet[Claim]:
     """Claims as the claim page shows them: with their article, outlet and assignee, and
     their `recency` points and `total` (the queue's rank) as the queue computes them."""
-    return with_recency(Claim.objects.select_related("article", "article__outlet", "assignee"))
+    return with_recency(Claim.objects.select_related("article", "article__outlet", "assignee", "model_version"))
 
 
 def claim_cluster_ids(*, claim: Claim) -> list[int]:

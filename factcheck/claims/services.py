@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from factcheck.claims.models import (
     Evidence,
     RankingWeights,
     SavedView,
+    TriageLabel,
     Verdict,
 )
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
@@ -235,6 +237,7 @@ def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None 
     claim.dismiss_reason = ""
     _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.check", before=before)
+    triage_label_record(claim=claim, decision=TriageLabel.Decision.CHECK, by=actor)
     return claim
 
 
@@ -256,7 +259,39 @@ def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: i
     claim.dismiss_reason = reason
     _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.dismiss", before=before, comment=reason)
+    triage_label_record(claim=claim, decision=dismissal_decision(reason), by=actor)
     return claim
+
+
+# A dismissal whose reason begins "not a claim" (an opinion, a question, a fragment) says the
+# sentence is no claim at all; any other reason, that it is a claim not worth checking.
+NOT_A_CLAIM_REASON = re.compile(r"^\W*not an? (?:factual )?claim\b", re.IGNORECASE)
+
+
+def dismissal_decision(reason: str) -> str:
+    return TriageLabel.Decision.NOT_A_CLAIM if NOT_A_CLAIM_REASON.match(reason) else TriageLabel.Decision.NOT_WORTH_CHECKING
+
+
+def triage_label_record(*, claim: Claim, decision: str, by: User) -> TriageLabel:
+    """Keep a reviewer's triage decision as a label for the ranking model (the appearance's
+    latest decision replaces an earlier one), in the caller's transaction: with what the
+    pipeline found of the claim, and the model version that scored it."""
+    label = TriageLabel.objects.filter(claim_key=claim.claim_key).first() or TriageLabel(claim_key=claim.claim_key)
+    label.claim = claim
+    label.article_id = claim.article_id
+    label.sentence = claim.sentence
+    label.context = claim.context
+    label.claim_view = {
+        "score": claim.score, "claim_type": claim.claim_type, "claim_types": list(claim.claim_types or []),
+        "attribution": claim.attribution, "rank_signals": claim.rank_signals or {},
+    }
+    label.decision = decision
+    label.model_version_id = claim.model_version_id
+    label.decided_by = by
+    label.decided_at = timezone.now()
+    label.full_clean()
+    label.save()
+    return label
 
 
 @transaction.atomic
@@ -331,6 +366,7 @@ def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Seq
 SPLIT_TOUCHED = "CREATE TEMP TABLE run_touched (cluster_key varchar(40)) ON COMMIT DROP"
 SPLIT_TOUCHED_ROWS = "INSERT INTO run_touched (cluster_key) VALUES (%s), (%s)"
 SPLIT_TOUCHED_DROP = "DROP TABLE run_touched"
+RERANK_TOUCHED = "CREATE TEMP TABLE run_touched ON COMMIT DROP AS SELECT DISTINCT cluster_key FROM claims WHERE cluster_key <> ''"
 
 
 def _split_key(claim: Claim) -> str:
@@ -797,8 +833,9 @@ def ranking_weights_set(*, actor: User, weights: dict[str, float]) -> RankingWei
 
 
 def claims_rerank() -> int:
-    """Every claim's priority and parts with the current weights (the pipeline's own
-    statement, pipeline/sql/refresh_all_priorities.sql); returns the claims whose priority changed, 0 when run again.
+    """Every cluster's lead and every claim's priority and parts with the current weights (the
+    pipeline's own statements, pipeline/sql/refresh_clusters.sql and refresh_all_priorities.sql);
+    returns the claims whose priority changed, 0 when run again.
 
     Holds the advisory lock the pipeline's merge holds, so a re-rank and a merge never
     interleave: whichever comes second waits and computes with what the first committed."""
@@ -808,7 +845,49 @@ def claims_rerank() -> int:
         # next merge then refreshes every priority itself (pipeline.merge.refresh_priorities).
         cursor.execute(WEIGHTS_VERSION)
         (version,) = cursor.fetchone()
+        # New weights can make another appearance its cluster's lead: every cluster's
+        # statistics and lead first (the merge's own statement), then every priority.
+        cursor.execute(RERANK_TOUCHED)
+        cursor.execute(statement("refresh_clusters"))
+        cursor.execute(SPLIT_TOUCHED_DROP)
         cursor.execute(statement("refresh_all_priorities"))
         changed = cursor.rowcount
         cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])
         return changed
+
+
+RESCORE_BATCH = 2000
+
+
+def claims_rescore() -> int:
+    """Every stored claim's contestability with the active check-worthiness version's ranking
+    model, recorded as scored by that version, then every cluster's lead and priority
+    (claims_rerank). For claims stored before contestability existed, or after a promotion;
+    the check-worthiness score itself stays until a run reads the article again. Returns the
+    claims whose signals changed."""
+    from factcheck.learning.models import ModelKind
+    from factcheck.learning.selectors import active_version
+    from factcheck.learning.services import model_store_path
+    from pipeline.nlp.contestability import ClaimView, load_model
+
+    version = active_version(ModelKind.CHECKWORTHINESS)
+    model = load_model(model_store_path(version))
+    changed = 0
+    last = 0
+    columns = ("id", "sentence", "score", "claim_type", "claim_types", "attribution", "rank_signals", "model_version_id")
+    while batch := list(Claim.objects.filter(pk__gt=last).order_by("pk").only(*columns)[:RESCORE_BATCH]):
+        last = batch[-1].pk
+        updated = []
+        for claim in batch:
+            signals = dict(claim.rank_signals or {})
+            view = ClaimView(claim.sentence, claim.score, claim.claim_type, tuple(claim.claim_types or ()), claim.attribution, signals)
+            probability = round(model.probability(view), 4)
+            if signals.get("contestability") != probability or claim.model_version_id != version.pk:
+                claim.rank_signals = {**signals, "contestability": probability}
+                claim.model_version_id = version.pk
+                updated.append(claim)
+        with transaction.atomic():
+            Claim.objects.bulk_update(updated, ["rank_signals", "model_version"])
+        changed += len(updated)
+    claims_rerank()
+    return changed

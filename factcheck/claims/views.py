@@ -56,7 +56,7 @@ from factcheck.claims.forms import (
 )
 from factcheck.claims.models import BulkAction, Claim, Verdict
 from factcheck.claims.quantities import format_quantities
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown, priority_reasons
 from factcheck.claims.services import BulkKind
 from factcheck.factchecks.models import ClaimMatch
 from factcheck.factchecks.selectors import CheckedBefore, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
@@ -220,7 +220,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 priority=f"{float(row['total']):.2f}" if row["total"] is not None else "?",
                 # Routine and the rest at 0 are left out of the short line, never out of the title.
                 why=" · ".join(f"{part.short} {_number(part.value)}" for part in parts if part.value or part.key == "checkworthiness"),
-                why_title=" + ".join(f"{part.label} {part.value}" + (f" ({part.note})" if part.note else "") for part in parts),
+                why_title=priority_reasons(row["priority_parts"], recency=row["recency"], claim_id=pk),
                 type_label=_label(Claim.Type, row["claim_type"]),
                 quantities=format_quantities(row["quantities"]),
                 speaker=f"{speaker}, {title}" if speaker and title else speaker or "no speaker",
@@ -580,6 +580,7 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
     context: dict[str, Any] = {
         "claim": claim,
         "priority_breakdown": priority_breakdown(claim.priority_parts, recency=claim.recency),  # type: ignore[attr-defined]  # selectors.claims_for_pages annotates it
+        "priority_reasons": priority_reasons(claim.priority_parts, recency=claim.recency, claim_id=claim.pk),  # type: ignore[attr-defined]
         "allowed": services.claim_allowed_actions(claim_status=claim.status, user=user),
         "article": claim.article,
         "text": selectors.claim_in_context(claim=claim),

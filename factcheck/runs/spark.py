@@ -122,7 +122,7 @@ def spark_submit_command(*, master: str, name: str, java_options: str, app: str,
     ]
 
 
-def build_command(*, run_id: int, master: str | None = None) -> list[str]:
+def build_command(*, run_id: int, master: str | None = None, model: ScoringModel | None = None) -> list[str]:
     master = master or settings.SPARK_MASTER
     java_options = driver_java_options(master)
     if is_local(master):
@@ -130,18 +130,40 @@ def build_command(*, run_id: int, master: str | None = None) -> list[str]:
         if archive is not None and archive.exists():
             java_options += f" -XX:SharedArchiveFile={archive} {QUIET_CDS_LOG}"
     return spark_submit_command(
-        master=master, name=f"factcheck-run-{run_id}", java_options=java_options, app=settings.SPARK_APP, app_args=job_arguments(run_id=run_id)
+        master=master, name=f"factcheck-run-{run_id}", java_options=java_options, app=settings.SPARK_APP, app_args=job_arguments(run_id=run_id, model=model)
     )
 
 
-def job_arguments(*, run_id: int) -> list[str]:
-    """The job's own arguments: the run, and the matching settings that the web app's re-match
-    of the queue uses too (one configuration for both paths that store matches)."""
+@dataclass(frozen=True)
+class ScoringModel:
+    """The check-worthiness model version a run scores with: its artifact directory ("" for
+    the shipped one) and its id, which every claim the run writes records."""
+
+    artifact_dir: str
+    version_id: int
+
+
+def active_scoring_model() -> ScoringModel:
+    from factcheck.learning.models import ModelKind
+    from factcheck.learning.selectors import active_version
+    from factcheck.learning.services import model_store_path
+
+    version = active_version(ModelKind.CHECKWORTHINESS)
+    path = model_store_path(version)
+    return ScoringModel(artifact_dir=str(path) if path else "", version_id=version.pk)
+
+
+def job_arguments(*, run_id: int, model: ScoringModel | None = None) -> list[str]:
+    """The job's own arguments: the run, the matching settings that the web app's re-match
+    of the queue uses too (one configuration for both paths that store matches), and the
+    model version to score with (None: the shipped models, recorded as no version)."""
     return [
         "--run-id", str(run_id),
         "--match-top", str(settings.FACTCHECK_MATCH_TOP),
         "--match-candidates", str(settings.FACTCHECK_MATCH_CANDIDATES),
         "--match-min-score", repr(settings.FACTCHECK_MATCH_MIN_SCORE),
+        *(["--model-dir", model.artifact_dir] if model and model.artifact_dir else []),
+        *(["--model-version-id", str(model.version_id)] if model else []),
     ]
 
 
@@ -174,7 +196,8 @@ def submit(
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"run-{run_id}.log"
     env = job_environment(PIPELINE_DATABASE_URL=database_url_for_job())
-    command = build_command(run_id=run_id, master=master)
+    # The active version at launch: a promotion during the run applies from the next one.
+    command = build_command(run_id=run_id, master=master, model=active_scoring_model())
     lost = False
     with open(log_path, "wb") as log:
         log.write(("$ " + shlex.join(command) + "\n").encode())

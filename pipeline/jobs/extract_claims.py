@@ -1,6 +1,11 @@
 """Spark application: a run's articles in PostgreSQL -> claims in PostgreSQL.
 
     spark-submit [--master ...] pipeline/jobs/extract_claims.py --run-id N --match-top K --match-candidates N --match-min-score P
+        [--model-dir DIR --model-version-id V]
+
+--model-dir is the active check-worthiness model version's artifact directory (the web app
+passes it; none: the models shipped in pipeline/models/), and every claim the run writes
+records --model-version-id as the version that scored it.
 
 The database comes from PIPELINE_DATABASE_URL (the Celery task sets it). process_run reads
 top to bottom as the data flows, with one branch:
@@ -38,6 +43,7 @@ from pipeline import db
 from pipeline.match_library import prepare_library
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.nlp.clustering import Clustering, resolve_clusters
+from pipeline.nlp.contestability import ArtifactError, load_model
 from pipeline.run_store import RunStore
 from pipeline.transforms import (
     MatchRow,
@@ -77,6 +83,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--match-top", type=int, required=True, metavar="K", help="library matches stored per claim")
     parser.add_argument("--match-candidates", type=int, required=True, metavar="N", help="BM25 candidates re-ranked per claim")
     parser.add_argument("--match-min-score", type=float, required=True, metavar="P", help="the lowest match probability stored (0-1)")
+    parser.add_argument("--model-dir", default="", help="the active model version's artifact directory (default: the shipped models)")
+    parser.add_argument("--model-version-id", type=int, default=0, metavar="V", help="the model version the claims record (0: none)")
     args = parser.parse_args(argv)
     if not args.database_url:
         parser.error("no database: set PIPELINE_DATABASE_URL or pass --database-url")
@@ -84,6 +92,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--match-top and --match-candidates must be at least 1")
     if not 0 <= args.match_min_score <= 1:
         parser.error("--match-min-score must lie between 0 and 1")
+    if args.model_dir and not os.path.isdir(args.model_dir):
+        parser.error(f"--model-dir: no directory {args.model_dir}")
+    if args.model_version_id < 0:
+        parser.error("--model-version-id must be a version's id, or 0 for none")
     return args
 
 
@@ -155,19 +167,21 @@ def process_run(
     articles: int = 0,
     matching: MatchParams | None = None,
     progress: Progress = no_progress,
+    ranker: Any = None,
 ) -> RunSummary:
     """The job, top to bottom. `model`: the check-worthiness artifact (or its broadcast);
     `partitions`: the article id buckets read in parallel; `articles`: how many the run has;
     `matching`: how claims are matched against the library (None: the run stores no matches,
     as the class-archive warm-up, whose library is empty anyway); `progress(stage=..., ...)`
     is told as each stage starts (the sink reports the extraction's own progress,
-    RunStore.write_claims)."""
+    RunStore.write_claims); `ranker`: the contestability model (or its broadcast; None: the
+    shipped one)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     sentence_counter = spark.sparkContext.accumulator(0)
 
     articles_df = read_articles(spark, store, partitions)
-    claims_df = extract_claims(articles_df, model, sentence_counter).cache()
+    claims_df = extract_claims(articles_df, model, sentence_counter, ranker).cache()
     claims = write_claims(claims_df, store)
     timings["extract"] = round(time.perf_counter() - started, 3)
 
@@ -212,6 +226,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     spark = SparkSession.builder.appName(f"factcheck-run-{run_id}").getOrCreate()
     configure_session(spark)
     model = spark.sparkContext.broadcast(read_artifact())
+    try:
+        ranker = spark.sparkContext.broadcast(load_model(args.model_dir or None))
+    except ArtifactError as error:
+        print(f"run {run_id}: {error}", file=sys.stderr, flush=True)
+        spark.stop()
+        return 2
     spark_start = round(time.perf_counter() - started, 3)
 
     def progress(**fields: Any) -> None:
@@ -224,7 +244,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress(stage="extracting", progress=0.1, articles_done=0, sentences_count=0, claims_count=0)
     partitions = args.read_partitions or partitions_for(articles, ARTICLES_PER_PARTITION, spark.sparkContext.defaultParallelism)
     matching = MatchParams(top=args.match_top, candidates=args.match_candidates, min_score=args.match_min_score)
-    run = process_run(spark, db.PostgresRun(dsn, run_id), model=model, partitions=partitions, articles=articles, matching=matching, progress=progress)
+    store = db.PostgresRun(dsn, run_id, model_version_id=args.model_version_id or None)
+    run = process_run(
+        spark, store, model=model, partitions=partitions, articles=articles, matching=matching, progress=progress, ranker=ranker
+    )
 
     timings = {"spark_start": spark_start, **run.timings, "total": round(time.perf_counter() - started, 3)}
     progress(stage="done", progress=1.0, claims_count=run.staged, claims_written=run.written, timings=timings)

@@ -3,7 +3,8 @@
 -- run's claims and the stored members of the clusters they join), so a new claim is written
 -- once. Pipeline-owned columns are updated only when they differ, so a re-run writes
 -- nothing; reviewer-owned columns (status, assignee, version) are never in the SET list, so
--- reviewers' work is never overwritten. Returns the ids written.
+-- reviewers' work is never overwritten. A row written records the model version that scored
+-- the run (NULL: the run named none). Returns the ids written.
 WITH remap AS (
     SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
 ), run_clusters AS (
@@ -35,13 +36,13 @@ WITH remap AS (
 INSERT INTO claims (
     article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
     quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
-    seen_at, status, first_run_id, last_run_id, created_at, updated_at, version
+    seen_at, model_version_id, status, first_run_id, last_run_id, created_at, updated_at, version
 )
 SELECT
     p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
     p.rank_signals, p.context, p.cluster_key, (p.parts ->> 'priority')::double precision, p.parts - 'priority',
-    p.seen_at, 'new', p.run_id, p.run_id, now(), now(), 1
+    p.seen_at, %(model_version_id)s::bigint, 'new', p.run_id, p.run_id, now(), now(), 1
 FROM p
 ORDER BY p.claim_key
 ON CONFLICT (claim_key) DO UPDATE SET
@@ -57,6 +58,8 @@ ON CONFLICT (claim_key) DO UPDATE SET
     context = EXCLUDED.context,
     cluster_key = EXCLUDED.cluster_key,
     seen_at = EXCLUDED.seen_at,
+    -- The version that scored what the row now holds.
+    model_version_id = EXCLUDED.model_version_id,
     -- A claim whose score, type, signals or cluster changed is ranked anew with them; its
     -- priority alone never makes a row differ (refresh_cluster_priorities follows clusters).
     priority = EXCLUDED.priority,

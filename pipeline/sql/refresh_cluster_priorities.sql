@@ -1,11 +1,17 @@
--- The standing priority (claim_priority_parts, claims migration 0015) of every member of the
--- clusters the run touched: their outlet counts may have moved. Only rows whose priority or
--- parts differ are written.
+-- The standing priority (claim_priority_parts, claims migration 0027) of every member of the
+-- clusters the run touched: their outlet counts and leads may have moved. One claim, one
+-- score: every appearance takes the parts of its cluster's lead appearance
+-- (claim_clusters.lead_claim_id, refresh_clusters.sql), so the cluster ranks the same
+-- whichever outlet's wording the pipeline read; a claim in no cluster row ranks on its own.
+-- Only rows whose priority or parts differ are written.
 WITH p AS (
-    SELECT c.id, pp.parts
+    SELECT c.id, pp.parts || jsonb_build_object('lead_claim_id', COALESCE(lead.id, c.id)) AS parts
     FROM claims c
     LEFT JOIN claim_clusters cc ON cc.cluster_key = c.cluster_key
-    CROSS JOIN LATERAL claim_priority_parts(c.score, c.claim_type, c.rank_signals, cc.outlet_count) pp
+    LEFT JOIN claims lead ON lead.id = cc.lead_claim_id
+    CROSS JOIN LATERAL claim_priority_parts(
+        COALESCE(lead.score, c.score), COALESCE(lead.claim_type, c.claim_type), COALESCE(lead.rank_signals, c.rank_signals), cc.outlet_count
+    ) pp
     WHERE c.cluster_key IN (SELECT cluster_key FROM run_touched)
 )
 UPDATE claims c SET priority = (p.parts ->> 'priority')::double precision, priority_parts = p.parts - 'priority'

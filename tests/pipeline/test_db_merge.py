@@ -68,9 +68,10 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     # The default weights: 30 x 0.9 check-worthiness + 20 x 0.7 public interest + 12 x 0.2 source
     # (the article's own assertion) + 12 x 0.5 specificity + 8 for a number + no spread; recency
     # is not stored (the queue adds it as it reads, from seen_at).
+    # No contestability signal staged: 0 of it. The claim leads its own cluster.
     assert claim.priority_parts == {
-        "checkworthiness": 27.0, "public_interest": 14.0, "source": 2.4, "specificity": 6.0, "type": 8.0, "routine": 0.0,
-        "spread": 0.0, "outlets": 1, "topic": "immigration", "weights_version": 1,
+        "contestability": 0.0, "checkworthiness": 27.0, "public_interest": 14.0, "source": 2.4, "specificity": 6.0, "type": 8.0,
+        "routine": 0.0, "spread": 0.0, "outlets": 1, "topic": "immigration", "weights_version": 1, "lead_claim_id": claim.pk,
     }
     assert claim.priority == pytest.approx(57.4, abs=1e-9)
     assert claim.seen_at == article.created_at

@@ -13,6 +13,7 @@ import pytest
 
 from pipeline.extract import ArticleText, extract_articles
 from pipeline.nlp.checkworthiness import load_scorer
+from pipeline.nlp.contestability import ClaimView, load_model
 from pipeline.nlp.ranking import named_entities, rank_signals
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,11 +177,15 @@ def test_extraction_fills_each_claims_signals_and_an_empty_context() -> None:
     text = "The Conservatives say Labour has raised taxes 66 times since 1997."
     _, claims = extract_articles([ArticleText(text, "h")], load_scorer())
     [(_, claim)] = claims
-    assert claim.signals == rank_signals(
+    expected = rank_signals(
         sentence=claim.sentence, claim_type=claim.claim_type, claim_types=claim.claim_types, quantities=claim.quantities,
         speaker=claim.speaker, speaker_title=claim.speaker_title, attribution=claim.attribution,
     )
+    view = ClaimView(claim.sentence, claim.score, claim.claim_type, claim.claim_types, claim.attribution, expected)
+    assert claim.signals == {**expected, "contestability": round(load_model().probability(view), 4)}
     assert claim.signals["topic"] == "economy" and claim.context == ""
+    # A party's charge against another, with a figure: what a desk takes.
+    assert claim.signals["contestability"] > 0.5
 
 
 def test_command_line_prints_signals_and_context(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pyspark.testing import assertDataFrameEqual
 from pipeline.extract import claim_key, signals_json
 from pipeline.nlp.checkworthiness import load_scorer, read_artifact
 from pipeline.nlp.clustering import band_keys, cluster_tokens
+from pipeline.nlp.contestability import ClaimView, load_model
 from pipeline.nlp.ranking import rank_signals
 from pipeline.schemas import CLAIM_SCHEMA
 from pipeline.transforms import extract_claims
@@ -26,6 +27,8 @@ def expected_row(start: int, end: int, speaker: str, title: str, attribution: st
         sentence=sentence, claim_type=claim_type, claim_types=types.split(","), quantities=quantities, speaker=speaker,
         speaker_title=title, attribution=attribution,
     )
+    view = ClaimView(sentence, score, claim_type, tuple(types.split(",")), attribution, signals)
+    signals["contestability"] = round(load_model().probability(view), 4)
     return (
         claim_key("h7", start, end), 7, start, end, sentence, speaker, title, attribution, score, claim_type, types,
         json.dumps(quantities, ensure_ascii=False, sort_keys=True), signals_json(signals), "", tokens, band_keys(tokens),

@@ -21,7 +21,7 @@ from django.urls import reverse
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
-from factcheck.claims.models import Claim, PriorityBasis, RankingWeights
+from factcheck.claims.models import Claim, ClaimCluster, PriorityBasis, RankingWeights
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.claims.selectors import queue_page
 from factcheck.claims.tasks import ranking_rerank
@@ -66,9 +66,15 @@ def test_the_function_gives_every_part_and_their_sum_with_the_default_weights() 
     parts = priority_parts(score=0.9, claim_type="numeric", signals=ECONOMY, outlets=2, days_old=7)
     # 30 x 0.9 + 20 x 0.7 + 12 x 1.0 + 12 x 0.9 + 8 (numeric) + 0 + 12 x ln 2 / ln 8 + 10 x 0.5 (one half-life)
     assert parts == {
-        "checkworthiness": 27.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0, "routine": 0.0,
-        "spread": 4.0, "recency": 5.0, "outlets": 2, "topic": "economy", "weights_version": 1, "priority": 80.8,
+        "contestability": 0.0, "checkworthiness": 27.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0,
+        "routine": 0.0, "spread": 4.0, "recency": 5.0, "outlets": 2, "topic": "economy", "weights_version": 1, "priority": 80.8,
     }
+
+
+def test_contestability_counts_its_weight_times_the_ranking_models_probability() -> None:
+    contested = priority_parts(score=0.9, claim_type="numeric", signals={**ECONOMY, "contestability": 0.8125}, outlets=2, days_old=7)
+    assert contested["contestability"] == 65.0  # 80 x 0.8125
+    assert contested["priority"] == pytest.approx(80.8 + 65.0, abs=1e-9)
 
 
 def test_the_function_keeps_four_decimals_and_counts_routine_against() -> None:
@@ -113,8 +119,8 @@ def test_rerank_writes_the_functions_parts_and_a_second_run_writes_nothing(revie
     assert PriorityBasis.objects.get().weights_version == 1  # the next merge need not refresh them all
     public.refresh_from_db()
     assert public.priority_parts == {
-        "checkworthiness": 15.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0, "routine": 0.0,
-        "spread": 0.0, "outlets": 1, "topic": "economy", "weights_version": 1,
+        "contestability": 0.0, "checkworthiness": 15.0, "public_interest": 14.0, "source": 12.0, "specificity": 10.8, "type": 8.0,
+        "routine": 0.0, "spread": 0.0, "outlets": 1, "topic": "economy", "weights_version": 1, "lead_claim_id": public.pk,
     }
     assert public.priority == pytest.approx(59.8, abs=1e-9)  # standing: the queue adds recency as it reads
     assert queue_order(reviewer) == [public.pk, company.pk]  # public interest above routine results
@@ -230,9 +236,36 @@ def test_the_claim_page_and_the_queue_show_every_part(reviewer) -> None:  # type
                   "routine -10", "spread 0 (1 outlet)", "recency 10", "weights v1", "The council voted on Tuesday."):
         assert shown in page
     assert "<strong>50.20</strong>" in page  # 15 + 14 + 2.4 + 10.8 + 8 - 10 + 0 + 10
+    # In words: what raises it, largest first, and what holds it back.
+    reasons = (
+        "Ranked up for: a checkable factual claim (the check-worthiness model) +15.0; on public money +14.0; "
+        "specific: figures, names, dates +10.8; new +10.0; its kind of claim +8.0; who says it +2.4. "
+        "Held back as routine news (company results, sport, culture) −10.0."
+    )
+    assert reasons in page
     listing = client.get(reverse("claims:list")).content.decode()
-    assert "routine -10.0" in listing and "public interest 14.0 (public money)" in listing
+    assert f'title="{reasons}"' in listing
     assert "<strong>50.20</strong>" in listing
+
+
+def test_every_appearance_of_a_cluster_ranks_by_its_leads_wording(reviewer) -> None:  # type: ignore[no-untyped-def]
+    # The same quote worded by two outlets: one wording reads as contestable, the other not.
+    strong = make_claim(1, score=0.47, signals={**ECONOMY, "contestability": 0.9})
+    weak = make_claim(2, score=0.07, signals={**ECONOMY, "contestability": 0.1})
+    Claim.objects.filter(pk__in=[strong.pk, weak.pk]).update(cluster_key="e" * 40)
+    services.claims_rerank()
+    strong.refresh_from_db()
+    weak.refresh_from_db()
+    assert ClaimCluster.objects.get(cluster_key="e" * 40).lead_claim_id == strong.pk
+    assert weak.priority == strong.priority and weak.priority_parts == strong.priority_parts
+    assert strong.priority_parts["contestability"] == 72.0 and strong.priority_parts["lead_claim_id"] == strong.pk
+    page = logged_in(reviewer).get(reverse("claims:detail", args=[weak.pk])).content.decode()
+    assert f"Ranked as its cluster, by the wording of appearance #{strong.pk}." in page
+    # The lead follows the weights: with contestability switched off the higher check-worthiness leads.
+    RankingWeights.objects.filter(pk=1).update(weights={**DEFAULT_RANKING_WEIGHTS, "contestability": 0.0}, version=2)
+    services.claims_rerank()
+    weak.refresh_from_db()
+    assert weak.priority_parts["contestability"] == 0.0 and weak.priority_parts["checkworthiness"] == 14.1
 
 
 @pytest.mark.django_db(transaction=True)

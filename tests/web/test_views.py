@@ -85,7 +85,7 @@ def test_claim_page_lists_every_appearance_of_its_cluster(reviewer, claim: Claim
     listing = client.get(reverse("claims:list")).content.decode()
     # One row for the cluster: its best-ranked appearance.
     assert f'id="claim-{other.pk}"' in listing and f'id="claim-{claim.pk}"' not in listing
-    assert "spread 5.0 (2 outlets)" in listing
+    assert "repeated by 2 outlets +5.0" in listing
 
 
 @pytest.mark.parametrize("path", ["/static/css/app.css", "/static/vendor/htmx-2.0.8.min.js"])
