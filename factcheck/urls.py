@@ -17,7 +17,7 @@ urlpatterns = [
     path("runs/", include("factcheck.runs.urls")),
     path("imports/", include("factcheck.articles.urls")),
     path("exports/", include("factcheck.reports.urls")),
-    path("factchecks/", include("factcheck.reports.factcheck_urls")),
+    path("", include("factcheck.publishing.urls")),
     path("library/", include("factcheck.factchecks.urls")),
     path("api/v1/", include("factcheck.api.urls")),
     path("admin/login/", admin_login),

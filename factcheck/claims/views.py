@@ -60,7 +60,6 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
 from factcheck.claims.services import BulkKind
 from factcheck.factchecks.models import ClaimMatch
 from factcheck.factchecks.selectors import CheckedBefore, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
-from factcheck.organisation import publishing_refusal
 
 # --- The triage queue ----------------------------------------------------------------------
 
@@ -606,8 +605,6 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "split_form": SplitForm(),
         "can_split": len(appearances) > 1 and has_role(user, Role.REVIEWER),
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
-        # Approving publishes; said before the editor tries when the server cannot publish yet.
-        "publishing_refusal": publishing_refusal() if has_role(user, Role.EDITOR) else "",
         "assignable": selectors.assignable_users() if has_role(user, Role.EDITOR) else [],
     }
     # Opened from the queue, the page goes on through that view: `j` skips to its next claim,

@@ -18,9 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, DateTimeField, Exists, F, Func, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce, Concat, Left, TruncDate
-from django.http import Http404
 
-from factcheck.accounts.roles import Role, has_role
 from factcheck.claims.filters import claims_filtered, with_recency
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 from factcheck.factchecks.selectors import citations_for_claims
@@ -70,7 +68,7 @@ _REVIEW_FIELDS = (
 )
 
 
-def _review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]]:
+def review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]]:
     return verdicts.values(
         *_REVIEW_FIELDS,
         sentence=F("claim__sentence"),
@@ -144,7 +142,7 @@ def _citations_for(claim_ids: list[int]) -> dict[int, tuple[Citation, ...]]:
     }
 
 
-def _sources(rows: list[dict[str, Any]]) -> list[ReviewSource]:
+def review_sources_from_rows(rows: list[dict[str, Any]]) -> list[ReviewSource]:
     appearances = _appearances_for(rows)
     first_claims = _first_claims({row["cluster_key"] for row in rows if row["cluster_key"]})
     citations = _citations_for([row["claim_id"] for row in rows])
@@ -173,27 +171,12 @@ def _sources(rows: list[dict[str, Any]]) -> list[ReviewSource]:
     return sources
 
 
-def claimreview_visible(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return settings.FACTCHECK_PUBLIC_CLAIMREVIEW or has_role(user, Role.REVIEWER)
-
-
-def review_source_for(*, user: AbstractBaseUser | AnonymousUser, claim_id: int) -> ReviewSource:
-    """The access helper for a published verdict: 404 when there is none, or when the
-    ClaimReviews are not public and the user has no role."""
-    if not claimreview_visible(user):
-        raise Http404("No such fact check.")
-    try:
-        return review_source_for_claim(claim_id=claim_id)
-    except Verdict.DoesNotExist as exc:
-        raise Http404("No published verdict for this claim.") from exc
-
-
 def review_source_for_claim(*, claim_id: int) -> ReviewSource:
     """The published ClaimReview of a claim's cluster (any of its appearances), whoever asks
     (the command line)."""
     key = Claim.objects.filter(pk=claim_id).values_list("cluster_key", flat=True).first()
     verdicts = published_verdicts().filter(claim__cluster_key=key) if key else published_verdicts().filter(claim_id=claim_id)
-    sources = _sources(list(_review_rows(verdicts)))
+    sources = review_sources_from_rows(list(review_rows(verdicts)))
     if not sources:
         raise Verdict.DoesNotExist(f"Claim {claim_id} does not exist or has no approved verdict.")
     return sources[0]
@@ -215,9 +198,9 @@ def review_sources(*, since: datetime | None = None, chunk: int | None = None) -
     if since is not None:
         verdicts = verdicts.filter(approved_at__gte=since)
     chunk = chunk or settings.FACTCHECK_EXPORT_CHUNK_ROWS
-    rows = _review_rows(verdicts.order_by("approved_at", "id")).iterator(chunk_size=chunk)
+    rows = review_rows(verdicts.order_by("approved_at", "id")).iterator(chunk_size=chunk)
     while batch := list(islice(rows, chunk)):
-        yield from _sources(batch)
+        yield from review_sources_from_rows(batch)
 
 
 # --- CSV -------------------------------------------------------------------------------------

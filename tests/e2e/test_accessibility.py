@@ -57,8 +57,8 @@ NOT_PAGES = {
     "runs:rerun": "a POST that redirects to the new run",
     "reports:claims_csv": "a CSV download",
     "reports:report_pdf": "a PDF download (refused: the report form)",
-    "factchecks:feed": "a JSON-LD feed",
-    "factchecks:jsonld": "a JSON-LD document",
+    "publishing:feed": "a JSON-LD feed",
+    "publishing:jsonld": "a JSON-LD document",
 }
 # Pages a person reaches only through a form (a POST answered with a page), checked that way.
 REACHED_BY_FORM = {"claims:bulk": "the bulk action's confirmation, from the queue's bulk form"}
@@ -137,7 +137,7 @@ PAGES: dict[str, Callable[[World], str]] = {
     "library:import": lambda w: reverse("library:import"),
     "library:import_detail": lambda w: reverse("library:import_detail", args=[w.library_import.pk]),
     "reports:report": lambda w: reverse("reports:report"),
-    "factchecks:page": lambda w: reverse("factchecks:page", args=[w.published.pk]),
+    "publishing:page": lambda w: reverse("publishing:page", args=[w.published.pk]),
 }
 
 

@@ -16,6 +16,7 @@ from pypdf import PdfReader
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
+from factcheck.publishing.models import Organisation
 from factcheck.reports import charts
 from factcheck.reports.selectors import ReportScope, report_data
 from tests.conftest import PERSONA_PASSWORD
@@ -77,8 +78,8 @@ def desk(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyped-def]
     return claims
 
 
-@override_settings(FACTCHECK_ORG_NAME="Boston Desk")
 def test_period_report_has_cover_charts_and_every_verdict(desk, reviewer, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    Organisation.objects.filter(pk=1).update(name="Boston Desk")
     response = login(reviewer).get(PDF_URL + "?date_from=2026-03-01&date_to=2026-03-31")
     assert response.status_code == 200
     assert response["Content-Type"] == "application/pdf"
