@@ -58,6 +58,7 @@ NOT_PAGES = {
     "reports:claims_csv": "a CSV download",
     "reports:report_pdf": "a PDF download (refused: the report form)",
     "publishing:feed": "a JSON-LD feed",
+    "publishing:atom": "an Atom feed",
     "publishing:jsonld": "a JSON-LD document",
 }
 # Pages a person reaches only through a form (a POST answered with a page), checked that way.
@@ -138,6 +139,8 @@ PAGES: dict[str, Callable[[World], str]] = {
     "library:import_detail": lambda w: reverse("library:import_detail", args=[w.library_import.pk]),
     "reports:report": lambda w: reverse("reports:report"),
     "publishing:page": lambda w: reverse("publishing:page", args=[w.published.pk]),
+    "publishing:index": lambda w: reverse("publishing:index"),
+    "publishing:organisation": lambda w: reverse("publishing:organisation"),
 }
 
 
