@@ -310,8 +310,10 @@ def claim_count(request: HttpRequest) -> HttpResponse:
     once it has shown its rows, so that a page never waits for an exact count of every
     matching claim (selectors.queue_count)."""
     queue_filter = queue_filter_from(request.GET)
+    counts = selectors.queue_counts(user=request.user, values=queue_filter.values)
     context = {
-        "count": selectors.queue_count(user=request.user, values=queue_filter.values),
+        "count": counts.claims,
+        "appearances": counts.appearances,
         "search": queue_filter.values.get("q") or "",
         "in_article": queue_filter.values.get("in_article") == "yes",
         "is_my_claims": queue_filter.querystring() == my_claims_querystring(),

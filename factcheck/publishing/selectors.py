@@ -37,11 +37,17 @@ class OrganisationBanner:
 
 
 def organisation_banner() -> OrganisationBanner:
-    """What a staff page's header says about the organisation, cached: every page shows it."""
+    """What a staff page's header says about the organisation, cached: every page shows it.
+    Read only: before the first seed it says what the seed will be."""
 
     def compute() -> OrganisationBanner:
-        organisation = organisation_current()
-        return OrganisationBanner(name=organisation.name, is_demo=organisation.is_demo)
+        row = Organisation.objects.filter(pk=1).values("name", "is_demo").first()
+        if row is not None:
+            return OrganisationBanner(name=row["name"], is_demo=row["is_demo"])
+        from factcheck.publishing.services import seed_values
+
+        seed = seed_values()
+        return OrganisationBanner(name=seed["name"], is_demo=seed["is_demo"])
 
     return ORGANISATION_CHANGES.cached("publishing:banner", compute, BANNER_CACHE_SECONDS)
 

@@ -77,21 +77,26 @@ def _state(organisation: Organisation) -> dict[str, Any]:
     return {name: getattr(organisation, name) for name in AUDITED_FIELDS}
 
 
+def seed_values() -> dict[str, Any]:
+    """The organisation the environment seeds: a real one only when FACTCHECK_ORG_URL names a
+    public site that is not an example domain, else the demo."""
+    url = settings.FACTCHECK_ORG_URL
+    real = bool(url) and not is_local_url(url) and not is_example_url(url)
+    return {
+        "name": settings.FACTCHECK_ORG_NAME,
+        "url": url if real else DEMO_URL,
+        "public_base_url": settings.FACTCHECK_PUBLIC_BASE_URL,
+        "logo_url": settings.FACTCHECK_ORG_LOGO,
+        "rating_scale": default_rating_scale(),
+        "is_demo": not real,
+    }
+
+
 @transaction.atomic
 def organisation_seed() -> Organisation:
     """The organisation's row from the environment, once (a concurrent first read gets the
     row the other wrote)."""
-    url = settings.FACTCHECK_ORG_URL
-    real = bool(url) and not is_local_url(url) and not is_example_url(url)
-    organisation = Organisation(
-        pk=1,
-        name=settings.FACTCHECK_ORG_NAME,
-        url=url if real else DEMO_URL,
-        public_base_url=settings.FACTCHECK_PUBLIC_BASE_URL,
-        logo_url=settings.FACTCHECK_ORG_LOGO,
-        rating_scale=default_rating_scale(),
-        is_demo=not real,
-    )
+    organisation = Organisation(pk=1, **seed_values())
     organisation.full_clean(validate_constraints=False)
     try:
         with transaction.atomic():

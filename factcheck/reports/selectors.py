@@ -21,6 +21,7 @@ from django.db.models.functions import Cast, Coalesce, Concat, Left, TruncDate
 
 from factcheck.claims.filters import claims_filtered, with_recency
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
+from factcheck.claims.selectors import ClaimCount
 from factcheck.factchecks.selectors import citations_for_claims
 from factcheck.reports.claimreview import Appearance, Citation, ReviewSource
 
@@ -304,7 +305,8 @@ class ReportVerdict:
 @dataclass
 class ReportData:
     scope: ReportScope
-    claims_found: int
+    claims_found: int  # claims (clusters of appearances, claims.selectors.ClaimCount)
+    appearances_found: int  # the same claims' appearances: one per article
     verdicts_published: int
     open_work: int
     dismissed: int
@@ -368,7 +370,10 @@ def report_data(*, scope: ReportScope, user: AbstractBaseUser | AnonymousUser) -
     """The report's figures and verdicts: claims found in the scope (by the article's date),
     verdicts published in it (by approval date) and, for each verdict, claim and evidence."""
     claims = _scope_claims(scope, user)
-    status_counts = dict(claims.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    # Claims, not appearances: a cluster's appearances share their status (the workflow moves
+    # them together), so each status counts each claim once.
+    by_status = list(claims.values_list("status").annotate(n=ClaimCount(), rows=Count("id")).values_list("status", "n", "rows"))
+    status_counts = {status: n for status, n, _rows in by_status}
     verdicts = list(
         _scope_verdicts(scope, user)
         .select_related("claim", "claim__article__outlet", "approved_by", "author")
@@ -406,6 +411,7 @@ def report_data(*, scope: ReportScope, user: AbstractBaseUser | AnonymousUser) -
     return ReportData(
         scope=scope,
         claims_found=sum(status_counts.values()),
+        appearances_found=sum(rows for _status, _n, rows in by_status),
         verdicts_published=len(verdicts),
         open_work=sum(status_counts.get(status, 0) for status in OPEN_STATUSES),
         dismissed=status_counts.get(Claim.Status.DISMISSED, 0),
