@@ -75,8 +75,10 @@ def test_write_approve_publish_then_read_without_login_and_name_the_organisation
     admin.fill("#id_name", "Boston Desk")
     admin.fill("#id_url", "https://bostondesk.news/")
     with admin.expect_navigation():
-        admin.click("form button[type=submit]")
+        admin.click("main form button[type=submit]")
+    assert "Organisation saved" in admin.inner_text("main"), admin.inner_text("main")[:1500]
     assert admin.locator("#demo-organisation").count() == 0
+    assert Organisation.objects.get().is_demo is False
 
     reader.goto(f"{live_server.url}/factchecks/{claim.pk}/")
     assert reader.locator("#demo-organisation").count() == 0
