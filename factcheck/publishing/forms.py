@@ -29,9 +29,11 @@ class OrganisationForm(forms.Form):
             initial[f"value_{rating}"] = organisation.rating_value(rating)
         super().__init__(data, initial=initial)
         for rating, label in Verdict.Rating.choices:
-            self.fields[f"label_{rating}"] = forms.CharField(max_length=40, label=f"{label}: word shown")
+            # In a table row that names the rating: each input says what it is to a screen reader.
+            word, number = f"{label}: word shown", f"{label}: ClaimReview number ({WORST_RATING}–{BEST_RATING})"
+            self.fields[f"label_{rating}"] = forms.CharField(max_length=40, label=word, widget=forms.TextInput(attrs={"aria-label": word}))
             self.fields[f"value_{rating}"] = forms.IntegerField(
-                min_value=WORST_RATING, max_value=BEST_RATING, label=f"{label}: ClaimReview number ({WORST_RATING}–{BEST_RATING})"
+                min_value=WORST_RATING, max_value=BEST_RATING, label=number, widget=forms.NumberInput(attrs={"aria-label": number})
             )
 
     def rating_rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField]]:
@@ -62,3 +64,7 @@ class FeedForm(forms.Form):
     since = forms.DateTimeField(
         required=False, error_messages={"invalid": "since must be an ISO 8601 date or date and time, e.g. 2026-01-31T12:00:00Z."},
     )
+
+
+class WithdrawForm(forms.Form):
+    reason = forms.CharField(max_length=2000)

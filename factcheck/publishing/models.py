@@ -54,3 +54,20 @@ class Organisation(models.Model):
         from factcheck.reports.claimreview import RATING_VALUE
 
         return int((self.rating_scale.get(rating) or {}).get("value") or RATING_VALUE[rating])
+
+
+class Withdrawal(models.Model):
+    """A published verdict taken back by an editor: its page stays at its URL and says so,
+    with the reason; its ClaimReview leaves the document URL (410) and the feeds. A later
+    approved revision publishes again."""
+
+    verdict = models.OneToOneField("claims.Verdict", on_delete=models.CASCADE, related_name="withdrawal")
+    reason = models.TextField(max_length=2000)
+    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    withdrawn_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "publishing_withdrawals"
+
+    def __str__(self) -> str:
+        return f"Withdrawal of verdict {self.verdict_id}"

@@ -21,10 +21,13 @@ from django.db import IntegrityError, transaction
 
 from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.services import audit_record
-from factcheck.claims.models import Verdict
-from factcheck.publishing.models import Organisation
+from factcheck.claims.errors import TransitionNotAllowed
+from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.selectors import claim_cluster_ids
+from factcheck.publishing.models import Organisation, Withdrawal
 from factcheck.publishing.selectors import ORGANISATION_CHANGES
 from factcheck.reports.claimreview import BEST_RATING, RATING_VALUE, WORST_RATING
+from factcheck.reports.selectors import published_verdicts
 
 DEMO_URL = "https://factcheck.example.org/"
 LOCAL_HOSTS = frozenset({"localhost", "localhost.localdomain", "testserver"})
@@ -153,3 +156,30 @@ def organisation_update(
     audit_record(actor=actor, verb="organisation.update", object_type="organisation", object_id=1, before=before, after=_state(organisation))
     ORGANISATION_CHANGES.changed()
     return organisation
+
+
+@transaction.atomic
+def factcheck_withdraw(*, actor: User, claim: Claim, reason: str) -> Withdrawal:
+    """An editor withdraws a claim's published verdict, saying why: the public page keeps its
+    URL and shows the withdrawal; the ClaimReview leaves the feeds. Audited on the claim."""
+    if not has_role(actor, Role.EDITOR):
+        raise PermissionDenied("Withdrawing a published fact check needs the editor role.")
+    reason = " ".join((reason or "").split())
+    if not reason:
+        raise ValidationError({"reason": ["Say why the fact check is withdrawn: readers see it."]})
+    published = published_verdicts().filter(claim_id__in=claim_cluster_ids(claim=claim)).order_by("-approved_at", "-id").first()
+    if published is None:
+        raise TransitionNotAllowed("This claim has no published fact check to withdraw.")
+    withdrawal = Withdrawal(verdict=published, reason=reason, withdrawn_by=actor)
+    withdrawal.full_clean(validate_unique=False)
+    try:
+        # The one-to-one's unique index decides between two editors withdrawing at once.
+        with transaction.atomic():
+            withdrawal.save()
+    except IntegrityError:
+        raise TransitionNotAllowed("This fact check is already withdrawn.") from None
+    audit_record(
+        actor=actor, verb="verdict.withdraw", object_type="claim", object_id=claim.pk,
+        before={"published_revision": published.revision}, after={"withdrawn_revision": published.revision}, comment=reason,
+    )
+    return withdrawal

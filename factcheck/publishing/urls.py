@@ -12,5 +12,6 @@ urlpatterns = [
     path("factchecks/feed.atom", views.factcheck_atom, name="atom"),
     path("factchecks/<int:claim_id>/", views.factcheck_page, name="page"),
     path("factchecks/<int:claim_id>.jsonld", views.factcheck_jsonld, name="jsonld"),
+    path("factchecks/<int:claim_id>/withdraw/", views.factcheck_withdraw, name="withdraw"),
     path("organisation/", views.organisation_edit, name="organisation"),
 ]

@@ -25,12 +25,14 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from factcheck.accounts.roles import Role, role_required, signed_in_user
+from factcheck.claims.errors import TransitionNotAllowed
 from factcheck.claims.models import Verdict
+from factcheck.claims.selectors import claim_get_for_user
 from factcheck.publishing import selectors, services
-from factcheck.publishing.forms import FeedForm, OrganisationForm
+from factcheck.publishing.forms import FeedForm, OrganisationForm, WithdrawForm
 from factcheck.publishing.models import Organisation
 from factcheck.reports import selectors as report_selectors
 from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, WORST_RATING, ReviewSource, claimreview_document, json_for_script
@@ -69,7 +71,8 @@ def factcheck_page(request: HttpRequest, claim_id: int) -> HttpResponse:
         "factcheck": public,
         "source": source,
         "document": document,
-        "json_ld": json_for_script(document),
+        # A withdrawn fact check keeps its page but no longer claims a review of anything.
+        "json_ld": "" if source.withdrawn_at else json_for_script(document),
         "rating_label": organisation.rating_label(source.rating),
         "rating_meaning": RATING_MEANING[source.rating],
         "rating_value": organisation.rating_value(source.rating),
@@ -88,6 +91,11 @@ def factcheck_page(request: HttpRequest, claim_id: int) -> HttpResponse:
 def factcheck_jsonld(request: HttpRequest, claim_id: int) -> HttpResponse:
     organisation = selectors.organisation_current()
     source = selectors.public_factcheck(claim_id=claim_id, organisation=organisation).source
+    if source.withdrawn_at is not None:
+        return HttpResponse(
+            f"This fact check was withdrawn on {source.withdrawn_at:%Y-%m-%d}: {source.withdrawal_reason}", status=410,
+            content_type="text/plain; charset=utf-8",
+        )
     document = claimreview_document(source, page_url=_page_url(request, organisation, claim_id), organisation=organisation)
     return HttpResponse(json.dumps(document, ensure_ascii=False, indent=2), content_type=JSON_LD)
 
@@ -172,7 +180,8 @@ class FactCheckAtomFeed(Feed):
         return selectors.published_index(offset=0, limit=ATOM_ENTRIES)
 
     def item_title(self, item: ReviewSource) -> str:
-        return f"{self.organisation.rating_label(item.rating)}: {item.claim_reviewed_text}"
+        rating = "Withdrawn" if item.withdrawn_at else self.organisation.rating_label(item.rating)
+        return f"{rating}: {item.claim_reviewed_text}"
 
     def item_description(self, item: ReviewSource) -> str:
         return item.headline
@@ -195,6 +204,24 @@ class FactCheckAtomFeed(Feed):
 def factcheck_atom(request: HttpRequest) -> HttpResponse:
     # A feed object per request: it keeps the request and the organisation on itself.
     return FactCheckAtomFeed()(request)
+
+
+# --- Withdrawing (editors) -------------------------------------------------------------------
+
+
+@require_POST
+@role_required(Role.EDITOR)
+def factcheck_withdraw(request: HttpRequest, claim_id: int) -> HttpResponse:
+    claim = claim_get_for_user(user=request.user, pk=claim_id)
+    form = WithdrawForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("reason: say why the fact check is withdrawn: readers see it.", content_type="text/plain; charset=utf-8")
+    try:
+        services.factcheck_withdraw(actor=signed_in_user(request), claim=claim, reason=form.cleaned_data["reason"])
+    except (TransitionNotAllowed, ValidationError) as refused:
+        return HttpResponse(" ".join(getattr(refused, "messages", [str(refused)])), status=409, content_type="text/plain; charset=utf-8")
+    messages.success(request, "Withdrawn: the public page now says so, with your reason, and the ClaimReview feeds leave it out.")
+    return redirect("claims:detail", pk=claim.pk)
 
 
 # --- The organisation (admins) ---------------------------------------------------------------

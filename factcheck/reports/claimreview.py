@@ -97,6 +97,9 @@ class ReviewSource:
     # The verdict's claim reviewed, as the reviewer wrote it ("" on older revisions).
     claim_reviewed: str = ""
     quantities: tuple[str, ...] = ()  # the figures' texts the pipeline found in the sentence
+    # Set when an editor withdrew the published verdict (publishing.Withdrawal).
+    withdrawn_at: datetime | None = None
+    withdrawal_reason: str = ""
 
     @property
     def claim_reviewed_text(self) -> str:

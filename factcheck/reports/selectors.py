@@ -81,6 +81,8 @@ def review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]
         article_id=F("claim__article_id"),
         article_author=F("claim__article__author"),
         outlet=F("claim__article__outlet__name"),
+        withdrawn_at=F("withdrawal__withdrawn_at"),
+        withdrawal_reason=F("withdrawal__reason"),
     )
 
 
@@ -167,6 +169,7 @@ def review_sources_from_rows(rows: list[dict[str, Any]]) -> list[ReviewSource]:
                 appearances=listed, first_appearance=first, citations=citations.get(row["claim_id"], ()),
                 claim_reviewed=row["claim_reviewed"],
                 quantities=tuple(str(q.get("text") or "") for q in row["quantities"] or [] if isinstance(q, dict)),
+                withdrawn_at=row["withdrawn_at"], withdrawal_reason=row["withdrawal_reason"] or "",
             )
         )
     return sources
@@ -192,10 +195,10 @@ def review_source_for_verdict(*, verdict_id: int) -> ReviewSource:
 
 
 def review_sources(*, since: datetime | None = None, chunk: int | None = None) -> Iterator[ReviewSource]:
-    """Every published verdict, most recently approved last (a feed reader resumes with
-    `since`), read through a server-side cursor: one query for the verdicts, then two per
-    chunk for the appearances."""
-    verdicts = published_verdicts()
+    """Every published verdict in force (not withdrawn), most recently approved last (a feed
+    reader resumes with `since`), read through a server-side cursor: one query for the
+    verdicts, then two per chunk for the appearances."""
+    verdicts = published_verdicts().filter(withdrawal__isnull=True)
     if since is not None:
         verdicts = verdicts.filter(approved_at__gte=since)
     chunk = chunk or settings.FACTCHECK_EXPORT_CHUNK_ROWS

@@ -218,3 +218,36 @@ def test_a_relabelled_scale_is_what_the_exports_say(quoted: Claim, reviewer, edi
     document = json.loads(Client().get(reverse("publishing:jsonld", args=[quoted.pk])).content)
     assert (document["reviewRating"]["alternateName"], document["reviewRating"]["ratingValue"]) == ("Misleading framing", 3)
     assert_valid_claimreview(document)
+
+
+def test_withdrawing_keeps_the_url_says_why_and_leaves_the_feeds(quoted: Claim, reviewer, editor, outsider) -> None:  # type: ignore[no-untyped-def]
+    publish(quoted, author=reviewer, approver=editor, rating="false", headline="No such surge")
+    withdraw = reverse("publishing:withdraw", args=[quoted.pk])
+    assert login(reviewer).post(withdraw, {"reason": "x"}).status_code == 403
+    assert login(outsider).post(withdraw, {"reason": "x"}).status_code == 403
+    assert Client().post(withdraw, {"reason": "x"}).status_code == 302  # to the login page
+    assert login(editor).get(withdraw).status_code == 405
+    assert login(editor).post(withdraw, {"reason": "  "}).status_code == 400
+    assert f'action="/factchecks/{quoted.pk}/withdraw/"' in login(editor).get(reverse("claims:detail", args=[quoted.pk])).content.decode()
+
+    response = login(editor).post(withdraw, {"reason": "The quote was misattributed."})
+    assert response.status_code == 302 and response["Location"] == reverse("claims:detail", args=[quoted.pk])
+    event = AuditEvent.objects.get(object_type="claim", object_id=quoted.pk, verb="verdict.withdraw")
+    assert (event.actor, event.comment) == (editor, "The quote was misattributed.")
+    assert login(editor).post(withdraw, {"reason": "Again"}).status_code == 409
+
+    page = Client().get(reverse("publishing:page", args=[quoted.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="withdrawn"' in html and "The quote was misattributed." in html and "application/ld+json" not in html
+    gone = Client().get(reverse("publishing:jsonld", args=[quoted.pk]))
+    assert gone.status_code == 410 and b"misattributed" in gone.content
+    feed = json.loads(b"".join(Client().get(reverse("publishing:feed")).streaming_content))  # type: ignore[attr-defined]
+    assert feed["@graph"] == []
+    atom = ET.fromstring(Client().get(reverse("publishing:atom")).content)
+    assert [entry.findtext(f"{ATOM}title") for entry in atom.findall(f"{ATOM}entry")] == ["Withdrawn: Sanctuary does not mean safer streets."]
+
+    # A later approved revision publishes again at the same URL.
+    publish(quoted, author=reviewer, approver=editor, rating="unverifiable", headline="Too early to tell")
+    html = Client().get(reverse("publishing:page", args=[quoted.pk])).content.decode()
+    assert 'id="withdrawn"' not in html and embedded_jsonld(html)["reviewRating"]["alternateName"] == "Unverifiable"
