@@ -30,6 +30,8 @@ _FIGURE = re.compile(
     r"[£$€¥]?\d[\d,.]*\d?(?:\s?(?:%|per ?cent\b|percent\b|bn\b|m\b|k\b|million\b|billion\b|trillion\b|thousand\b|hundred\b))?",
     re.IGNORECASE,
 )
+_APOSTROPHE = re.compile(r"(?<=\w)’(?=\w)")
+_KEPT_APOSTROPHE = "\ue000"  # a private-use character, never in a sentence
 # A verb of speech: what makes the words outside a quotation its attribution.
 _SPEECH = re.compile(
     r"\b(?:said|says|say|added|adds|told|tells|asked|asks|wrote|writes|insisted|insists|claimed|claims|declared|stated|states"
@@ -53,7 +55,9 @@ def claim_reviewed_default(sentence: str, *, attribution: str = "", quantities: 
 
 
 def tidy_sentence(sentence: str, *, attribution: str = "") -> str:
-    text = " ".join(sentence.split())
+    # An apostrophe is no quotation mark ("We’re", "you’ve"): kept aside while marks are
+    # matched, counted and dropped.
+    text = _APOSTROPHE.sub(_KEPT_APOSTROPHE, " ".join(sentence.split()))
     if said := _said_quotation(text):
         text = said
     elif attribution == "direct_quote":
@@ -64,7 +68,7 @@ def tidy_sentence(sentence: str, *, attribution: str = "") -> str:
     if any(text.count(opening) != text.count(closing) for opening, closing in _QUOTE_PAIRS if opening != closing) or text.count('"') % 2:
         # A quotation opened or closed outside the sentence: the lone marks mean nothing here.
         text = " ".join(text.translate({ord(mark): None for mark in _QUOTE_MARKS}).split())
-    return text.strip().rstrip(" ,;:")
+    return text.strip().rstrip(" ,;:").replace(_KEPT_APOSTROPHE, "’")
 
 
 def _is_attribution(part: str) -> bool:

@@ -59,6 +59,7 @@ NOT_PAGES = {
     "reports:report_pdf": "a PDF download (refused: the report form)",
     "publishing:feed": "a JSON-LD feed",
     "publishing:atom": "an Atom feed",
+    "publishing:withdraw": "a POST that redirects to the claim",
     "publishing:jsonld": "a JSON-LD document",
 }
 # Pages a person reaches only through a form (a POST answered with a page), checked that way.

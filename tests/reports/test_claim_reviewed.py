@@ -100,6 +100,8 @@ def test_no_sentence_loses_part_of_a_figure() -> None:
             "The report called it “a disaster for 1,500 families” and the council…",
         ),
         ("“A,” he said, “is not B at all for us.”", "“A,” he said, “is not B at all for us.”"),
+        # Apostrophes are not quotation marks.
+        ("“We’re going to, as you’ve heard, flood the zone,” he explained.", "We’re going to, as you’ve heard, flood the zone"),
         # Cut at a clause boundary (before the parenthesis), both figures whole.
         (
             "Quarterly profits at US media giant TimeWarner jumped 76% to $1.13bn (£600m) for the three months to December, from $639m.",
