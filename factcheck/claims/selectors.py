@@ -537,7 +537,9 @@ COUNT_SQL = f"SELECT {ROWS_COUNT}, count(*) FROM claims WHERE {{where}} AND ({{i
 
 
 class ClaimCount(Func):
-    """ROWS_COUNT as an ORM aggregate: the claims among a queryset's appearances."""
+    """ROWS_COUNT as an ORM aggregate: the claims among a queryset's appearances. Use it in
+    values(...).annotate(...); QuerySet.aggregate() answered 0 with it (a Func without
+    source expressions), so it is not used there."""
 
     template = ROWS_COUNT
     contains_aggregate = True

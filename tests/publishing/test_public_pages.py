@@ -21,6 +21,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from factcheck.articles.htmltext import html_to_document
+from factcheck.articles.rows import parse_published_at
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
@@ -251,3 +253,27 @@ def test_withdrawing_keeps_the_url_says_why_and_leaves_the_feeds(quoted: Claim, 
     publish(quoted, author=reviewer, approver=editor, rating="unverifiable", headline="Too early to tell")
     html = Client().get(reverse("publishing:page", args=[quoted.pk])).content.decode()
     assert 'id="withdrawn"' not in html and embedded_jsonld(html)["reviewRating"]["alternateName"] == "Unverifiable"
+
+
+def test_an_appearance_is_dated_from_the_pages_meta_tags(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    """The date comes from the article's metadata as the import reads it (here a page's meta
+    tags, factcheck/articles/htmltext.py), never from when it was imported."""
+    page = (
+        '<html><head><title>ICE chief: Boston police help us</title>'
+        '<meta property="article:published_time" content="2026-03-04T09:30:00Z">'
+        '<meta property="og:url" content="https://herald.example/ice-chief"></head>'
+        "<body><article><p>Lyons added, “Sanctuary does not mean safer streets.</p></article></body></html>"
+    )
+    document = html_to_document(page)
+    claim = claim_in_article(
+        sentence=QUOTE, outlet="Boston Herald", title=document.title, url=document.url, published_at=parse_published_at(document.published_at),
+        speaker="Todd Lyons", attribution="direct_quote",
+    )
+    publish(claim, author=reviewer, approver=editor)
+    review = json.loads(Client().get(reverse("publishing:jsonld", args=[claim.pk])).content)
+    appearance = review["itemReviewed"]["appearance"][0]
+    assert (appearance["url"], appearance["headline"], appearance["datePublished"]) == (
+        "https://herald.example/ice-chief", "ICE chief: Boston police help us", "2026-03-04T09:30:00+00:00"
+    )
+    assert review["itemReviewed"]["datePublished"] == "2026-03-04T09:30:00+00:00"
+    assert_valid_claimreview(review)
