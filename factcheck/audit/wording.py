@@ -26,6 +26,7 @@ VERB_WORDS: dict[str, str] = {
     "verdict.edit": "edited the verdict",
     "verdict.approve": "approved the verdict",
     "verdict.return": "returned the verdict for changes",
+    "verdict.withdraw": "withdrew the published fact check",
     "claim.split": "split this appearance out of its cluster: not the same claim",
     "cluster.split": "split an appearance out of the cluster",
     "cluster.merge": "merged clusters of the same claim into one",
@@ -33,6 +34,8 @@ VERB_WORDS: dict[str, str] = {
     "claim_match.reject": "rejected a suggested earlier fact-check",
     "run.rerun": "re-ran the pipeline",
     "ranking_weights_set": "changed the ranking weights",
+    "organisation.seed": "set up the organisation from the environment",
+    "organisation.update": "changed the organisation",
 }
 
 
