@@ -162,6 +162,7 @@ INSTALLED_APPS = [
     "factcheck.factchecks",
     "factcheck.learning",
     "factcheck.sources",
+    "factcheck.publishing",
     "rest_framework",
     "drf_spectacular",
     "factcheck.api",
@@ -197,6 +198,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
                 "factcheck.claims.context_processors.work_counts",
+                "factcheck.publishing.context_processors.organisation_banner",
             ],
             # {% layout %}: base.html hands its blocks to the Jinja2 page frame.
             "libraries": {"layout": "factcheck.templating", "keys": "factcheck.keys"},
@@ -218,6 +220,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.accounts.context_processors.roles",
                 "factcheck.claims.context_processors.work_counts",
+                "factcheck.publishing.context_processors.organisation_banner",
                 "factcheck.templating.csrf",
             ],
         },
@@ -300,21 +303,20 @@ FACTCHECK_REFIT_TIME_LIMIT = env_int("FACTCHECK_REFIT_TIME_LIMIT", 3900, minimum
 if FACTCHECK_REFIT_TIME_LIMIT <= FACTCHECK_REFIT_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("FACTCHECK_REFIT_TIME_LIMIT must be greater than FACTCHECK_REFIT_SOFT_TIME_LIMIT")
 
-# --- Exports: ClaimReview, CSV, PDF reports --------------------------------------------------
-# The organisation that publishes the verdicts: the ClaimReview author.
+# --- Publishing: the organisation's seed (factcheck/publishing) ------------------------------
+# These only seed the organisation on a fresh install's first read; from then on it lives in
+# the database and an admin edits it on /organisation/. The seed is a demo organisation
+# (flagged on every staff page and export) unless FACTCHECK_ORG_URL names a public site that
+# is not a reserved example domain.
 FACTCHECK_ORG_NAME = env_str("FACTCHECK_ORG_NAME", "Factcheck desk").strip()
 if not FACTCHECK_ORG_NAME:
     raise ImproperlyConfigured("FACTCHECK_ORG_NAME must not be empty (it is the published fact checks' author).")
-# Its public site: every published ClaimReview's author URL. Unset (or local) by default: the
-# app works, but approving and the ClaimReview exports refuse until it is set
-# (factcheck/organisation.py).
 FACTCHECK_ORG_URL = env_http_url("FACTCHECK_ORG_URL", "", required=False)
 FACTCHECK_ORG_LOGO = env_http_url("FACTCHECK_ORG_LOGO", "", required=False)
-# Off: the ClaimReview pages, documents and feed need a login like every page. On: anyone
-# (search engines included) may read published verdicts; nothing else becomes public.
-FACTCHECK_PUBLIC_CLAIMREVIEW = env_bool("FACTCHECK_PUBLIC_CLAIMREVIEW", False)
-# Where the published verdict pages live (the ClaimReview url); empty: the request's host.
+# Where the public fact-check pages live (the ClaimReview url); empty: the request's host.
 FACTCHECK_PUBLIC_BASE_URL = env_http_url("FACTCHECK_PUBLIC_BASE_URL", "", required=False)
+
+# --- Exports: CSV, PDF reports -------------------------------------------------------------
 # Rows fetched per round trip by the streamed exports (server-side cursor).
 FACTCHECK_EXPORT_CHUNK_ROWS = env_int("FACTCHECK_EXPORT_CHUNK_ROWS", 2000, minimum=1)
 # The most verdicts one PDF report lays out (a larger one asks to narrow the period or view).

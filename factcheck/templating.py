@@ -55,7 +55,7 @@ class LayoutNode(template.Node):
 
     def render(self, context: Context) -> str:
         layout = cast(Jinja2, engines["jinja2"]).env.get_template("layout.html")  # settings.TEMPLATES names it
-        names = ("request", "user", "user_role", "is_editor", "is_admin", "messages", "csrf_token", "work_counts")
+        names = ("request", "user", "user_role", "is_editor", "is_admin", "messages", "csrf_token", "work_counts", "organisation_banner")
         values = {name: context[name] for name in names if name in context}
         # Both parts were rendered (and escaped) by the Django engine.
         values.update(title=Markup(self.title.render(context)), content=Markup(self.content.render(context)))  # noqa: S704

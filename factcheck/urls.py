@@ -19,7 +19,7 @@ urlpatterns = [
     path("runs/", include("factcheck.runs.urls")),
     path("imports/", include("factcheck.articles.urls")),
     path("exports/", include("factcheck.reports.urls")),
-    path("factchecks/", include("factcheck.reports.factcheck_urls")),
+    path("", include("factcheck.publishing.urls")),
     path("library/", include("factcheck.factchecks.urls")),
     path("learning/", include("factcheck.learning.urls")),
     path("sources/", include("factcheck.sources.urls")),

@@ -84,9 +84,7 @@ echo
 say "Factcheck is running at http://127.0.0.1:$PUBLIC_PORT/  (ready in $(( $(date +%s) - STARTED ))s)"
 echo "    Log in with the demo users above (passwords are printed once, when created;"
 echo "    'make passwords' prints new ones). Ctrl-C stops the app, the worker and beat."
-if [ -z "${FACTCHECK_ORG_URL:-}" ]; then
-  echo "    Approving a verdict publishes it: set FACTCHECK_ORG_URL to your organisation's public"
-  echo "    site (https://...) before starting, or approving and the ClaimReview exports refuse."
-fi
+echo "    Published fact checks: http://127.0.0.1:$PUBLIC_PORT/factchecks/ (no login). Until an admin"
+echo "    names the organisation (http://127.0.0.1:$PUBLIC_PORT/organisation/) they go out as a demo's."
 # The supervisors return only when stopped: this waits for Ctrl-C.
 wait "${PIDS[@]}"

@@ -52,14 +52,19 @@ def _queue_counts_from_this_test() -> None:
     QUEUE_CHANGES.bump()
 
 
-# The organisation's public site, which approving and the ClaimReview exports need
-# (factcheck/organisation.py); tests of the refusal set it back to "" or a local address.
-TEST_ORG_URL = "https://desk.example.org/"
+# The organisation's public site. The organisation is seeded from these settings on its
+# first read in a test (factcheck/publishing/services.py): a real one, so the exports carry
+# no demo flag; tests of the demo set FACTCHECK_ORG_URL back to "".
+TEST_ORG_URL = "https://desk.factcheck.test/"
 
 
 @pytest.fixture(autouse=True)
-def _organisation_url(settings) -> None:  # type: ignore[no-untyped-def]
+def _organisation(settings) -> None:  # type: ignore[no-untyped-def]
+    from factcheck.publishing.selectors import ORGANISATION_CHANGES
+
     settings.FACTCHECK_ORG_URL = TEST_ORG_URL
+    # The banner's cached copy lives in Redis, which a rolled-back test does not reach.
+    ORGANISATION_CHANGES.bump()
 
 
 # --- Personas: who they are and what they may do --------------------------------------------

@@ -91,7 +91,7 @@ class ClaimSerializer(serializers.Serializer):
     article = ArticleRefSerializer(source="*")
     cluster_id = serializers.IntegerField(allow_null=True)
     cluster_key = serializers.CharField(help_text="Empty when the claim is in no cluster.")
-    cluster_size = serializers.IntegerField(allow_null=True, help_text="Appearances in its cluster.")
+    cluster_size = serializers.IntegerField(allow_null=True, help_text="Appearances in its cluster: the articles that carry this claim.")
     cluster_outlets = serializers.IntegerField(allow_null=True, help_text="Distinct outlets in its cluster.")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -130,7 +130,7 @@ class ClaimDetailSerializer(ClaimSerializer):
 class ClusterSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     cluster_key = serializers.CharField(help_text="The smallest claim key in the cluster when it formed.")
-    size = serializers.IntegerField(help_text="Appearances (claims).")
+    size = serializers.IntegerField(help_text="Its appearances: the claim in that many articles (each an item of /claims/).")
     outlet_count = serializers.IntegerField(help_text="Distinct outlets.")
     first_claim_id = serializers.IntegerField(allow_null=True)
     first_sentence = serializers.CharField(allow_null=True, help_text="The first appearance's sentence.")

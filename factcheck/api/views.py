@@ -144,7 +144,9 @@ class ListView(ApiView):
 
 @extend_schema(tags=["claims"], parameters=queue_filter_parameters(), responses={200: ClaimSerializer(many=True), **LIST_ERRORS})
 class ClaimList(ListView):
-    """Claims in queue order (priority with recency, then id, descending), filtered as the queue is."""
+    """Appearances, one item each (a claim as it appears in one article; the claim itself is
+    its cluster, /clusters/), in queue order (priority with recency, then id, descending),
+    filtered as the queue is."""
 
     serializer_class = ClaimSerializer
     keyset: ClassVar[QueueOrder] = QueueOrder()

@@ -26,6 +26,7 @@ VERB_WORDS: dict[str, str] = {
     "verdict.edit": "edited the verdict",
     "verdict.approve": "approved the verdict",
     "verdict.return": "returned the verdict for changes",
+    "verdict.withdraw": "withdrew the published fact check",
     "claim.split": "split this appearance out of its cluster: not the same claim",
     "cluster.split": "split an appearance out of the cluster",
     "cluster.merge": "merged clusters of the same claim into one",
@@ -37,6 +38,8 @@ VERB_WORDS: dict[str, str] = {
     "model_version.promote": "switched a model version on",
     "model_version.rollback": "rolled a model back to the version before",
     "refit.request": "asked for a model to be refitted from the desk's decisions",
+    "organisation.seed": "set up the organisation from the environment",
+    "organisation.update": "changed the organisation",
 }
 
 

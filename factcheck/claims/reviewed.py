@@ -2,8 +2,11 @@
 ClaimReview asks for that). A verdict stores the reviewer's wording (Verdict.claim_reviewed);
 this module writes the default the verdict form starts from. Pure: no database.
 
-The default is the claim's sentence tidied (whitespace collapsed, enclosing or unbalanced
-quotation marks dropped, the quoted words alone for a direct quote). A sentence too long is
+The default is the claim as said: the sentence tidied (whitespace collapsed), the quoted
+words alone where everything outside the quotation marks only says who spoke (the
+attribution lead-in "Lyons added," or tail ", he said." dropped, also when the quotation
+runs on past the sentence and only its opening mark is there), enclosing or unbalanced
+quotation marks dropped. A sentence too long is
 shortened at clause boundaries (a comma, a semicolon, a colon, a dash, a parenthesis) to the
 clauses that carry its figures, so the number a fact-check is about is never lost, and no
 cut ever falls inside a figure ("nearly 1,500 people", "$1.13bn", "3.5 million"): the
@@ -27,6 +30,15 @@ _FIGURE = re.compile(
     r"[£$€¥]?\d[\d,.]*\d?(?:\s?(?:%|per ?cent\b|percent\b|bn\b|m\b|k\b|million\b|billion\b|trillion\b|thousand\b|hundred\b))?",
     re.IGNORECASE,
 )
+_APOSTROPHE = re.compile(r"(?<=\w)’(?=\w)")
+_KEPT_APOSTROPHE = "\ue000"  # a private-use character, never in a sentence
+# A verb of speech: what makes the words outside a quotation its attribution.
+_SPEECH = re.compile(
+    r"\b(?:said|says|say|added|adds|told|tells|asked|asks|wrote|writes|insisted|insists|claimed|claims|declared|stated|states"
+    r"|warned|warns|argued|argues|noted|notes|explained|explains|continued|replied|tweeted|posted|according to)\b",
+    re.IGNORECASE,
+)
+_ATTRIBUTION_MAX_WORDS = 12
 # Where a clause ends: the punctuation and the space after it are dropped at a cut.
 _CLAUSE_END = re.compile(r"[,;:]\s+|\s+[—–-]\s+|\s+(?=\()")
 
@@ -43,8 +55,12 @@ def claim_reviewed_default(sentence: str, *, attribution: str = "", quantities: 
 
 
 def tidy_sentence(sentence: str, *, attribution: str = "") -> str:
-    text = " ".join(sentence.split())
-    if attribution == "direct_quote":
+    # An apostrophe is no quotation mark ("We’re", "you’ve"): kept aside while marks are
+    # matched, counted and dropped.
+    text = _APOSTROPHE.sub(_KEPT_APOSTROPHE, " ".join(sentence.split()))
+    if said := _said_quotation(text):
+        text = said
+    elif attribution == "direct_quote":
         quoted = _quoted_words(text)
         if quoted and len(quoted) >= len(text) / 2:
             text = quoted
@@ -52,7 +68,34 @@ def tidy_sentence(sentence: str, *, attribution: str = "") -> str:
     if any(text.count(opening) != text.count(closing) for opening, closing in _QUOTE_PAIRS if opening != closing) or text.count('"') % 2:
         # A quotation opened or closed outside the sentence: the lone marks mean nothing here.
         text = " ".join(text.translate({ord(mark): None for mark in _QUOTE_MARKS}).split())
-    return text.strip().rstrip(" ,;:")
+    return text.strip().rstrip(" ,;:").replace(_KEPT_APOSTROPHE, "’")
+
+
+def _is_attribution(part: str) -> bool:
+    """A lead-in or tail that only says who spoke ("Lyons added,", ", he told reporters.")."""
+    words = part.split()
+    return bool(words) and len(words) <= _ATTRIBUTION_MAX_WORDS and not any(mark in part for mark in _QUOTE_MARKS) and bool(_SPEECH.search(part))
+
+
+def _said_quotation(text: str) -> str:
+    """The words quoted, when everything outside the quotation marks is an attribution. The
+    sentence splitter often leaves one mark of a quotation that runs on into the next sentence
+    (`Lyons added, “Sanctuary does not mean safer streets.`): the words after a lone opening
+    mark, or before a lone closing one, are the quotation then. "" when there is none."""
+    for opening, closing in _QUOTE_PAIRS:
+        start = text.find(opening)
+        if start < 0:
+            end = text.rfind(closing)
+            if end > 0 and closing != opening and _is_attribution(text[end + 1 :]) and len(text[:end].split()) >= 3:
+                return text[:end].strip().rstrip(",")
+            continue
+        end = text.find(closing, start + 1)
+        lead, quoted, tail = text[:start], text[start + 1 : end if end >= 0 else len(text)], text[end + 1 :] if end >= 0 else ""
+        if len(quoted.split()) < 3 or not (lead.strip() or tail.strip()):
+            continue
+        if (not lead.strip() or _is_attribution(lead)) and (not tail.strip() or _is_attribution(tail)):
+            return quoted.strip().rstrip(",")
+    return ""
 
 
 def _quoted_words(text: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Func, IntegerField, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -527,29 +527,54 @@ def next_in_view(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, An
     return page.rows[0]["id"] if page.rows else None
 
 
-# The queue's rows among some claims: one per cluster (filters.first_in_cluster: each cluster
-# with a matching appearance is one row, whichever appearance it shows), one per claim in none.
+# What the desk counts, named alike on every page, export and report (docs/exports.md,
+# "What the counts count"): an *appearance* is one row of `claims` (a sentence in one
+# article); a *claim* is a cluster of appearances that say the same thing, or an appearance
+# in no cluster. The queue lists claims, one row each (filters.first_in_cluster: each
+# cluster with a matching appearance is one row, whichever appearance it shows).
 ROWS_COUNT = "count(*) FILTER (WHERE cluster_key = '') + count(DISTINCT cluster_key) FILTER (WHERE cluster_key <> '')"
-COUNT_SQL = f"SELECT {ROWS_COUNT} FROM claims WHERE {{where}} AND ({{in_sentence}} OR {{in_article}})"
+COUNT_SQL = f"SELECT {ROWS_COUNT}, count(*) FROM claims WHERE {{where}} AND ({{in_sentence}} OR {{in_article}})"
+
+
+class ClaimCount(Func):
+    """ROWS_COUNT as an ORM aggregate: the claims among a queryset's appearances. Use it in
+    values(...).annotate(...); QuerySet.aggregate() answered 0 with it (a Func without
+    source expressions), so it is not used there."""
+
+    template = ROWS_COUNT
+    contains_aggregate = True
+    output_field = IntegerField()
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    claims: int  # the queue's rows
+    appearances: int
 
 
 def queue_count(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> int:
-    """How many rows the queue lists under these filters (clusters, not appearances): the
-    page's own compiled filters (filter_sql), counted exactly. A search lists each cluster
-    once across its groups, so the count is the same."""
+    """How many rows (claims) the queue lists under these filters."""
+    return queue_counts(user=user, values=values).claims
+
+
+def queue_counts(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> QueueCounts:
+    """How many claims (the queue's rows) and appearances match these filters: the page's own
+    compiled filters (filter_sql), counted exactly. A search lists each cluster once across
+    its groups, so the count is the same."""
     filters = filter_sql(values=values, user=user)
     sql = COUNT_SQL.format(where=filters.where, in_sentence=filters.in_sentence, in_article=filters.in_article)
     params = [*filters.where_params, *filters.in_sentence_params, *filters.in_article_params]
 
-    def count() -> int:
+    def count() -> QueueCounts:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            return int(cursor.fetchone()[0])
+            claims, appearances = cursor.fetchone()
+            return QueueCounts(claims=int(claims), appearances=int(appearances))
 
     # Counting every matching cluster costs several pages' worth of SQL and every page asks
     # for it, but it only changes with QUEUE_CHANGES: kept under it, keyed by the compiled
     # query itself (so "mine" is each user's own).
-    return QUEUE_CHANGES.cached("queue-count:" + hashlib.sha256(repr((sql, params)).encode()).hexdigest(), count, QUEUE_CACHE_SECONDS)
+    return QUEUE_CHANGES.cached("queue-counts:" + hashlib.sha256(repr((sql, params)).encode()).hexdigest(), count, QUEUE_CACHE_SECONDS)
 
 
 def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, Any]:

@@ -54,7 +54,6 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.claims.reviewed import claim_reviewed_default
 from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, claim_cluster_ids
 from factcheck.factchecks.library import factcheck_record_verdict
-from factcheck.organisation import publishing_refusal
 from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
 from pipeline.sql import statement
@@ -619,9 +618,6 @@ def verdict_approve(*, verdict: Verdict, actor: User, expected_version: int | No
     cluster, verdict = _locked_verdict(verdict)
     claim = cluster.claim
     _check_reviewable(cluster, verdict, actor, expected_version, "approve")
-    if refusal := publishing_refusal():
-        # Approving publishes: a verdict must not go out under an author URL nobody can reach.
-        raise TransitionNotAllowed(refusal)
     before = {**_state(claim), **_verdict_state(verdict)}
     verdict.status = Verdict.Status.APPROVED
     verdict.approved_by = actor

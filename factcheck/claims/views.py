@@ -60,7 +60,6 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown
 from factcheck.claims.services import BulkKind
 from factcheck.factchecks.models import ClaimMatch
 from factcheck.factchecks.selectors import CheckedBefore, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
-from factcheck.organisation import publishing_refusal
 
 # --- The triage queue ----------------------------------------------------------------------
 
@@ -311,8 +310,10 @@ def claim_count(request: HttpRequest) -> HttpResponse:
     once it has shown its rows, so that a page never waits for an exact count of every
     matching claim (selectors.queue_count)."""
     queue_filter = queue_filter_from(request.GET)
+    counts = selectors.queue_counts(user=request.user, values=queue_filter.values)
     context = {
-        "count": selectors.queue_count(user=request.user, values=queue_filter.values),
+        "count": counts.claims,
+        "appearances": counts.appearances,
         "search": queue_filter.values.get("q") or "",
         "in_article": queue_filter.values.get("in_article") == "yes",
         "is_my_claims": queue_filter.querystring() == my_claims_querystring(),
@@ -607,8 +608,6 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "split_form": SplitForm(),
         "can_split": len(appearances) > 1 and has_role(user, Role.REVIEWER),
         "review_form": ReviewForm(initial={"version": current.version if current else ""}),
-        # Approving publishes; said before the editor tries when the server cannot publish yet.
-        "publishing_refusal": publishing_refusal() if has_role(user, Role.EDITOR) else "",
         "assignable": selectors.assignable_users() if has_role(user, Role.EDITOR) else [],
     }
     # Opened from the queue, the page goes on through that view: `j` skips to its next claim,

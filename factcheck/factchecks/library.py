@@ -14,16 +14,15 @@ from django.utils import timezone
 
 from factcheck.claims.models import Verdict
 from factcheck.factchecks.models import FactCheck
-from factcheck.reports.claimreview import RATING_VALUE
+from factcheck.publishing.selectors import organisation_current
 
 
 def desk_external_id(claim_id: int) -> str:
     return f"claim:{claim_id}"
 
 
-def _public_url(claim_id: int) -> str:
-    base = settings.FACTCHECK_PUBLIC_BASE_URL
-    return base.rstrip("/") + reverse("factchecks:page", args=[claim_id]) if base else ""
+def _public_url(claim_id: int, base: str) -> str:
+    return base.rstrip("/") + reverse("publishing:page", args=[claim_id]) if base else ""
 
 
 def factcheck_record_verdict(*, verdict: Verdict) -> FactCheck:
@@ -34,21 +33,25 @@ def factcheck_record_verdict(*, verdict: Verdict) -> FactCheck:
     if verdict.status != Verdict.Status.APPROVED:
         raise ValueError("Only an approved verdict enters the library.")
     claim = verdict.claim
+    organisation = organisation_current()
     values = {
         "claim": claim.sentence,
         "title": verdict.headline,
         "summary": verdict.explanation[:5000],
-        "rating_text": str(Verdict.Rating(verdict.rating).label),
-        "rating_value": RATING_VALUE[verdict.rating],
-        "url": _public_url(claim.pk),
+        "rating_text": organisation.rating_label(verdict.rating),
+        "rating_value": organisation.rating_value(verdict.rating),
+        "url": _public_url(claim.pk, organisation.public_base_url),
         "published_on": verdict.approved_at.date() if verdict.approved_at else None,
         "speaker": claim.speaker,
         "source": FactCheck.Source.DESK,
         "verdict": verdict,
+        "publisher": organisation.publisher,
     }
-    entry = FactCheck.objects.select_for_update().filter(publisher=settings.FACTCHECK_ORG_NAME, external_id=desk_external_id(claim.pk)).first()
+    # Found by its source, not its publisher: the organisation may have been renamed since
+    # (a demo named for real), and the claim's entry is still this one.
+    entry = FactCheck.objects.select_for_update().filter(source=FactCheck.Source.DESK, external_id=desk_external_id(claim.pk)).first()
     if entry is None:
-        entry = FactCheck(publisher=settings.FACTCHECK_ORG_NAME, external_id=desk_external_id(claim.pk), **values)
+        entry = FactCheck(external_id=desk_external_id(claim.pk), **values)
     elif all(getattr(entry, name) == value for name, value in values.items()):
         return entry
     else:

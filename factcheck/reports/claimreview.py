@@ -3,7 +3,8 @@
 Pure functions over plain data: the selectors gather a verdict, its claim and every
 appearance of the claim's cluster; this module turns them into the document.
 
-The rating scale (README, "Exports"): ratingValue runs from worstRating 1 (False) to
+The rating scale (docs/exports.md): the organisation's (factcheck/publishing), which starts
+from the one below and an admin may relabel and renumber. ratingValue runs from worstRating 1 (False) to
 bestRating 5 (True). Misleading sits at 2 with Mostly false (what is said may be accurate,
 the impression it leaves is not); Unverifiable sits at 3 with Half true, meaning "neither
 shown true nor shown false". The alternateName (the desk's own word) is what tells ratings
@@ -15,11 +16,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factcheck.claims.models import Verdict
 from factcheck.claims.reviewed import claim_reviewed_default
-from factcheck.organisation import Organisation
+
+if TYPE_CHECKING:
+    from factcheck.publishing.models import Organisation
 
 R = Verdict.Rating
 
@@ -54,7 +57,7 @@ class Appearance:
     headline: str
     url: str
     published_at: datetime | None  # the article's own date, when known
-    seen_at: datetime  # its publication date, or when it was imported
+    seen_at: datetime  # its publication date, or when it was imported: for ordering only, never published
     outlet: str
     outlet_domain: str
 
@@ -94,6 +97,9 @@ class ReviewSource:
     # The verdict's claim reviewed, as the reviewer wrote it ("" on older revisions).
     claim_reviewed: str = ""
     quantities: tuple[str, ...] = ()  # the figures' texts the pipeline found in the sentence
+    # Set when an editor withdrew the published verdict (publishing.Withdrawal).
+    withdrawn_at: datetime | None = None
+    withdrawal_reason: str = ""
 
     @property
     def claim_reviewed_text(self) -> str:
@@ -151,18 +157,30 @@ def _citation(citation: Citation) -> dict[str, Any]:
     return node
 
 
+DEMO_DESCRIPTION = "A demo organisation: this fact check was published by a Factcheck installation that has not named its organisation yet."
+
+
+def _earliest_article_date(source: ReviewSource) -> datetime | None:
+    """When the claim was first published: its earliest appearance's own date (from the
+    article's metadata); None when no appearance has one: the import time is no such date."""
+    return min((item.published_at for item in source.appearances if item.published_at), default=None)
+
+
 def claimreview_document(source: ReviewSource, *, page_url: str, organisation: Organisation) -> dict[str, Any]:
     """The ClaimReview for a published verdict; `page_url` is the public verdict page."""
-    label = str(R(source.rating).label)
-    author: dict[str, Any] = {"@type": "Organization", "name": organisation.name, "url": organisation.url}
-    if organisation.logo:
-        author["logo"] = {"@type": "ImageObject", "url": organisation.logo}
+    label = organisation.rating_label(source.rating)
+    author: dict[str, Any] = {"@type": "Organization", "name": organisation.publisher, "url": organisation.url}
+    if organisation.logo_url:
+        author["logo"] = {"@type": "ImageObject", "url": organisation.logo_url}
+    if organisation.is_demo:
+        author["description"] = DEMO_DESCRIPTION
     claim: dict[str, Any] = {
         "@type": "Claim",
-        "datePublished": _iso(source.first_appearance.seen_at),
         "appearance": [_appearance(item) for item in source.appearances],
         "firstAppearance": _appearance(source.first_appearance),
     }
+    if (first_published := _earliest_article_date(source)) is not None:
+        claim["datePublished"] = _iso(first_published)
     if (claim_author := _claim_author(source)) is not None:
         claim["author"] = claim_author
     document: dict[str, Any] = {
@@ -177,7 +195,7 @@ def claimreview_document(source: ReviewSource, *, page_url: str, organisation: O
         "author": author,
         "reviewRating": {
             "@type": "Rating",
-            "ratingValue": RATING_VALUE[source.rating],
+            "ratingValue": organisation.rating_value(source.rating),
             "bestRating": BEST_RATING,
             "worstRating": WORST_RATING,
             "alternateName": label,

@@ -29,9 +29,3 @@ class CsvOptionsForm(forms.Form):
         empty_value=False,  # type: ignore[arg-type]  # any value is allowed at run time; the stubs say str | None
         error_messages={"invalid_choice": "bom must be 1 (start the file with a UTF-8 byte order mark) or 0."},
     )
-
-
-class FeedForm(forms.Form):
-    since = forms.DateTimeField(
-        required=False, error_messages={"invalid": "since must be an ISO 8601 date or date and time, e.g. 2026-01-31T12:00:00Z."},
-    )

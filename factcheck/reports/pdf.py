@@ -10,9 +10,9 @@ from django.utils.safestring import mark_safe
 from weasyprint import HTML
 
 from factcheck.claims.models import Verdict
-from factcheck.organisation import Organisation
+from factcheck.publishing.models import Organisation
 from factcheck.reports import charts
-from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, RATING_VALUE, WORST_RATING
+from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, WORST_RATING
 from factcheck.reports.selectors import ReportData
 
 
@@ -24,7 +24,7 @@ def css_string(text: str) -> str:
 
 def report_html(data: ReportData, *, organisation: Organisation, generated_by: str, generated_at: datetime | None = None) -> str:
     scale = [
-        (str(label), RATING_VALUE[value], RATING_MEANING[value]) for value, label in Verdict.Rating.choices
+        (str(label), organisation.rating_value(value), RATING_MEANING[value]) for value, label in Verdict.Rating.choices
     ]
     context = {
         "data": data,

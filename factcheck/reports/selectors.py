@@ -18,11 +18,10 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, DateTimeField, Exists, F, Func, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce, Concat, Left, TruncDate
-from django.http import Http404
 
-from factcheck.accounts.roles import Role, has_role
 from factcheck.claims.filters import claims_filtered, with_recency
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
+from factcheck.claims.selectors import ClaimCount
 from factcheck.factchecks.selectors import citations_for_claims
 from factcheck.reports.claimreview import Appearance, Citation, ReviewSource
 
@@ -70,7 +69,7 @@ _REVIEW_FIELDS = (
 )
 
 
-def _review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]]:
+def review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]]:
     return verdicts.values(
         *_REVIEW_FIELDS,
         sentence=F("claim__sentence"),
@@ -82,6 +81,8 @@ def _review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any
         article_id=F("claim__article_id"),
         article_author=F("claim__article__author"),
         outlet=F("claim__article__outlet__name"),
+        withdrawn_at=F("withdrawal__withdrawn_at"),
+        withdrawal_reason=F("withdrawal__reason"),
     )
 
 
@@ -144,7 +145,7 @@ def _citations_for(claim_ids: list[int]) -> dict[int, tuple[Citation, ...]]:
     }
 
 
-def _sources(rows: list[dict[str, Any]]) -> list[ReviewSource]:
+def review_sources_from_rows(rows: list[dict[str, Any]]) -> list[ReviewSource]:
     appearances = _appearances_for(rows)
     first_claims = _first_claims({row["cluster_key"] for row in rows if row["cluster_key"]})
     citations = _citations_for([row["claim_id"] for row in rows])
@@ -168,24 +169,10 @@ def _sources(rows: list[dict[str, Any]]) -> list[ReviewSource]:
                 appearances=listed, first_appearance=first, citations=citations.get(row["claim_id"], ()),
                 claim_reviewed=row["claim_reviewed"],
                 quantities=tuple(str(q.get("text") or "") for q in row["quantities"] or [] if isinstance(q, dict)),
+                withdrawn_at=row["withdrawn_at"], withdrawal_reason=row["withdrawal_reason"] or "",
             )
         )
     return sources
-
-
-def claimreview_visible(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return settings.FACTCHECK_PUBLIC_CLAIMREVIEW or has_role(user, Role.REVIEWER)
-
-
-def review_source_for(*, user: AbstractBaseUser | AnonymousUser, claim_id: int) -> ReviewSource:
-    """The access helper for a published verdict: 404 when there is none, or when the
-    ClaimReviews are not public and the user has no role."""
-    if not claimreview_visible(user):
-        raise Http404("No such fact check.")
-    try:
-        return review_source_for_claim(claim_id=claim_id)
-    except Verdict.DoesNotExist as exc:
-        raise Http404("No published verdict for this claim.") from exc
 
 
 def review_source_for_claim(*, claim_id: int) -> ReviewSource:
@@ -193,7 +180,7 @@ def review_source_for_claim(*, claim_id: int) -> ReviewSource:
     (the command line)."""
     key = Claim.objects.filter(pk=claim_id).values_list("cluster_key", flat=True).first()
     verdicts = published_verdicts().filter(claim__cluster_key=key) if key else published_verdicts().filter(claim_id=claim_id)
-    sources = _sources(list(_review_rows(verdicts)))
+    sources = review_sources_from_rows(list(review_rows(verdicts)))
     if not sources:
         raise Verdict.DoesNotExist(f"Claim {claim_id} does not exist or has no approved verdict.")
     return sources[0]
@@ -208,16 +195,16 @@ def review_source_for_verdict(*, verdict_id: int) -> ReviewSource:
 
 
 def review_sources(*, since: datetime | None = None, chunk: int | None = None) -> Iterator[ReviewSource]:
-    """Every published verdict, most recently approved last (a feed reader resumes with
-    `since`), read through a server-side cursor: one query for the verdicts, then two per
-    chunk for the appearances."""
-    verdicts = published_verdicts()
+    """Every published verdict in force (not withdrawn), most recently approved last (a feed
+    reader resumes with `since`), read through a server-side cursor: one query for the
+    verdicts, then two per chunk for the appearances."""
+    verdicts = published_verdicts().filter(withdrawal__isnull=True)
     if since is not None:
         verdicts = verdicts.filter(approved_at__gte=since)
     chunk = chunk or settings.FACTCHECK_EXPORT_CHUNK_ROWS
-    rows = _review_rows(verdicts.order_by("approved_at", "id")).iterator(chunk_size=chunk)
+    rows = review_rows(verdicts.order_by("approved_at", "id")).iterator(chunk_size=chunk)
     while batch := list(islice(rows, chunk)):
-        yield from _sources(batch)
+        yield from review_sources_from_rows(batch)
 
 
 # --- CSV -------------------------------------------------------------------------------------
@@ -321,7 +308,8 @@ class ReportVerdict:
 @dataclass
 class ReportData:
     scope: ReportScope
-    claims_found: int
+    claims_found: int  # claims (clusters of appearances, claims.selectors.ClaimCount)
+    appearances_found: int  # the same claims' appearances: one per article
     verdicts_published: int
     open_work: int
     dismissed: int
@@ -385,7 +373,10 @@ def report_data(*, scope: ReportScope, user: AbstractBaseUser | AnonymousUser) -
     """The report's figures and verdicts: claims found in the scope (by the article's date),
     verdicts published in it (by approval date) and, for each verdict, claim and evidence."""
     claims = _scope_claims(scope, user)
-    status_counts = dict(claims.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    # Claims, not appearances: a cluster's appearances share their status (the workflow moves
+    # them together), so each status counts each claim once.
+    by_status = list(claims.values_list("status").annotate(n=ClaimCount(), rows=Count("id")).values_list("status", "n", "rows"))
+    status_counts = {status: n for status, n, _rows in by_status}
     verdicts = list(
         _scope_verdicts(scope, user)
         .select_related("claim", "claim__article__outlet", "approved_by", "author")
@@ -423,6 +414,7 @@ def report_data(*, scope: ReportScope, user: AbstractBaseUser | AnonymousUser) -
     return ReportData(
         scope=scope,
         claims_found=sum(status_counts.values()),
+        appearances_found=sum(rows for _status, _n, rows in by_status),
         verdicts_published=len(verdicts),
         open_work=sum(status_counts.get(status, 0) for status in OPEN_STATUSES),
         dismissed=status_counts.get(Claim.Status.DISMISSED, 0),

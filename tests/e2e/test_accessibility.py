@@ -58,13 +58,15 @@ NOT_PAGES = {
     "runs:rerun": "a POST that redirects to the new run",
     "reports:claims_csv": "a CSV download",
     "reports:report_pdf": "a PDF download (refused: the report form)",
-    "factchecks:feed": "a JSON-LD feed",
-    "factchecks:jsonld": "a JSON-LD document",
     "learning:promote": "a POST that redirects to the models page",
     "learning:rollback": "a POST that redirects to the models page",
     "learning:refit": "a POST that redirects to the models page",
     "sources:poll": "a POST that redirects to the source",
     "sources:link_submit": "a POST that redirects to the link (refused: the paste-a-link page)",
+    "publishing:feed": "a JSON-LD feed",
+    "publishing:atom": "an Atom feed",
+    "publishing:withdraw": "a POST that redirects to the claim",
+    "publishing:jsonld": "a JSON-LD document",
 }
 # Pages a person reaches only through a form (a POST answered with a page), checked that way.
 REACHED_BY_FORM = {"claims:bulk": "the bulk action's confirmation, from the queue's bulk form"}
@@ -143,12 +145,14 @@ PAGES: dict[str, Callable[[World], str]] = {
     "library:import": lambda w: reverse("library:import"),
     "library:import_detail": lambda w: reverse("library:import_detail", args=[w.library_import.pk]),
     "reports:report": lambda w: reverse("reports:report"),
-    "factchecks:page": lambda w: reverse("factchecks:page", args=[w.published.pk]),
     "learning:versions": lambda w: reverse("learning:versions"),
     "sources:list": lambda w: reverse("sources:list"),
     "sources:detail": lambda w: reverse("sources:detail", args=[source_pages.a_source().pk]),
     "sources:link_new": lambda w: reverse("sources:link_new"),
     "sources:link_detail": lambda w: reverse("sources:link_detail", args=[source_pages.a_link().pk]),
+    "publishing:page": lambda w: reverse("publishing:page", args=[w.published.pk]),
+    "publishing:index": lambda w: reverse("publishing:index"),
+    "publishing:organisation": lambda w: reverse("publishing:organisation"),
 }
 
 

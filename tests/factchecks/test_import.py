@@ -219,7 +219,7 @@ def test_our_own_feed_imports_as_another_desk_would(reviewer, editor, settings, 
     publish(claim_in_article(sentence="ICE detained nearly 1,500 people in May."), author=reviewer, approver=editor)
     client = Client()
     assert client.login(username=editor.username, password=PERSONA_PASSWORD)
-    feed = b"".join(client.get(reverse("factchecks:feed")).streaming_content)  # type: ignore[attr-defined]
+    feed = b"".join(client.get(reverse("publishing:feed")).streaming_content)  # type: ignore[attr-defined]
     (tmp_path / "feed.jsonld").write_bytes(feed)
     assert "(ClaimReview JSON-LD) done: 1 rows read, 1 new" in run(str(tmp_path / "feed.jsonld"))
     imported = FactCheck.objects.get(source=FactCheck.Source.IMPORTED)

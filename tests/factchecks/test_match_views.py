@@ -136,6 +136,8 @@ def test_a_verdict_starts_from_a_confirmed_match_prefilled_then_edited(claim: Cl
     assert checked(form, "rating") == ["mostly_true"] and checked(form, "evidence") == [str(evidence.pk)]
     assert "PolitiFact checked this claim on 2024-06-01 and rated it “mostly-true”" in form and 'value="Checked before by PolitiFact"' in form
     assert 'id="verdict-start-from"' in page
+    # Started from the library, the verdict still reviews this claim, not the library's wording.
+    assert f'name="claim_reviewed" value="{SENTENCE}"' in form and match.factcheck.claim not in form.split('name="claim_reviewed"')[1][:200]
 
     response = client.post(reverse("claims:verdict", args=[claim.pk]), {
         "rating": "half_true", "headline": "Close, but the figure was 1,400", "explanation": "Edited after reading PolitiFact.", "evidence": [evidence.pk],
@@ -151,7 +153,7 @@ def test_a_page_asked_to_prefill_from_an_unconfirmed_or_foreign_match_is_unchang
 
 
 def jsonld(client: Client, claim: Claim) -> dict[str, Any]:
-    response = client.get(reverse("factchecks:jsonld", args=[claim.pk]))
+    response = client.get(reverse("publishing:jsonld", args=[claim.pk]))
     assert response.status_code == 200
     return response.json()
 
@@ -175,6 +177,7 @@ def test_claimreview_of_a_verdict_from_a_match_cites_the_earlier_factcheck(claim
         "datePublished": "2024-06-01",
         "description": "Rated “mostly-true”: ICE detained about 1,500 people in May",
     }]
+    assert document["claimReviewed"] == SENTENCE
     assert_valid_claimreview(document)
 
 

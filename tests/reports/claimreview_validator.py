@@ -5,6 +5,8 @@ Google's Fact Check (ClaimReview) structured data documentation lists:
     ClaimReview  required: claimReviewed, reviewRating, url
                  recommended: author, datePublished, itemReviewed
     Claim        recommended: appearance, author, datePublished, firstAppearance
+                 (here datePublished is the earliest appearance's own date, and absent
+                 exactly when no appearance has one)
     Rating       required: alternateName
                  recommended: bestRating, name, ratingValue, worstRating
 
@@ -160,14 +162,39 @@ def _check_node(node: dict[str, Any], path: str, problems: list[str]) -> None:
         if name not in node:
             problems.append(f"{path}: missing required property {name}")
     for name in RECOMMENDED.get(node_type, ()):
-        if name not in node:
+        if name not in node and not (node_type == "Claim" and name == "datePublished"):
             problems.append(f"{path}: missing recommended property {name}")
+    if node_type == "Claim":
+        _check_claim_date(node, path, problems)
     if node_type == "Rating":
         _check_rating(node, path, problems)
     if node_type == "Person" and not node.get("name"):
         problems.append(f"{path}: a Person needs a name")
     if _is_a(node_type, "Organization") and not node.get("name"):
         problems.append(f"{path}: an Organization needs a name")
+
+
+def _appearance_dates(claim: dict[str, Any]) -> list[datetime]:
+    found = []
+    for item in claim.get("appearance") or []:
+        if isinstance(item, dict) and _is_date(item.get("datePublished")):
+            found.append(datetime.fromisoformat(item["datePublished"]))
+    return found
+
+
+def _check_claim_date(claim: dict[str, Any], path: str, problems: list[str]) -> None:
+    """A Claim dates from its earliest appearance's own date; with none known it has no date
+    (an invented one, such as when the article was imported, is worse than none)."""
+    dates = _appearance_dates(claim)
+    stated = claim.get("datePublished")
+    if not dates:
+        if stated is not None:
+            problems.append(f"{path}.datePublished: {stated!r} though no appearance has a date of its own")
+        return
+    if stated is None:
+        problems.append(f"{path}: missing recommended property datePublished (its appearances have dates)")
+    elif _is_date(stated) and "T" in stated and datetime.fromisoformat(stated) != min(dates):
+        problems.append(f"{path}.datePublished: {stated} is not its earliest appearance's date {min(dates).isoformat()}")
 
 
 def _check_rating(rating: dict[str, Any], path: str, problems: list[str]) -> None:

@@ -1,6 +1,6 @@
 """The claim as checked (issue 15, item 6): a "claim reviewed" on the verdict, prefilled with
 the tidied sentence that never loses or cuts a figure, edited by the reviewer, used by the
-ClaimReview export and the CSV; and nothing is published while the organisation's URL is
+ClaimReview export and the CSV; and a fresh install publishes as a demo while the organisation's URL is
 unset or local.
 
 Personas: reviewer (drafts verdicts), editor (approves), outsider (no role: refused).
@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
-from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.models import Verdict
 from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS, claim_reviewed_default
-from factcheck.organisation import is_local_url
+from factcheck.publishing.services import is_local_url
 from tests.conftest import PERSONA_PASSWORD, SHARED_DATA, TEST_ORG_URL
 from tests.reports.claimreview_validator import assert_valid_claimreview
 from tests.reports.helpers import claim_in_article, publish
@@ -88,7 +88,20 @@ def test_no_sentence_loses_part_of_a_figure() -> None:
     [
         ("  ICE detained\n nearly 1,500   people. ", "ICE detained nearly 1,500 people."),
         ("“Make no mistake: ICE is going to keep doing this.”", "Make no mistake: ICE is going to keep doing this."),
-        ("He said \"the numbers are wrong and we will fight it", "He said the numbers are wrong and we will fight it"),
+        ("He said \"the numbers are wrong and we will fight it", "the numbers are wrong and we will fight it"),
+        # The quotation as said: the attribution lead-in or tail dropped, the marks balanced.
+        ("Lyons added, “Sanctuary does not mean safer streets.", "Sanctuary does not mean safer streets."),
+        ("Lyons added, “Sanctuary does not mean safer streets.”", "Sanctuary does not mean safer streets."),
+        ("“We will hire 1,500 more agents,” Lyons told the conservative talker.", "We will hire 1,500 more agents"),
+        ("It means more criminal aliens out and about the neighborhood.” he said.", "It means more criminal aliens out and about the neighborhood."),
+        # Words outside the quotation that say more than who spoke stay.
+        (
+            "The report called it “a disaster for 1,500 families” and the council agreed.",
+            "The report called it “a disaster for 1,500 families” and the council…",
+        ),
+        ("“A,” he said, “is not B at all for us.”", "“A,” he said, “is not B at all for us.”"),
+        # Apostrophes are not quotation marks.
+        ("“We’re going to, as you’ve heard, flood the zone,” he explained.", "We’re going to, as you’ve heard, flood the zone"),
         # Cut at a clause boundary (before the parenthesis), both figures whole.
         (
             "Quarterly profits at US media giant TimeWarner jumped 76% to $1.13bn (£600m) for the three months to December, from $639m.",
@@ -140,7 +153,7 @@ def test_verdict_form_starts_from_the_default_and_the_edit_is_exported(reviewer,
     assert f'name="claim_reviewed" value="{edited}"' in client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
 
     services.verdict_approve(verdict=verdict, actor=editor, expected_version=verdict.version)
-    response = client.get(reverse("factchecks:jsonld", args=[claim.pk]))
+    response = client.get(reverse("publishing:jsonld", args=[claim.pk]))
     document = json.loads(response.content)
     assert document["claimReviewed"] == edited
     assert_valid_claimreview(document)
@@ -155,46 +168,32 @@ def test_left_blank_the_default_is_stored(reviewer, editor) -> None:  # type: ig
     assert verdict.claim_reviewed == "…during which it detained nearly 1,500 people."
     # A revision written before the field existed: the export makes the same default.
     Verdict.objects.filter(pk=verdict.pk).update(claim_reviewed="")
-    document = json.loads(login(editor).get(reverse("factchecks:jsonld", args=[claim.pk])).content)
+    document = json.loads(login(editor).get(reverse("publishing:jsonld", args=[claim.pk])).content)
     assert document["claimReviewed"] == "…during which it detained nearly 1,500 people."
     assert_valid_claimreview(document)
 
 
-# --- Nothing is published without the organisation's URL -----------------------------------------
+# --- A fresh install publishes as a demo organisation --------------------------------------------
 
 
-@pytest.mark.parametrize("org_url", ["", "http://localhost:8000/", "http://127.0.0.1:8000/", "http://[::1]/", "http://desk.localhost/"])
-def test_approving_and_exports_refuse_without_a_public_organisation_url(org_url: str, settings, reviewer, editor) -> None:  # type: ignore[no-untyped-def]
-    published = claim_in_article(sentence="Boston has 4,000 fewer police officers than in 2010.", attribution="reported")
-    publish(published, author=reviewer, approver=editor)  # while the URL was set
+@pytest.mark.parametrize("org_url", ["", "http://localhost:8000/", "http://127.0.0.1:8000/", "http://[::1]/", "https://desk.example.org/"])
+def test_without_a_public_organisation_url_approving_publishes_as_a_demo(org_url: str, settings, reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_ORG_URL = org_url
     claim = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", attribution="reported")
     verdict = services.verdict_draft(claim=claim, actor=reviewer, rating="true", headline="Right", explanation="Yes.", force=True)
-    settings.FACTCHECK_ORG_URL = org_url
     client = login(editor)
-
     page = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
-    assert 'id="publishing-refusal"' in page and "FACTCHECK_ORG_URL" in page
-    response = client.post(reverse("claims:verdict-review", args=[verdict.pk]), {"decision": "approve", "version": verdict.version})
-    assert response.status_code == 400
-    assert "Publishing is not set up" in response.content.decode() and "FACTCHECK_ORG_URL" in response.content.decode()
-    verdict.refresh_from_db()
-    claim.refresh_from_db()
-    assert (verdict.status, claim.status) == (Verdict.Status.DRAFT, Claim.Status.DRAFTED)
-    assert not AuditEvent.objects.filter(object_type="claim", object_id=claim.pk, verb="verdict.approve").exists()
-
-    for url in (reverse("factchecks:jsonld", args=[published.pk]), reverse("factchecks:page", args=[published.pk]), reverse("factchecks:feed")):
-        refused = client.get(url)
-        assert refused.status_code == 503, url
-        assert "Publishing is not set up" in refused.content.decode() and "http://localhost" not in refused.content.decode().replace(org_url, "")
-    with pytest.raises(CommandError, match="FACTCHECK_ORG_URL"):
-        call_command("export_claimreview", "--all", "--base-url", "https://checks.example.org", stdout=StringIO())
-
-    # Set, it publishes.
-    settings.FACTCHECK_ORG_URL = "https://desk.example.org/"
-    assert 'id="publishing-refusal"' not in client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
+    assert page.count('id="demo-organisation"') == 1 and "FACTCHECK_ORG_URL" not in page
     assert client.post(reverse("claims:verdict-review", args=[verdict.pk]), {"decision": "approve", "version": verdict.version}).status_code == 302
     verdict.refresh_from_db()
     assert verdict.status == Verdict.Status.APPROVED
+
+    document = json.loads(Client().get(reverse("publishing:jsonld", args=[claim.pk])).content)
+    assert document["author"]["url"] == "https://factcheck.example.org/" and "demo organisation" in document["author"]["description"]
+    assert_valid_claimreview(document)
+    out = StringIO()
+    call_command("export_claimreview", "--all", "--base-url", "https://checks.example.org", stdout=out)
+    assert "demo organisation" in json.loads(out.getvalue())["author"]["description"]
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ from tests.reports.helpers import claim_in_article, cluster_of, publish
 pytestmark = pytest.mark.django_db
 
 QUOTE = "“We have nearly three dozen sanctuary cities that refuse to work with us,” Lyons said."
-ORG = {"FACTCHECK_ORG_NAME": "Boston Desk", "FACTCHECK_ORG_URL": "https://desk.example.org/", "FACTCHECK_ORG_LOGO": "https://desk.example.org/logo.png"}
+ORG = {"FACTCHECK_ORG_NAME": "Boston Desk", "FACTCHECK_ORG_URL": "https://desk.factcheck.test/", "FACTCHECK_ORG_LOGO": "https://desk.factcheck.test/logo.png"}
 
 
 def login(user: Any) -> Client:
@@ -39,7 +39,7 @@ def login(user: Any) -> Client:
 
 
 def jsonld(client: Client, claim: Claim) -> dict[str, Any]:
-    response = client.get(reverse("factchecks:jsonld", args=[claim.pk]))
+    response = client.get(reverse("publishing:jsonld", args=[claim.pk]))
     assert response.status_code == 200, response.content
     assert response["Content-Type"] == "application/ld+json; charset=utf-8"
     return json.loads(response.content)
@@ -77,8 +77,8 @@ def test_published_verdict_exports_a_valid_complete_claimreview(clustered_claim,
     assert document["url"] == page_url
     assert document["claimReviewed"] == "We have nearly three dozen sanctuary cities that refuse to work with us"
     assert document["author"] == {
-        "@type": "Organization", "name": "Boston Desk", "url": "https://desk.example.org/",
-        "logo": {"@type": "ImageObject", "url": "https://desk.example.org/logo.png"},
+        "@type": "Organization", "name": "Boston Desk", "url": "https://desk.factcheck.test/",
+        "logo": {"@type": "ImageObject", "url": "https://desk.factcheck.test/logo.png"},
     }
     verdict.refresh_from_db()
     assert document["datePublished"] == verdict.approved_at.isoformat(timespec="seconds")
@@ -160,10 +160,10 @@ def test_no_claimreview_before_approval(reviewer, editor) -> None:  # type: igno
     services.claim_assign(claim=claim, actor=reviewer, assignee=reviewer)
     verdict = services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="h", explanation="e")
     client = login(editor)
-    assert client.get(reverse("factchecks:jsonld", args=[claim.pk])).status_code == 404
+    assert client.get(reverse("publishing:jsonld", args=[claim.pk])).status_code == 404
     services.verdict_return(verdict=verdict, actor=editor, comment="Source?")
-    assert client.get(reverse("factchecks:page", args=[claim.pk])).status_code == 404
-    assert client.get(reverse("factchecks:jsonld", args=[999_999])).status_code == 404
+    assert client.get(reverse("publishing:page", args=[claim.pk])).status_code == 404
+    assert client.get(reverse("publishing:jsonld", args=[999_999])).status_code == 404
 
 
 # --- the page, access, and what an export does not do --------------------------------------------
@@ -173,7 +173,7 @@ def test_page_embeds_the_same_claimreview_safely(reviewer, editor) -> None:  # t
     claim = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", speaker="Todd Lyons", attribution="reported")
     publish(claim, author=reviewer, approver=editor, explanation="See </script><script>alert(1)</script> & the data.")
     client = login(reviewer)
-    response = client.get(reverse("factchecks:page", args=[claim.pk]))
+    response = client.get(reverse("publishing:page", args=[claim.pk]))
     assert response.status_code == 200
     html = response.content.decode()
     scripts = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, flags=re.S)
@@ -185,39 +185,33 @@ def test_page_embeds_the_same_claimreview_safely(reviewer, editor) -> None:  # t
     assert "Mostly false" in html and "ICE statistics" in html and "alert(1)</script>" not in html
 
 
-def test_access_by_persona_and_method(reviewer, editor, admin_user, outsider) -> None:  # type: ignore[no-untyped-def]
+def test_published_verdicts_are_public_and_nothing_else_is(reviewer, editor, admin_user, outsider) -> None:  # type: ignore[no-untyped-def]
     claim = claim_in_article(sentence="ICE detained nearly 1,500 people in May.")
     publish(claim, author=reviewer, approver=editor)
-    urls = [reverse("factchecks:jsonld", args=[claim.pk]), reverse("factchecks:page", args=[claim.pk])]
-    for user in (reviewer, editor, admin_user):
+    unpublished = claim_in_article(sentence="Boston has 4,000 fewer officers.")
+    urls = [reverse("publishing:jsonld", args=[claim.pk]), reverse("publishing:page", args=[claim.pk]), reverse("publishing:feed")]
+    for client in (login(reviewer), login(editor), login(admin_user), login(outsider), Client()):
         for url in urls:
-            assert login(user).get(url).status_code == 200
+            assert client.get(url).status_code == 200, url
+        assert client.get(reverse("publishing:jsonld", args=[unpublished.pk])).status_code == 404
+        assert client.get(reverse("publishing:page", args=[unpublished.pk])).status_code == 404
     for url in urls:
-        assert login(outsider).get(url).status_code == 404
-        anonymous = Client().get(url)
-        assert anonymous.status_code == 302 and anonymous["Location"].startswith("/login/")
         assert login(reviewer).post(url).status_code == 405
-    assert login(outsider).get(reverse("factchecks:feed")).status_code == 403
-    assert Client().get(reverse("factchecks:feed")).status_code == 302
+    # Nothing else opens up.
+    anonymous = Client()
+    assert anonymous.get(reverse("claims:detail", args=[claim.pk])).status_code == 302
+    assert anonymous.get(reverse("reports:claims_csv")).status_code == 302
     claim_page = login(reviewer).get(reverse("claims:detail", args=[claim.pk])).content.decode()
     assert f'href="{urls[1]}"' in claim_page and f'href="{urls[0]}"' in claim_page
 
 
-@override_settings(FACTCHECK_PUBLIC_CLAIMREVIEW=True, FACTCHECK_PUBLIC_BASE_URL="https://checks.example.org")
-def test_public_setting_opens_published_verdicts_only(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+def test_the_public_base_url_is_the_review_url(settings, reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_PUBLIC_BASE_URL = "https://checks.example.org"
     claim = claim_in_article(sentence="ICE detained nearly 1,500 people in May.")
     publish(claim, author=reviewer, approver=editor)
-    unpublished = claim_in_article(sentence="Boston has 4,000 fewer officers.")
-    anonymous = Client()
-    document = json.loads(anonymous.get(reverse("factchecks:jsonld", args=[claim.pk])).content)
+    document = json.loads(Client().get(reverse("publishing:jsonld", args=[claim.pk])).content)
     assert document["url"] == f"https://checks.example.org/factchecks/{claim.pk}/"
     assert_valid_claimreview(document)
-    assert anonymous.get(reverse("factchecks:page", args=[claim.pk])).status_code == 200
-    assert anonymous.get(reverse("factchecks:feed")).status_code == 200
-    assert anonymous.get(reverse("factchecks:jsonld", args=[unpublished.pk])).status_code == 404
-    # Nothing else opens up.
-    assert anonymous.get(reverse("claims:detail", args=[claim.pk])).status_code == 302
-    assert anonymous.get(reverse("reports:claims_csv")).status_code == 302
 
 
 def test_reading_exports_writes_nothing(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
@@ -226,9 +220,9 @@ def test_reading_exports_writes_nothing(reviewer, editor) -> None:  # type: igno
     claim.refresh_from_db()
     events = AuditEvent.objects.count()
     client = login(reviewer)
-    for name in ("factchecks:jsonld", "factchecks:page"):
+    for name in ("publishing:jsonld", "publishing:page"):
         client.get(reverse(name, args=[claim.pk]))
-    b"".join(client.get(reverse("factchecks:feed")).streaming_content)
+    b"".join(client.get(reverse("publishing:feed")).streaming_content)
     version = claim.version
     claim.refresh_from_db()
     assert (claim.version, AuditEvent.objects.count()) == (version, events)
@@ -238,7 +232,7 @@ def test_reading_exports_writes_nothing(reviewer, editor) -> None:  # type: igno
 
 
 def feed(client: Client, query: str = "") -> dict[str, Any]:
-    response = client.get(reverse("factchecks:feed") + query)
+    response = client.get(reverse("publishing:feed") + query)
     assert response.status_code == 200 and response.streaming
     return json.loads(b"".join(response.streaming_content))
 
@@ -271,7 +265,7 @@ def test_feed_since_and_bad_since(reviewer, editor) -> None:  # type: ignore[no-
     urls = [item["url"] for item in feed(client, "?since=2026-02-01")["@graph"]]
     assert urls == [f"http://testserver/factchecks/{new.pk}/"]
     assert len(feed(client, "?since=2026-01-01T00:00:00Z")["@graph"]) == 2
-    response = client.get(reverse("factchecks:feed") + "?since=last-week")
+    response = client.get(reverse("publishing:feed") + "?since=last-week")
     assert response.status_code == 400 and b"ISO 8601" in response.content
 
 
@@ -311,17 +305,20 @@ def test_organisation_settings_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> N
 VALID: dict[str, Any] = {
     "@context": "https://schema.org",
     "@type": "ClaimReview",
-    "url": "https://desk.example.org/factchecks/1/",
+    "url": "https://desk.factcheck.test/factchecks/1/",
     "claimReviewed": "ICE detained nearly 1,500 people in May",
     "datePublished": "2026-03-06T10:00:00+00:00",
-    "author": {"@type": "Organization", "name": "Boston Desk", "url": "https://desk.example.org/"},
+    "author": {"@type": "Organization", "name": "Boston Desk", "url": "https://desk.factcheck.test/"},
     "reviewRating": {"@type": "Rating", "ratingValue": 2, "bestRating": 5, "worstRating": 1, "alternateName": "Mostly false", "name": "Mostly false"},
     "itemReviewed": {
         "@type": "Claim",
         "author": {"@type": "Person", "name": "Todd Lyons", "jobTitle": "Acting ICE Director"},
-        "datePublished": "2026-03-04",
-        "appearance": [{"@type": "NewsArticle", "url": "https://herald.example/a", "headline": "A"}, "https://masslive.example/b"],
-        "firstAppearance": {"@type": "NewsArticle", "url": "https://herald.example/a", "headline": "A"},
+        "datePublished": "2026-03-04T09:30:00+00:00",
+        "appearance": [
+            {"@type": "NewsArticle", "url": "https://herald.example/a", "headline": "A", "datePublished": "2026-03-04T09:30:00+00:00"},
+            "https://masslive.example/b",
+        ],
+        "firstAppearance": {"@type": "NewsArticle", "url": "https://herald.example/a", "headline": "A", "datePublished": "2026-03-04T09:30:00+00:00"},
     },
 }
 
@@ -341,7 +338,7 @@ def mutate(path: str, value: Any) -> dict[str, Any]:
 
 
 def test_validator_accepts_the_reference_document() -> None:
-    assert claimreview_problems(VALID, page_url="https://desk.example.org/factchecks/1/") == []
+    assert claimreview_problems(VALID, page_url="https://desk.factcheck.test/factchecks/1/") == []
 
 
 @pytest.mark.parametrize(
@@ -358,6 +355,8 @@ def test_validator_accepts_the_reference_document() -> None:
         ("itemReviewed.firstAppearance", None, "missing recommended property firstAppearance"),
         ("itemReviewed.author", None, "missing recommended property author"),
         ("itemReviewed.datePublished", None, "missing recommended property datePublished"),
+        ("itemReviewed.datePublished", "2026-03-05T09:30:00+00:00", "is not its earliest appearance's date"),
+        ("itemReviewed.appearance", ["https://masslive.example/b"], "though no appearance has a date of its own"),
         ("reviewRating.ratingValue", None, "missing recommended property ratingValue"),
         ("reviewRating.bestRating", None, "missing recommended property bestRating"),
         ("reviewRating.worstRating", None, "missing recommended property worstRating"),

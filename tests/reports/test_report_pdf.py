@@ -16,6 +16,7 @@ from pypdf import PdfReader
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
+from factcheck.publishing.models import Organisation
 from factcheck.reports import charts
 from factcheck.reports.selectors import ReportScope, report_data
 from tests.conftest import PERSONA_PASSWORD
@@ -77,8 +78,8 @@ def desk(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyped-def]
     return claims
 
 
-@override_settings(FACTCHECK_ORG_NAME="Boston Desk")
 def test_period_report_has_cover_charts_and_every_verdict(desk, reviewer, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    Organisation.objects.filter(pk=1).update(name="Boston Desk")
     response = login(reviewer).get(PDF_URL + "?date_from=2026-03-01&date_to=2026-03-31")
     assert response.status_code == 200
     assert response["Content-Type"] == "application/pdf"
@@ -89,7 +90,7 @@ def test_period_report_has_cover_charts_and_every_verdict(desk, reviewer, tmp_pa
 
     # Cover: the scope and its figures (March: 4 published + draft + 3 new = 8 claims found).
     assert "Boston Desk" in text and "Verdict report" in text and "1 March 2026 – 31 March 2026" in text
-    assert re.search(r"8 claims found 4 verdicts published 1 claims in work now 0 claims dismissed", text), text[:600]
+    assert re.search(r"8 claims found in 8 appearances 4 verdicts published 1 claims in work now 0 claims dismissed", text), text[:600]
     assert "Misleading 1 2 The facts stated may be accurate" in text
     # Charts, drawn as SVG: titles, labels and counts are text in the PDF.
     for title in ("Verdicts by rating", "Claims found and checked over time", "Verdicts by outlet", "Verdicts by speaker"):
@@ -113,7 +114,7 @@ def test_saved_view_report(desk, reviewer) -> None:  # type: ignore[no-untyped-d
     assert "All time · saved view “Lyons claims”" in text
     assert "ICE's own figures say 1,100" in text and "No record of releases exists" in text and "January arrests did double" in text
     assert "Lowest since 2004" not in text and "A two-year total" not in text
-    assert re.search(r"4 claims found 3 verdicts published", text)
+    assert re.search(r"4 claims found in \d+ appearances? 3 verdicts published", text)
     # A view and a period together.
     text = flat(pdf_text(client.get(PDF_URL + f"?view={view.pk}&date_from=2026-03-01").content))
     assert "January arrests did double" not in text and "ICE's own figures say 1,100" in text
@@ -157,7 +158,7 @@ def test_scope_errors_limits_and_access(desk, reviewer, editor, admin_user, outs
 
 def test_empty_scope_renders_a_report_that_says_so(reviewer) -> None:  # type: ignore[no-untyped-def]
     text = flat(pdf_text(login(reviewer).get(PDF_URL + "?date_from=2025-01-01&date_to=2025-01-31").content))
-    assert "0 claims found 0 verdicts published" in text and "No verdict was published in this scope." in text
+    assert "0 claims found in 0 appearances 0 verdicts published" in text and "No verdict was published in this scope." in text
     assert "Nothing to show for this scope." in text
 
 

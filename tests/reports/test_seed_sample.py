@@ -14,6 +14,7 @@ from django.core.management import call_command
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import article_ingest
 from factcheck.claims.models import Claim, ClaimCluster
+from factcheck.claims.services import claim_reviewed_default_for
 from pipeline.local import SourceArticle, extract
 from pipeline.nlp.checkworthiness import load_scorer
 from tests.reports.claimreview_validator import assert_valid_claimreview
@@ -69,4 +70,9 @@ def test_seed_claim_exports_a_valid_claimreview(reviewer, editor) -> None:  # ty
     assert len(document["itemReviewed"]["appearance"]) == 3
     assert document["itemReviewed"]["author"]["name"] == "Todd Lyons"
     assert document["reviewRating"]["alternateName"] == "Unverifiable"
+    assert "’" in document["claimReviewed"] and "“" not in document["claimReviewed"]  # "We’re": an apostrophe, not a quote mark
+    # Issue 30's example: the quotation without its attribution lead-in, whichever mark the
+    # sentence splitter left.
+    sanctuary = [c for c in claims if "Sanctuary does not mean safer streets" in c.sentence]
+    assert sanctuary and {claim_reviewed_default_for(c) for c in sanctuary} == {"Sanctuary does not mean safer streets."}
     print(out.getvalue())

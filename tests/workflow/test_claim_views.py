@@ -66,10 +66,10 @@ def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, 
     cited = list(claim.evidence.values_list("pk", flat=True))
     services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="No", explanation="e", evidence_ids=cited)
     # A constant number of queries however many notes, sources and revisions: session, user,
-    # role, claim, appearances, notes, evidence, verdicts, cited evidence, timeline (+ the
-    # assignable users for an editor).
+    # role, claim, appearances, notes, evidence, verdicts, cited evidence, timeline, the
+    # organisation's demo banner (+ the assignable users for an editor).
     editor_client = logged_in(editor)
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(12):
         assert editor_client.get(reverse("claims:detail", args=[claim.pk])).status_code == 200
     client = logged_in(reviewer)
     with django_assert_max_num_queries(10):

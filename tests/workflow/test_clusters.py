@@ -97,7 +97,7 @@ def test_a_verdict_covers_every_appearance_with_the_clusters_notes_and_evidence(
         assert "A pledge, not yet a fact" in page and "Lyons said it on WBZ first." in page and "WBZ interview" in page
         assert "Published:" in page
         # The published page and its ClaimReview answer for every appearance, listing all three.
-        document = json.loads(logged_in(reviewer).get(reverse("factchecks:jsonld", args=[claim.pk])).content)
+        document = json.loads(logged_in(reviewer).get(reverse("publishing:jsonld", args=[claim.pk])).content)
         assert document["reviewRating"]["alternateName"] == "Unverifiable"
         assert len(document["itemReviewed"]["appearance"]) == 3
 
@@ -108,7 +108,7 @@ def test_a_verdict_covers_every_appearance_with_the_clusters_notes_and_evidence(
     assert len(rows) == 3
     assert {(row["verdict_rating"], row["published_rating"]) for row in rows} == {("Unverifiable", "Unverifiable")}
     # One ClaimReview in the feed for the one claim.
-    feed = json.loads(b"".join(logged_in(reviewer).get(reverse("factchecks:feed")).streaming_content))
+    feed = json.loads(b"".join(logged_in(reviewer).get(reverse("publishing:feed")).streaming_content))
     assert len(feed["@graph"]) == 1
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
 from factcheck.claims.models import Verdict
-from factcheck.organisation import PublishingNotConfigured, require_publishing
+from factcheck.publishing.selectors import organisation_current
 from factcheck.reports import selectors
 from factcheck.reports.claimreview import claimreview_document
 
@@ -25,20 +24,19 @@ class Command(BaseCommand):
         which.add_argument("--all", action="store_true", help="every published verdict, one JSON document per line")
         parser.add_argument(
             "--base-url", default="",
-            help="where the published pages live, e.g. https://factcheck.example.org (default: FACTCHECK_PUBLIC_BASE_URL)",
+            help="where the published pages live, e.g. https://factcheck.example.org (default: the organisation's public base URL)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        base = (options["base_url"] or settings.FACTCHECK_PUBLIC_BASE_URL).rstrip("/")
+        organisation = organisation_current()
+        base = (options["base_url"] or organisation.public_base_url).rstrip("/")
         if not base.startswith(("http://", "https://")):
-            raise CommandError("Give --base-url https://... (or set FACTCHECK_PUBLIC_BASE_URL): a ClaimReview's url must be absolute.")
-        try:
-            organisation = require_publishing()
-        except PublishingNotConfigured as refused:
-            raise CommandError(refused.message) from None
+            raise CommandError(
+                "Give --base-url https://... (or the organisation's public base URL on its admin page): a ClaimReview's url must be absolute."
+            )
 
         def document(source: selectors.ReviewSource) -> dict[str, Any]:
-            url = base + reverse("factchecks:page", args=[source.claim_id])
+            url = base + reverse("publishing:page", args=[source.claim_id])
             return claimreview_document(source, page_url=url, organisation=organisation)
 
         if options["all"]:
