@@ -5,8 +5,9 @@ on news that is most of what it finds ("Yukos filed for Chapter 11" -> "Nordstro
 Chapter 11"). This stage reads the parts of both claims and says how far they agree:
 
 - who: the names (runs of capitalised words and acronyms, not sentence-initial function
-  words), in both directions: a repeat names the same actors; a claim about another company
-  or another Stallone shares a name or two at most;
+  words), in both directions, as shares and as counts of names the other side lacks: a
+  repeat names the same actors; a claim about another company or another Stallone shares a
+  name or two at most;
 - what is said of them: the content words that are not names (the predicate and its
   objects), in both directions;
 - figures and periods: numbers with their scale (0.2%, $1.8bn, 300,000) and years; both
@@ -37,6 +38,8 @@ VERIFY_FEATURES = (
     "names_both_covered",
     "names_query_none",
     "names_check_none",
+    "names_query_missing",
+    "names_check_missing",
     "content_query_covered",
     "content_check_covered",
     "numbers_both",
@@ -167,6 +170,8 @@ def pair_features(claim: ClaimParts, check: ClaimParts, reranker_probability: fl
         min(names_query, names_check),
         float(not claim.names),
         float(not check.names),
+        float(min(len(claim.names - check.words), 5)),
+        float(min(len(check.names - claim.words), 5)),
         _covered(claim.content, check.words),
         _covered(check.content, claim.words),
         float(numbers_both),
