@@ -33,7 +33,7 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -68,11 +68,11 @@ class Group:
 
     texts: list[str] = field(default_factory=list)
     gold: list[set[str]] = field(default_factory=list)
-    dates: list[object] = field(default_factory=list)
+    dates: list[date | None] = field(default_factory=list)
     # Pairs known not to be the same claim although the gold says nothing (impostors' targets).
     names: list[str] = field(default_factory=list)
 
-    def add(self, name: str, text: str, gold: set[str], day: object = None) -> None:
+    def add(self, name: str, text: str, gold: set[str], day: date | None = None) -> None:
         self.names.append(name)
         self.texts.append(text)
         self.gold.append(gold)
@@ -249,7 +249,8 @@ def fit(data: Path, base_rate: float, out_dir: Path) -> Verifier:
         ],
     }
     metadata_path.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
-    print(f"verifier: {len(pairs.labels):,} pairs ({int(pairs.labels.sum())} same claim) of {offset:,} claims; training base rate {share:.4f}, assumed {base_rate}")
+    same = int(pairs.labels.sum())
+    print(f"verifier: {len(pairs.labels):,} pairs ({same} same claim) of {offset:,} claims; training base rate {share:.4f}, assumed {base_rate}")
     return verifier
 
 
@@ -273,7 +274,8 @@ def evaluate(data: Path, threshold: float) -> dict[str, object]:
     index, _, test = prepared(data)
     rng = np.random.default_rng(0)
     report: dict[str, object] = {}
-    for label, verifier in (("retrieval and re-rankers alone", None), ("with verification", Verifier.from_json(json.loads((ARTIFACT_DIR / VERIFIER_FILE).read_text())))):
+    shipped = Verifier.from_json(json.loads((ARTIFACT_DIR / VERIFIER_FILE).read_text(encoding="utf-8")))
+    for label, verifier in (("retrieval and re-rankers alone", None), ("with verification", shipped)):
         index.verifier = verifier
         repeats_badged: list[np.ndarray] = []
         for kind in ("tweets", "written"):

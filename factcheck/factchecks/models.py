@@ -104,9 +104,15 @@ class ClaimMatch(models.Model):
         CONFIRMED = "confirmed", "Confirmed"
         REJECTED = "rejected", "Rejected"
 
+    class Origin(models.TextChoices):
+        ENGINE = "engine", "Suggested by the matcher"
+        MANUAL = "manual", "Attached by a reviewer"
+
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="library_matches")
     factcheck = models.ForeignKey(FactCheck, on_delete=models.CASCADE, related_name="matches")
-    score = models.FloatField(help_text="The matcher's score; higher is closer.")
+    score = models.FloatField(help_text="The matcher's score; higher is closer (0 for a match a reviewer attached that the matcher never suggested).")
+    # A reviewer found it in the library by hand (services.claim_match_attach): the matcher missed it.
+    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.ENGINE, db_default=Origin.ENGINE)
     rank = models.PositiveSmallIntegerField(default=1, db_default=1, help_text="1 = the claim's best match.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SUGGESTED, db_default=Status.SUGGESTED)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

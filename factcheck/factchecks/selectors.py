@@ -12,8 +12,9 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
-from django.db.models import BooleanField, Case, Q, Value
+from django.db.models import BooleanField, Case, F, IntegerField, Q, QuerySet, Value
 from django.db.models import When as When_
 from django.db.models.functions import TruncDate
 from django.http import Http404
@@ -32,7 +33,8 @@ def claim_matches_for(*, claim: Claim) -> list[ClaimMatch]:
     order = {ClaimMatch.Status.CONFIRMED: 0, ClaimMatch.Status.SUGGESTED: 1, ClaimMatch.Status.REJECTED: 2}
     matches = list(ClaimMatch.objects.filter(claim=claim).select_related("factcheck", "decided_by", "claim__article"))
     for match in matches:
-        match.when = checked_when(checked_on=match.factcheck.published_on, claim_published_at=match.claim.article.published_at)
+        when = checked_when(checked_on=match.factcheck.published_on, claim_published_at=match.claim.article.published_at)
+        match.when = when  # type: ignore[attr-defined]
     return sorted(matches, key=lambda match: (order[ClaimMatch.Status(match.status)], match.rank, -match.score, match.pk))
 
 
@@ -191,3 +193,58 @@ def verdict_initial_from_match(*, match: ClaimMatch, evidence: list[Evidence], c
     from_factcheck = [item.pk for item in evidence if factcheck.url and item.url == factcheck.url]
     initial["evidence"] = list(dict.fromkeys([*current.get("evidence", []), *from_factcheck]))
     return initial
+
+
+# --- The library page ------------------------------------------------------------------------
+
+LIBRARY_PAGE_SIZE = 50
+
+
+def factcheck_publishers() -> list[str]:
+    return list(FactCheck.objects.order_by("publisher").values_list("publisher", flat=True).distinct())
+
+
+def factchecks_search(
+    *, text: str = "", publisher: str = "", rating: str = "", published_from: date | None = None, published_to: date | None = None
+) -> QuerySet[FactCheck]:
+    """The library filtered: full text over the claim, title and speaker (the `search` column's
+    index, web-search syntax), publisher, the publisher's rating words (contains) and the date
+    range; best text match first when there is a text, else newest first."""
+    found = FactCheck.objects.defer("metadata", "search")
+    if text.strip():
+        query = SearchQuery(text.strip(), search_type="websearch", config="english")
+        found = found.filter(search=query).annotate(rank=SearchRank(F("search"), query)).order_by("-rank", "-published_on", "-id")
+    if publisher:
+        found = found.filter(publisher=publisher)
+    if rating.strip():
+        found = found.filter(rating_text__icontains=rating.strip())
+    if published_from is not None:
+        found = found.filter(published_on__gte=published_from)
+    if published_to is not None:
+        found = found.filter(published_on__lte=published_to)
+    return found
+
+
+def factcheck_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> FactCheck:
+    """The access helper: the library is every role's to read; 404 for anyone without one."""
+    if not has_role(user, Role.REVIEWER):
+        raise Http404("No such fact-check.")
+    try:
+        return FactCheck.objects.get(pk=pk)
+    except FactCheck.DoesNotExist as exc:
+        raise Http404("No such fact-check.") from exc
+
+
+def factcheck_matches(*, factcheck: FactCheck) -> list[ClaimMatch]:
+    """The claims a fact-check was matched to, with the desk's decisions on them: confirmed
+    first, then suggested by score, rejected last."""
+    order = Case(
+        When_(status=ClaimMatch.Status.CONFIRMED, then=Value(0)), When_(status=ClaimMatch.Status.SUGGESTED, then=Value(1)), default=Value(2),
+        output_field=IntegerField(),
+    )
+    return list(
+        ClaimMatch.objects.filter(factcheck=factcheck)
+        .select_related("claim", "claim__article", "claim__article__outlet", "decided_by")
+        .annotate(status_order=order)
+        .order_by("status_order", "-score", "id")
+    )

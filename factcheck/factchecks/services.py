@@ -440,6 +440,40 @@ def claim_match_decide(*, match: ClaimMatch, actor: User, decision: str, expecte
     return locked
 
 
+@transaction.atomic
+def claim_match_attach(*, claim: Claim, factcheck: FactCheck, actor: User) -> ClaimMatch:
+    """A reviewer found the fact-check that checked this claim in the library by hand: the
+    match is stored as confirmed (a confirmation like any other, audited as
+    "claim_match.attach"). A match the matcher had suggested or a reviewer rejected becomes
+    confirmed; one already confirmed is left as it is; a new one is the matcher's miss
+    (origin "manual", score 0, ranked after the claim's other matches)."""
+    if not has_role(actor, Role.REVIEWER):
+        raise PermissionDenied("Attaching a fact-check needs the reviewer role.")
+    Claim.objects.select_for_update().filter(pk=claim.pk).first()  # one attach at a time per claim
+    existing = ClaimMatch.objects.select_for_update().filter(claim=claim, factcheck=factcheck).first()
+    if existing is not None and existing.status == ClaimMatch.Status.CONFIRMED:
+        return existing
+    now = timezone.now()
+    if existing is not None:
+        before = _match_state(existing)
+        existing.status, existing.decided_by, existing.decided_at = ClaimMatch.Status.CONFIRMED, actor, now
+        existing.version += 1
+        existing.full_clean(validate_unique=False, validate_constraints=False)
+        existing.save(update_fields=["status", "decided_by", "decided_at", "version", "updated_at"])
+        match = existing
+    else:
+        before = {"match": None, "factcheck": factcheck.pk, "match_status": None, "match_version": None}
+        last = ClaimMatch.objects.filter(claim=claim).order_by("-rank").values_list("rank", flat=True).first() or 0
+        match = ClaimMatch(
+            claim=claim, factcheck=factcheck, score=0.0, rank=min(last + 1, 32767), status=ClaimMatch.Status.CONFIRMED,
+            origin=ClaimMatch.Origin.MANUAL, decided_by=actor, decided_at=now,
+        )
+        match.full_clean(validate_constraints=False)
+        match.save()
+    audit_record(actor=actor, verb="claim_match.attach", object_type="claim", object_id=claim.pk, before=before, after=_match_state(match))
+    return match
+
+
 def claim_match_verdict_start(*, match: ClaimMatch, actor: User) -> Evidence | None:
     """Start a verdict from a confirmed match: the earlier fact-check becomes evidence on the
     claim (when it has an address; once, however often this is called), for the verdict form
