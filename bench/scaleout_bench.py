@@ -87,8 +87,10 @@ class StandaloneCluster:
     def _start(self, name: str, arguments: list[str]) -> subprocess.Popen[bytes]:
         logs = self.directory / "logs"
         logs.mkdir(parents=True, exist_ok=True)
+        from factcheck.runs import spark
+
         env = {
-            **os.environ,
+            **spark.job_environment(),
             "SPARK_LOCAL_IP": "127.0.0.1",
             "SPARK_LOCAL_DIRS": str(self.directory / "local"),
             "SPARK_LOG_DIR": str(logs),
@@ -114,14 +116,23 @@ class StandaloneCluster:
         while time.monotonic() < deadline:
             for process in self.processes:
                 if process.poll() is not None:
-                    raise RuntimeError(f"a Spark daemon exited ({process.returncode}) while {ready}; logs: {self.directory / 'logs'}")
+                    raise RuntimeError(f"a Spark daemon exited ({process.returncode}) while {ready}:\n{self.log_tails()}")
             try:
                 if check(self._state()):
                     return
             except OSError:
                 pass
             time.sleep(0.25)
-        raise RuntimeError(f"timed out while {ready}; logs: {self.directory / 'logs'}")
+        raise RuntimeError(f"timed out while {ready}:\n{self.log_tails()}")
+
+    def log_tails(self, lines: int = 15) -> str:
+        """The end of each daemon's log, for the error: the scratch directory that holds the
+        logs is removed when the bench ends, failure or not."""
+        tails = []
+        for log in sorted((self.directory / "logs").glob("*.log")):
+            tail = log.read_text(errors="replace").splitlines()[-lines:]
+            tails.append(f"--- {log.name} (last {len(tail)} lines)\n" + "\n".join(tail))
+        return "\n".join(tails) or "(no daemon logs)"
 
     def __enter__(self) -> StandaloneCluster:
         try:

@@ -154,6 +154,7 @@ INSTALLED_APPS = [
     "factcheck.claims",
     "factcheck.reports",
     "factcheck.factchecks",
+    "factcheck.learning",
     "rest_framework",
     "drf_spectacular",
     "factcheck.api",
@@ -283,6 +284,15 @@ FACTCHECK_BULK_TIME_LIMIT = env_int("FACTCHECK_BULK_TIME_LIMIT", 1900, minimum=1
 if FACTCHECK_BULK_TIME_LIMIT <= FACTCHECK_BULK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("FACTCHECK_BULK_TIME_LIMIT must be greater than FACTCHECK_BULK_SOFT_TIME_LIMIT")
 
+# --- Model versions refit from the desk's decisions (factcheck/learning) --------------------
+# Where refitted artifacts are written, one directory per version; the shipped versions live in
+# the repository (pipeline/models/). Shared by the web app, the workers and spark-submit's driver.
+FACTCHECK_MODEL_STORE = Path(env_str("FACTCHECK_MODEL_STORE", str(BASE_DIR / ".var" / "models")))
+FACTCHECK_REFIT_SOFT_TIME_LIMIT = env_int("FACTCHECK_REFIT_SOFT_TIME_LIMIT", 3600, minimum=1)
+FACTCHECK_REFIT_TIME_LIMIT = env_int("FACTCHECK_REFIT_TIME_LIMIT", 3900, minimum=1)
+if FACTCHECK_REFIT_TIME_LIMIT <= FACTCHECK_REFIT_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("FACTCHECK_REFIT_TIME_LIMIT must be greater than FACTCHECK_REFIT_SOFT_TIME_LIMIT")
+
 # --- Exports: ClaimReview, CSV, PDF reports --------------------------------------------------
 # The organisation that publishes the verdicts: the ClaimReview author.
 FACTCHECK_ORG_NAME = env_str("FACTCHECK_ORG_NAME", "Factcheck desk").strip()
@@ -407,7 +417,9 @@ if SPARK_TIME_LIMIT <= SPARK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("SPARK_TIME_LIMIT must be greater than SPARK_SOFT_TIME_LIMIT")
 # Redis re-delivers unacknowledged messages after this; it must exceed the longest hard limit
 # or a long Spark run (or import) would be delivered twice while still running.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(SPARK_TIME_LIMIT, FACTCHECK_IMPORT_TIME_LIMIT, FACTCHECK_BULK_TIME_LIMIT) + 600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": max(SPARK_TIME_LIMIT, FACTCHECK_IMPORT_TIME_LIMIT, FACTCHECK_BULK_TIME_LIMIT, FACTCHECK_REFIT_TIME_LIMIT) + 600
+}
 CELERY_TASK_ROUTES = {"factcheck.runs.tasks.run_pipeline": {"queue": CELERY_SPARK_QUEUE}}
 
 # --- Spark --------------------------------------------------------------------------------

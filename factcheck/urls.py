@@ -19,6 +19,7 @@ urlpatterns = [
     path("exports/", include("factcheck.reports.urls")),
     path("factchecks/", include("factcheck.reports.factcheck_urls")),
     path("library/", include("factcheck.factchecks.urls")),
+    path("learning/", include("factcheck.learning.urls")),
     path("api/v1/", include("factcheck.api.urls")),
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),

@@ -169,6 +169,8 @@ class ReapResult:
     factcheck_imports_sent: list[int] = field(default_factory=list)
     bulk_actions_sent: list[int] = field(default_factory=list)
     factcheck_matches_sent: list[int] = field(default_factory=list)
+    refits_sent: list[int] = field(default_factory=list)
+    refits_failed: list[int] = field(default_factory=list)
 
 
 def runs_reap() -> ReapResult:
@@ -181,11 +183,13 @@ def runs_reap() -> ReapResult:
        sent RESEND_SECONDS ago gets its message (again: a lost message is no loss);
     3. a queued import (of articles or fact-checks) or bulk action whose message could not be sent gets it;
     4. library fact-checks still to be matched against the queue whose message was not sent
-       (or was lost) get it.
+       (or was lost) get it;
+    5. a model refit whose message could not be sent gets it, and one whose worker died fails.
     """
     from factcheck.articles.services import import_batches_resend
     from factcheck.claims.services import bulk_actions_resend
     from factcheck.factchecks.services import factcheck_imports_resend, factchecks_match_resend
+    from factcheck.learning.services import refit_jobs_reap, refit_jobs_resend
 
     result = ReapResult()
     now = timezone.now()
@@ -219,6 +223,8 @@ def runs_reap() -> ReapResult:
     result.factcheck_imports_sent = factcheck_imports_resend()
     result.bulk_actions_sent = bulk_actions_resend()
     result.factcheck_matches_sent = factchecks_match_resend()
+    result.refits_failed = refit_jobs_reap()
+    result.refits_sent = refit_jobs_resend()
     if any(astuple(result)):
         logger.info("Reaper: %s", result)
     return result

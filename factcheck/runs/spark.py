@@ -146,7 +146,11 @@ def job_arguments(*, run_id: int) -> list[str]:
 
 
 def job_environment(**extra: str) -> dict[str, str]:
-    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", **extra}
+    # pyspark's bin/ scripts find Spark's home with the first `python3` on PATH: this one's
+    # directory goes first, or a shell without the virtualenv activated finds a Python without
+    # pyspark and the launch dies before it logs anything of use.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, "PYSPARK_PYTHON": sys.executable, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", **extra}
 
 
 def _die_with_parent() -> None:

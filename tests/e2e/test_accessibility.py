@@ -59,6 +59,9 @@ NOT_PAGES = {
     "reports:report_pdf": "a PDF download (refused: the report form)",
     "factchecks:feed": "a JSON-LD feed",
     "factchecks:jsonld": "a JSON-LD document",
+    "learning:promote": "a POST that redirects to the models page",
+    "learning:rollback": "a POST that redirects to the models page",
+    "learning:refit": "a POST that redirects to the models page",
 }
 # Pages a person reaches only through a form (a POST answered with a page), checked that way.
 REACHED_BY_FORM = {"claims:bulk": "the bulk action's confirmation, from the queue's bulk form"}
@@ -138,6 +141,7 @@ PAGES: dict[str, Callable[[World], str]] = {
     "library:import_detail": lambda w: reverse("library:import_detail", args=[w.library_import.pk]),
     "reports:report": lambda w: reverse("reports:report"),
     "factchecks:page": lambda w: reverse("factchecks:page", args=[w.published.pk]),
+    "learning:versions": lambda w: reverse("learning:versions"),
 }
 
 

@@ -13,7 +13,7 @@ from factcheck.articles.models import ImportBatch
 from factcheck.claims.models import Claim
 from factcheck.progress import time_left_words
 from factcheck.runs.models import PipelineRun
-from factcheck.runs.selectors import run_progress
+from factcheck.runs.selectors import fit_stage_cost, run_progress
 from tests.web.test_queue import logged_in, shown_ids
 from tests.workflow.factories import make_claim
 
@@ -51,21 +51,70 @@ def test_the_estimate_waits_for_a_rate_then_divides_what_is_left_by_it() -> None
 def test_later_stages_are_estimated_from_the_last_finished_runs_time_per_article() -> None:
     reference_run()
     progress = run_progress(run=extracting(done=300, seconds_in=60), now=NOW)
-    # This run extracts at 5 articles/s, as fast as the reference did (100 s for 500): the
-    # stages after take what they took it per article (40 s for 1000), after 140 s of extraction.
+    # The reference ran 500 articles: clustering and the merge took it 10 s each, 40 s for this
+    # run's 1000 (it never matched: no library, nothing to wait for), after 140 s of extraction.
     assert progress.seconds_left == pytest.approx(180)
     assert (progress.time_left, progress.has_reference) == ("about 3 minutes left", True)
-    assert progress.percent == 28  # (5 + 0.3 * 100) of 125 seconds
+    assert progress.percent == 26  # (5 + 0.3 * 200) of the 245 seconds expected of 1000 articles
 
     slower = run_progress(run=extracting(done=150, seconds_in=60), now=NOW)
-    # Half as fast: 340 s of extraction left, and the later stages take twice as long too.
-    assert slower.seconds_left == pytest.approx(340 + 80)
+    assert slower.seconds_left == pytest.approx(340 + 40)
 
     clustering = PipelineRun.objects.create(
         status=PipelineRun.Status.RUNNING, stage="clustering", articles_count=1000, articles_done=1000,
         stage_started_at=NOW - timedelta(seconds=5),
     )
     assert run_progress(run=clustering, now=NOW).seconds_left == pytest.approx(20 - 5 + 20)
+
+
+def finished(articles: int, **timings: float) -> PipelineRun:
+    return PipelineRun.objects.create(
+        status=PipelineRun.Status.SUCCEEDED, stage="done", articles_count=articles, finished_at=NOW - timedelta(hours=1), timings=timings,
+    )
+
+
+def starting(articles: int, *, seconds_in: float = 2) -> PipelineRun:
+    return PipelineRun.objects.create(
+        status=PipelineRun.Status.RUNNING, stage="submitting", articles_count=articles, stage_started_at=NOW - timedelta(seconds=seconds_in),
+    )
+
+
+def test_sparks_start_is_a_fixed_cost_and_a_cost_seen_at_one_size_only_is_not_stretched_far() -> None:
+    # The seeds' run (3 articles) is the only one finished: its start says what a start takes,
+    # but its seconds per article say nothing of a 2,225-article run's (they are mostly fixed costs).
+    finished(3, spark_start=9.0, extract=2.0, cluster=0.5, load=0.3, match=1.0)
+    bbc = run_progress(run=starting(2225), now=NOW)
+    assert (bbc.time_left, bbc.has_reference, bbc.percent) == ("estimating", False, 0)
+    # A run of the same size is estimated: 7 s of the start left, then 3.8 s.
+    assert run_progress(run=starting(3), now=NOW).seconds_left == pytest.approx(7 + 3.8)
+
+
+def test_runs_of_two_sizes_give_each_stage_a_fixed_part_and_a_part_per_article() -> None:
+    finished(3, spark_start=9.0, extract=2.0, cluster=0.5, load=0.3, match=1.0)
+    finished(2225, spark_start=10.0, extract=30.0, cluster=4.0, load=3.0, match=6.0)
+    bbc = run_progress(run=starting(2225), now=NOW)
+    # The start's median (9.5 s) less the 2 s spent, then what the BBC run took.
+    assert bbc.seconds_left == pytest.approx(7.5 + 43, abs=0.01)
+    assert bbc.has_reference
+    # A 2-article run is not "almost done" at its start: Spark's start and each stage's fixed part remain.
+    small = run_progress(run=starting(2), now=NOW)
+    assert small.seconds_left == pytest.approx(7.5 + 3.8, abs=0.1)
+    assert small.time_left == "under a minute left"
+
+
+@pytest.mark.parametrize(
+    ("points", "fixed", "per_article"),
+    [
+        ([(100, 12.0), (1000, 102.0)], 2.0, 0.1),
+        ([(100, 50.0), (1000, 40.0)], 45.0, 0.0),  # slower on less: no part per article
+        ([(100, 1.0), (1000, 100.0)], 0.0, 100_100 / 1_010_000),  # no negative fixed part: through 0
+    ],
+)
+def test_a_stage_cost_is_a_line_with_no_negative_part(points: list[tuple[int, float]], fixed: float, per_article: float) -> None:
+    cost = fit_stage_cost(points, fixed_only=False)
+    assert cost is not None
+    assert (cost.fixed, cost.per_article) == (pytest.approx(fixed), pytest.approx(per_article))
+    assert cost.seconds(20_000) is None  # 20 times the largest run measured: not extrapolated
 
 
 def test_a_stage_without_counts_and_no_finished_run_says_estimating() -> None:
