@@ -67,14 +67,17 @@ def _engine() -> Any:
 
 
 def match_claims_against(
-    factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, candidates: int, min_score: float
+    factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, candidates: int, min_score: float, artifact_dir: str = ""
 ) -> list[MatchRow]:
     """Each claim's best `top` fact-checks among `factchecks` scoring at least `min_score`,
-    best first, ranked 1..top, with `candidates` BM25 candidates re-ranked per claim. Empty when the engine is not installed."""
+    best first, ranked 1..top, with `candidates` BM25 candidates re-ranked per claim, by the
+    artifact in `artifact_dir` (the active matching version's; "" the shipped one). Empty
+    when the engine is not installed."""
     if not factchecks or not claims or not engine_available():
         return []
     engine = _engine()
-    index = engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], config=engine.MatchConfig(candidates=candidates))
+    artifact = engine.read_artifact(artifact_dir) if artifact_dir else None
+    index = engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], artifact, config=engine.MatchConfig(candidates=candidates))
     own = {entry.id: entry.own_claim_id for entry in factchecks if entry.own_claim_id is not None}
     # One more candidate than kept: a claim's own verdict, when in the library, is dropped.
     results = index.match([claim.text for claim in claims], top + 1 if own else top, [claim.date for claim in claims], min_score)

@@ -36,9 +36,12 @@ from factcheck.claims.models import Claim, Evidence
 from factcheck.claims.services import evidence_add
 from factcheck.factchecks.library import factchecks_match_send
 from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_claims_against
-from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
+from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport, MatchDecision
 from factcheck.factchecks.readers import HEAD_BYTES, detect_layout, read_factcheck_rows
 from factcheck.factchecks.rows import PreparedFactCheck, prepare_factcheck
+from factcheck.learning.models import ModelKind
+from factcheck.learning.selectors import active_version
+from factcheck.learning.services import model_store_path
 from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.match_store import UPSERT_CLAIM_MATCHES
 
@@ -296,6 +299,13 @@ def factcheck_imports_resend() -> list[int]:
 MATCHED_STATUSES = [status for status in Claim.Status.values if status not in {Claim.Status.APPROVED, Claim.Status.DISMISSED}]
 
 
+def active_matching_artifact_dir() -> str:
+    """The active matching version's artifact directory ("" for the shipped one): what the web
+    app's matching scores with, as the Spark job does (pipeline/sql/read_matching_artifact.sql)."""
+    where = model_store_path(active_version(ModelKind.MATCHING))
+    return str(where) if where is not None else ""
+
+
 def library_entries() -> list[LibraryEntry]:
     """The whole library as the matching engine reads it."""
     rows = FactCheck.objects.values_list(
@@ -370,7 +380,7 @@ def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
         return 0
     rows = match_claims_against(
         library_entries(), _queued_claims(), top=settings.FACTCHECK_MATCH_TOP, candidates=settings.FACTCHECK_MATCH_CANDIDATES,
-        min_score=settings.FACTCHECK_MATCH_MIN_SCORE,
+        min_score=settings.FACTCHECK_MATCH_MIN_SCORE, artifact_dir=active_matching_artifact_dir(),
     )
     written = claim_matches_store(_rows_of_claims_matched_to(rows, set(pending)))
     with connection.cursor() as cursor:
@@ -406,6 +416,18 @@ def _match_state(match: ClaimMatch) -> dict[str, Any]:
     return {"match": match.pk, "factcheck": match.factcheck_id, "match_status": match.status, "match_version": match.version}
 
 
+def _decision_label(*, match: ClaimMatch, decision: str, actor: User) -> MatchDecision:
+    """The decision as a label for the matcher's refits (factchecks.refit), with the matching
+    model version active now: the one whose suggestion the reviewer was shown."""
+    label = MatchDecision(
+        claim_id=match.claim_id, factcheck_id=match.factcheck_id, decision=decision, same_claim=decision != MatchDecision.Decision.REJECTED,
+        score=match.score, model_version=active_version(ModelKind.MATCHING), decided_by=actor, decided_at=match.decided_at or timezone.now(),
+    )
+    label.full_clean()
+    label.save()
+    return label
+
+
 @transaction.atomic
 def claim_match_decide(*, match: ClaimMatch, actor: User, decision: str, expected_version: int | None = None) -> ClaimMatch:
     """A reviewer confirms (the fact-check did check this claim) or rejects a match. Deciding
@@ -436,6 +458,7 @@ def claim_match_decide(*, match: ClaimMatch, actor: User, decision: str, expecte
         actor=actor, verb="claim_match.confirm" if decision == ClaimMatch.Status.CONFIRMED else "claim_match.reject",
         object_type="claim", object_id=locked.claim_id, before=before, after=_match_state(locked),
     )
+    _decision_label(match=locked, decision=decision, actor=actor)
     match.status, match.version, match.decided_by, match.decided_at = locked.status, locked.version, locked.decided_by, locked.decided_at
     return locked
 
@@ -471,6 +494,7 @@ def claim_match_attach(*, claim: Claim, factcheck: FactCheck, actor: User) -> Cl
         match.full_clean(validate_constraints=False)
         match.save()
     audit_record(actor=actor, verb="claim_match.attach", object_type="claim", object_id=claim.pk, before=before, after=_match_state(match))
+    _decision_label(match=match, decision=MatchDecision.Decision.ATTACHED, actor=actor)
     return match
 
 

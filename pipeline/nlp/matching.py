@@ -181,6 +181,14 @@ def default_artifact_dir() -> Path:
     return Path(str(resources.files("pipeline").joinpath(*ARTIFACT_PACKAGE_PATH)))
 
 
+def model_store_root() -> Path:
+    """Where refitted model versions live: FACTCHECK_MODEL_STORE, else .var/models in the
+    checkout (the web app's settings.FACTCHECK_MODEL_STORE reads the same variable with the
+    same default)."""
+    value = os.environ.get("FACTCHECK_MODEL_STORE", "").strip()
+    return Path(value) if value else Path(__file__).resolve().parents[2] / ".var" / "models"
+
+
 def read_artifact(directory: str | Path | None = None, *, embedding_only: bool = False) -> Artifact:
     """The artifact's files (through importlib.resources by default, so it also loads from
     the zip spark-submit ships); `embedding_only` for training, before re-rankers exist."""

@@ -44,7 +44,7 @@ class WordOverlapIndex:
         self.entries = entries
 
     @classmethod
-    def build(cls, entries: Iterable[Mapping[str, str]], config: StandInConfig | None = None) -> WordOverlapIndex:
+    def build(cls, entries: Iterable[Mapping[str, str]], artifact: object = None, config: StandInConfig | None = None) -> WordOverlapIndex:
         index = cls(list(entries))
         cls.built.append(index.entries)
         cls.configs.append(config or StandInConfig())
