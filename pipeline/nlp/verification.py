@@ -58,9 +58,10 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _SPELLED = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "half": 0.5, "twice": 2}
+_SPELLED_WORD = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b")
 _SCALE = {"bn": 1e9, "billion": 1e9, "m": 1e6, "million": 1e6, "k": 1e3, "thousand": 1e3, "trillion": 1e12, "tn": 1e12}
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)s?\b")
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|denie[sd]|deny|false(?:ly)?)\b|n't\b", re.IGNORECASE)
+_NEGATION_WORDS = frozenset("not no never none nobody nothing neither nor without cannot denies denied deny false falsely".split())
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Capitalised words that name nobody: sentence openers, titles, months and days, the words a
 # check's own phrasing starts with ("Says", "Photograph shows").
@@ -95,6 +96,7 @@ class ClaimParts:
     negated: bool
 
 
+@lru_cache(maxsize=300_000)
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -122,7 +124,9 @@ def claim_parts(text: str) -> ClaimParts:
         for word in _TOKEN.findall(match.group(0).lower()):
             if word not in _NOT_NAMES and not word.isdigit() and len(word) > 1:
                 names.add(_stem(word))
-    words = {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _STOP and not w.isdigit()}
+    lower = text.lower()
+    tokens = _TOKEN.findall(lower)
+    words = {_stem(w) for w in tokens if w not in _STOP and not w.isdigit()}
     years = {int(m.group(1)) for m in _YEAR.finditer(text)}
     numbers: set[float] = set()
     for match in _NUMBER.finditer(text):
@@ -132,17 +136,15 @@ def claim_parts(text: str) -> ClaimParts:
         value = _number(digits, unit)
         if value is not None:
             numbers.add(value)
-    lower = text.lower()
-    for word, value in _SPELLED.items():
-        if re.search(rf"\b{word}\b", lower) and not numbers:
-            numbers.add(float(value))
+    if not numbers:
+        numbers.update(float(_SPELLED[word]) for word in _SPELLED_WORD.findall(lower))
     return ClaimParts(
         names=frozenset(names),
         content=frozenset(words - names),
         words=frozenset(words),
         numbers=frozenset(numbers),
         years=frozenset(years),
-        negated=bool(_NEGATION.search(text)),
+        negated="n't" in lower or not _NEGATION_WORDS.isdisjoint(tokens),
     )
 
 
@@ -154,17 +156,16 @@ def _numbers_agree(left: frozenset[float], right: frozenset[float]) -> bool:
     return any(abs(a - b) <= 0.01 * max(abs(a), abs(b), 1e-9) for a in left for b in right)
 
 
-def pair_features(claim: ClaimParts, check: ClaimParts, reranker_probability: float, embedding_cosine: float, char_cosine: float) -> list[float]:
+def pair_features(claim: ClaimParts, check: ClaimParts, reranker_logit: float, embedding_cosine: float, char_cosine: float) -> list[float]:
     """VERIFY_FEATURES of one (claim, check) pair; names are matched against every word of the
     other side (a name may be written in lower case there, or be part of a longer name)."""
-    probability = min(max(reranker_probability, 1e-6), 1 - 1e-6)
     names_query = _covered(claim.names, check.words)
     names_check = _covered(check.names, claim.words)
     numbers_both = bool(claim.numbers and check.numbers)
     agree = numbers_both and _numbers_agree(claim.numbers, check.numbers)
     years_both = bool(claim.years and check.years)
     return [
-        float(np.log(probability / (1 - probability))),
+        reranker_logit,
         names_query,
         names_check,
         min(names_query, names_check),
@@ -254,8 +255,10 @@ def features_matrix(
 ) -> np.ndarray:
     """VERIFY_FEATURES for aligned pairs (claim text, check text, the re-ranker's probability,
     the claim-embedding cosine, the character n-gram cosine)."""
+    probability = np.clip(np.asarray(reranker, np.float64), 1e-6, 1 - 1e-6)
+    logits = np.log(probability / (1 - probability)).tolist()
     rows = [
-        pair_features(claim_parts(claim), claim_parts(check), float(p), float(e), float(c))
-        for claim, check, p, e, c in zip(claims, checks, reranker, embedding, chars, strict=True)
+        pair_features(claim_parts(claim), claim_parts(check), z, e, c)
+        for claim, check, z, e, c in zip(claims, checks, logits, np.asarray(embedding).tolist(), np.asarray(chars).tolist(), strict=True)
     ]
     return np.asarray(rows, np.float64).reshape(len(rows), len(VERIFY_FEATURES))
