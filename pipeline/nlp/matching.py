@@ -677,11 +677,11 @@ class MatchIndex:
         """(which pairs were kept: each text's `depth` best by the re-rankers, in pair order;
         their VERIFY_FEATURES)."""
         raw = self.probability(matrix)
-        keep_parts: list[np.ndarray] = []
-        for start, stop in _runs(q_rows):
-            order = np.lexsort((d_rows[start:stop], -raw[start:stop]))[:depth]
-            keep_parts.append(start + np.sort(order))
-        keep = np.concatenate(keep_parts) if keep_parts else np.zeros(0, np.int64)
+        # Within each text's run of pairs: best first, ties by library order; keep the first `depth`.
+        order = np.lexsort((d_rows, -raw, q_rows))
+        starts = np.r_[0, np.flatnonzero(np.diff(q_rows[order])) + 1]
+        place = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        keep = np.sort(order[place < depth])
         claims = [texts[i] for i in q_rows[keep]]
         checks = [self.counts.claims[i] for i in d_rows[keep]]
         embedding = matrix[keep, FEATURES.index("embedding_cosine_claim")]
