@@ -32,9 +32,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from factcheck.factchecks.models import MatchDecision
-from factcheck.factchecks.services import active_matching_artifact_dir, library_entries
+from factcheck.factchecks.services import active_matching_artifact_dir, active_matching_version, library_entries
 from factcheck.learning.models import ModelKind, ModelVersion
-from factcheck.learning.selectors import active_version
 from factcheck.learning.services import model_version_register
 
 MIN_DECISIONS = 20  # scored pairs, both kinds, before a refit means anything
@@ -106,7 +105,7 @@ def matching_refit(*, by: User | None) -> ModelVersion:
     from pipeline.nlp.matching import VERIFIER_FILE, MatchConfig, MatchIndex, read_artifact
     from pipeline.nlp.verification import Verifier
 
-    active = active_version(ModelKind.MATCHING)
+    active = active_matching_version()
     artifact = read_artifact(active_matching_artifact_dir() or None)
     if VERIFIER_FILE not in artifact.files:
         raise ValidationError("The active matching version has no verifier to refit.")

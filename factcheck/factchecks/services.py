@@ -39,7 +39,7 @@ from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, eng
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport, MatchDecision
 from factcheck.factchecks.readers import HEAD_BYTES, detect_layout, read_factcheck_rows
 from factcheck.factchecks.rows import PreparedFactCheck, prepare_factcheck
-from factcheck.learning.models import ModelKind
+from factcheck.learning.models import ModelKind, ModelVersion
 from factcheck.learning.selectors import active_version
 from factcheck.learning.services import model_store_path
 from factcheck.queueing import queued_row_send, queued_rows_resend
@@ -299,10 +299,24 @@ def factcheck_imports_resend() -> list[int]:
 MATCHED_STATUSES = [status for status in Claim.Status.values if status not in {Claim.Status.APPROVED, Claim.Status.DISMISSED}]
 
 
+def active_matching_version() -> ModelVersion:
+    """The matching version that scores now. The learning app's data migration creates the
+    shipped one active; a database that lost that row (a test's flush of every table) gets it
+    back rather than failing every decision and every re-match."""
+    try:
+        return active_version(ModelKind.MATCHING)
+    except ModelVersion.DoesNotExist:
+        version, _ = ModelVersion.objects.get_or_create(
+            kind=ModelKind.MATCHING, label="shipped",
+            defaults={"state": ModelVersion.State.ACTIVE, "promoted_at": timezone.now(), "notes": "The model shipped with this release."},
+        )
+        return version
+
+
 def active_matching_artifact_dir() -> str:
     """The active matching version's artifact directory ("" for the shipped one): what the web
     app's matching scores with, as the Spark job does (pipeline/sql/read_matching_artifact.sql)."""
-    where = model_store_path(active_version(ModelKind.MATCHING))
+    where = model_store_path(active_matching_version())
     return str(where) if where is not None else ""
 
 
@@ -421,7 +435,7 @@ def _decision_label(*, match: ClaimMatch, decision: str, actor: User) -> MatchDe
     model version active now: the one whose suggestion the reviewer was shown."""
     label = MatchDecision(
         claim_id=match.claim_id, factcheck_id=match.factcheck_id, decision=decision, same_claim=decision != MatchDecision.Decision.REJECTED,
-        score=match.score, model_version=active_version(ModelKind.MATCHING), decided_by=actor, decided_at=match.decided_at or timezone.now(),
+        score=match.score, model_version=active_matching_version(), decided_by=actor, decided_at=match.decided_at or timezone.now(),
     )
     label.full_clean()
     label.save()
