@@ -11,6 +11,8 @@ disk in full before the login form even looks at it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -21,25 +23,42 @@ from factcheck.accounts.roles import Role, has_role
 MULTIPART_OVERHEAD_BYTES = 1024 * 1024
 
 
+@dataclass(frozen=True)
+class BodyLimits:
+    """The three body limits, in bytes: what this middleware enforces by Content-Length and
+    what the front nginx enforces before reading a byte (scripts/serve.sh renders them into
+    scripts/nginx.conf.template: `anonymous` on every path without a session cookie,
+    `signed_in` on every other path, `upload` only on the upload pages, and there only once
+    the app said the user may import)."""
+
+    anonymous: int
+    signed_in: int
+    upload: int
+
+
+def body_limits() -> BodyLimits:
+    return BodyLimits(
+        anonymous=int(settings.FACTCHECK_ANONYMOUS_MAX_BODY_BYTES),
+        signed_in=int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE) + MULTIPART_OVERHEAD_BYTES,
+        upload=int(settings.FACTCHECK_UPLOAD_MAX_BYTES) + MULTIPART_OVERHEAD_BYTES,
+    )
+
+
+def may_upload(user: Any) -> bool:
+    """Who may send an upload-sized body: those who may import (admins)."""
+    return bool(user.is_authenticated and has_role(user, Role.ADMIN))
+
+
 def request_body_limit(request: HttpRequest) -> int:
     """The most bytes of body this request may send: a little for anonymous requests (the
     login forms), DATA_UPLOAD_MAX_MEMORY_SIZE for signed-in ones, and the upload limit for
     multipart bodies from those who may import (admins)."""
+    limits = body_limits()
     if not request.user.is_authenticated:
-        return int(settings.FACTCHECK_ANONYMOUS_MAX_BODY_BYTES)
-    if request.content_type == "multipart/form-data" and has_role(request.user, Role.ADMIN):
-        return int(settings.FACTCHECK_UPLOAD_MAX_BYTES) + MULTIPART_OVERHEAD_BYTES
-    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE) + MULTIPART_OVERHEAD_BYTES
-
-
-def largest_body_limit() -> int:
-    """The largest body any request may send: the front proxy's client_max_body_size
-    (scripts/nginx.conf.template), so that this middleware, not nginx, answers each limit."""
-    return max(
-        int(settings.FACTCHECK_ANONYMOUS_MAX_BODY_BYTES),
-        int(settings.FACTCHECK_UPLOAD_MAX_BYTES) + MULTIPART_OVERHEAD_BYTES,
-        int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE) + MULTIPART_OVERHEAD_BYTES,
-    )
+        return limits.anonymous
+    if request.content_type == "multipart/form-data" and may_upload(request.user):
+        return limits.upload
+    return limits.signed_in
 
 
 class RequestBodyLimitMiddleware:

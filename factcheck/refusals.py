@@ -1,4 +1,5 @@
-"""How the site says no: the 403 and 404 pages, the CSRF refusal, and their one log line.
+"""How the site says no: the 403 and 404 pages, the CSRF refusal, and their one log line; and
+the 503 "try again" page for a request whose database connection went away.
 
 A refusal is a page in the app's own layout (navigation, the signed-in user) that gives the
 server's reason as it was raised ("A second person must approve or return a verdict; ...")
@@ -12,11 +13,15 @@ logs a PermissionDenied with its traceback; ExpectedRefusalFilter keeps it to on
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.defaults import server_error as django_server_error
 
 DEFAULT_MESSAGES = {
     403: "You may not do this with the role you have.",
@@ -60,6 +65,24 @@ def permission_denied(request: HttpRequest, exception: BaseException | None = No
 def page_not_found(request: HttpRequest, exception: BaseException | None = None) -> HttpResponse:
     """handler404."""
     return refusal_response(request, status=404, message=_reason(exception, 404))
+
+
+# The database went away under a request (a PostgreSQL restart, a failover, a dropped
+# connection): the next request reconnects, so the answer is "try again", not an error page.
+DATABASE_AWAY = (OperationalError, InterfaceError)
+RETRY_AFTER_SECONDS = 5
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: a 503 "try again" while the database is away (called, as Django calls it,
+    while the exception is being handled), Django's plain 500 otherwise. The 503 page is a
+    standalone template: the layout reads the signed-in user, from the database that is away."""
+    if isinstance(sys.exc_info()[1], DATABASE_AWAY):
+        body = render_to_string("unavailable.html", {"retry_after": RETRY_AFTER_SECONDS})
+        response = HttpResponse(body, status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+    return django_server_error(request)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
+from factcheck.secretkeys import secret_key_weakness
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -131,6 +133,10 @@ if not SECRET_KEY:
     # Local runs (debug, tests, FACTCHECK_LOCAL=1) use this checkout's own random key, made
     # once beside the other local state; no key is ever written in the source.
     SECRET_KEY = local_secret_key(Path(env_str("FACTCHECK_SECRET_KEY_FILE", str(BASE_DIR / ".var" / "secret_key"))))
+elif not DEBUG and "pytest" not in sys.modules and (weakness := secret_key_weakness(SECRET_KEY)):
+    # Anyone who knows the key forges sessions and password-reset links: a placeholder left in
+    # production is refused at start, not merely warned about by `check --deploy`.
+    raise ImproperlyConfigured(f"DJANGO_SECRET_KEY is {weakness}; set 50+ random characters (python -c 'import secrets; print(secrets.token_urlsafe(50))').")
 
 ALLOWED_HOSTS = [h.strip() for h in env_str("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
@@ -397,7 +403,13 @@ CACHES: dict[str, dict[str, Any]] = {
 FACTCHECK_LOGIN_MAX_FAILURES = env_int("FACTCHECK_LOGIN_MAX_FAILURES", 5, minimum=1)
 FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS", 30, minimum=1)
 FACTCHECK_LOGIN_WINDOW_SECONDS = env_int("FACTCHECK_LOGIN_WINDOW_SECONDS", 900, minimum=1)
-FACTCHECK_TRUSTED_PROXY_HEADER = env_str("DJANGO_TRUSTED_PROXY_HEADER", "")
+# The project's own nginx (scripts/nginx.conf.template) sets X-Real-IP to the address it saw;
+# the header is believed only on connections from DJANGO_TRUSTED_PROXIES (the proxy's own
+# addresses: gunicorn listens on loopback behind it), never from a client that sends it itself.
+FACTCHECK_TRUSTED_PROXY_HEADER = env_str("DJANGO_TRUSTED_PROXY_HEADER", "HTTP_X_REAL_IP")
+FACTCHECK_TRUSTED_PROXIES = frozenset(
+    address.strip() for address in env_str("DJANGO_TRUSTED_PROXIES", "127.0.0.1,::1").split(",") if address.strip()
+)
 
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True

@@ -30,7 +30,8 @@ start_gunicorn() {
     --access-logfile "$VAR/log/access.log" --error-logfile "$VAR/log/web.log" 2>>"$VAR/log/web.log" &
 }
 start_nginx() {
-  "$SUPERVISE" nginx "$ROOT/scripts/nginx.sh" "$VAR/nginx" "$1" "$APP_PORT" "$MAX_BODY" 2>>"$VAR/log/nginx.log" &
+  # shellcheck disable=SC2086  # BODY_LIMITS is three numbers, one argument each
+  "$SUPERVISE" nginx "$ROOT/scripts/nginx.sh" "$VAR/nginx" "$1" "$APP_PORT" $BODY_LIMITS 2>>"$VAR/log/nginx.log" &
 }
 
 # serve_on_free_port NAME FIRST_PORT START_FUNCTION: starts the server (under its supervisor)
@@ -66,8 +67,9 @@ serve_on_free_port() {
 FIRST_PORT=$(first_free_port "${PORT:-8000}")
 serve_on_free_port gunicorn $(( FIRST_PORT + 1 )) start_gunicorn
 APP_PORT=$SERVED_PORT
-MAX_BODY=$("$PY" "$ROOT/manage.py" shell -v 0 -c \
-  "from factcheck.middleware import largest_body_limit; print(largest_body_limit())")
+# The app's body limits (anonymous, signed in, uploads), which nginx enforces before reading.
+BODY_LIMITS=$("$PY" "$ROOT/manage.py" shell -v 0 -c \
+  "from factcheck.middleware import body_limits; b = body_limits(); print(b.anonymous, b.signed_in, b.upload)")
 serve_on_free_port nginx "$FIRST_PORT" start_nginx
 PUBLIC_PORT=$SERVED_PORT
 

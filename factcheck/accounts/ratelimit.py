@@ -3,12 +3,15 @@
 The authentication backend counts each attempt before it checks a password, per
 account+address and per address, in one PostgreSQL upsert that returns the new counts
 (login_attempt.sql); an attempt past a limit is refused without the password being checked.
-A successful login clears its account's count at that address and gives the address its
-attempt back, so the people behind one address are not locked out by each other's logins.
+A successful login clears its account's count at that address, gives the address its attempt
+back and makes the account known at that address: an address over its own limit locks only the
+accounts not known there (login_attempt).
 
-The client address is REMOTE_ADDR unless the app runs behind a proxy that says who the
-client is (DJANGO_TRUSTED_PROXY_HEADER, e.g. HTTP_X_REAL_IP or HTTP_X_FORWARDED_FOR, and
-DJANGO_TRUSTED_PROXY_COUNT): without it every user would share the proxy's address.
+The client address is REMOTE_ADDR unless the connection comes from a trusted proxy
+(DJANGO_TRUSTED_PROXIES: loopback, where the project's own nginx connects from) that says who
+the client is (DJANGO_TRUSTED_PROXY_HEADER: X-Real-IP, which our nginx sets; or
+X-Forwarded-For with DJANGO_TRUSTED_PROXY_COUNT): without it every user would share the
+proxy's address, and trusting the header from anyone else would let a client name any address.
 """
 
 from __future__ import annotations
@@ -47,35 +50,60 @@ def client_address(request: HttpRequest) -> str:
     client itself and prove nothing. X-Real-IP holds one address, set by the proxy.
     """
     header = settings.FACTCHECK_TRUSTED_PROXY_HEADER
-    if header:
+    remote = request.META.get("REMOTE_ADDR", "")
+    # No address: gunicorn on a unix socket, which only the proxy can reach (docs/deployment.md).
+    if header and (remote in settings.FACTCHECK_TRUSTED_PROXIES or not remote):
         entries = [part.strip() for part in request.META.get(header, "").split(",") if part.strip()]
         if entries:
             return entries[-min(settings.FACTCHECK_TRUSTED_PROXY_COUNT, len(entries))]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    return remote or "unknown"
+
+
+# How long an account that signed in from an address stays known there (see login_attempt).
+KNOWN_ACCOUNT_DAYS = 30
+
+
+def _account_hash(request: HttpRequest, username: str) -> str:
+    return hashlib.sha256(f"{username.strip().lower()}|{client_address(request)}".encode()).hexdigest()[:32]
 
 
 def _throttles(request: HttpRequest, username: str) -> list[Throttle]:
     address = client_address(request)
-    account = hashlib.sha256(f"{username.strip().lower()}|{address}".encode()).hexdigest()[:32]
     return [
-        Throttle(f"account:{account}", settings.FACTCHECK_LOGIN_MAX_FAILURES),
+        Throttle(f"account:{_account_hash(request, username)}", settings.FACTCHECK_LOGIN_MAX_FAILURES),
         Throttle(f"address:{hashlib.sha256(address.encode()).hexdigest()[:32]}", settings.FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS),
     ]
 
 
 def login_attempt(request: HttpRequest, username: str) -> bool:
-    """Count this attempt; True when it is within every limit (the password may be checked)."""
-    throttles = _throttles(request, username)
+    """Count this attempt; True when it is within the limits (the password may be checked).
+
+    The lock is per account and address. The address's own count (many usernames guessed from
+    one address) locks only the accounts not known there: one that signed in from this address
+    in the last KNOWN_ACCOUNT_DAYS keeps its own limit, so a guesser behind an office's shared
+    address no longer locks out everyone who works there."""
+    account, address = _throttles(request, username)
     with connection.cursor() as cursor:
-        cursor.execute(_attempt_sql(), {"keys": [t.key for t in throttles], "window": settings.FACTCHECK_LOGIN_WINDOW_SECONDS})
+        cursor.execute(_attempt_sql(), {"keys": [account.key, address.key], "window": settings.FACTCHECK_LOGIN_WINDOW_SECONDS})
         counts = dict(cursor.fetchall())
     if max(counts.values()) == 1:
         # A new window somewhere: a good moment to forget the windows that have passed.
         LoginThrottle.objects.filter(expires_at__lt=timezone.now() - timedelta(seconds=60)).delete()
-    return all(counts[t.key] <= t.limit for t in throttles)
+    if counts[account.key] > account.limit:
+        return False
+    if counts[address.key] <= address.limit:
+        return True
+    return LoginThrottle.objects.filter(key=_known_key(request, username), expires_at__gt=timezone.now()).exists()
+
+
+def _known_key(request: HttpRequest, username: str) -> str:
+    return f"known:{_account_hash(request, username)}"
 
 
 def login_succeeded(request: HttpRequest, username: str) -> None:
     account, address = _throttles(request, username)
     LoginThrottle.objects.filter(key=account.key).delete()
     LoginThrottle.objects.filter(key=address.key, attempts__gt=0).update(attempts=F("attempts") - 1)
+    LoginThrottle.objects.update_or_create(
+        key=_known_key(request, username), defaults={"attempts": 0, "expires_at": timezone.now() + timedelta(days=KNOWN_ACCOUNT_DAYS)}
+    )

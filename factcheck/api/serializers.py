@@ -10,7 +10,11 @@ from factcheck.claims.models import Claim, Evidence, Verdict
 
 QUANTITIES_SCHEMA = {
     "type": "array",
-    "description": "Parsed quantities: value, unit or counted noun, hedge, and their span in the sentence.",
+    "description": (
+        "Parsed quantities: value, unit or counted noun, hedge, and their span in the sentence. Parsed since issue 29 "
+        "(older rows lack them): hedge_text, the hedge as written (\"nearly\"); noun, the whole counted noun (\"ethnic "
+        "minority MPs\"); low, high and magnitude for a vague magnitude (\"tens of thousands\": 20000 to under 100000)."
+    ),
     "items": {
         "type": "object",
         "properties": {
@@ -20,6 +24,11 @@ QUANTITIES_SCHEMA = {
             "value": {"type": "number"},
             "unit": {"type": "string"},
             "hedge": {"type": "string"},
+            "hedge_text": {"type": "string"},
+            "noun": {"type": "string"},
+            "low": {"type": "number", "nullable": True},
+            "high": {"type": "number", "nullable": True},
+            "magnitude": {"type": "string"},
         },
     },
 }

@@ -189,7 +189,13 @@ class _ArticleTarget:
 
 
 def html_to_document(html: str, *, time_limit: float = DEFAULT_TIME_LIMIT_SECONDS) -> HtmlDocument:
-    """The page's article text and metadata; HtmlRefused for a page nested or slow past the limits."""
+    """The page's article text and metadata; HtmlRefused for a page nested or slow past the
+    limits, or one whose text is not valid Unicode."""
+    try:
+        html.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates: what a page declared as UTF-7 can decode to; libxml2 reads UTF-8 only.
+        raise HtmlRefused("The page's text is not valid Unicode (lone surrogates; declared as UTF-7?).") from None
     target = _ArticleTarget(time_limit=time_limit)
     # no_network: never fetch a DTD; recover: pages in the wild are rarely valid.
     parser = etree.HTMLParser(target=target, recover=True, no_network=True, remove_comments=True, remove_pis=True)

@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models.functions import Upper
 from django.utils import timezone
 
+from factcheck.articles.rows import EARLIEST_PUBLISHED, LATEST_PUBLISHED
 from factcheck.progress import time_left_words
 
 
@@ -142,6 +143,14 @@ class Article(models.Model):
         constraints = [
             # The same story under one address is one article, even when its text was edited.
             models.UniqueConstraint(fields=["url"], condition=~models.Q(url=""), name="article_url_unique"),
+            # What an import accepts (articles.rows), held by the table: a date Python and the
+            # Spark job cannot read back (year 10000) never gets in by any path.
+            models.CheckConstraint(
+                condition=models.Q(published_at__isnull=True)
+                | models.Q(published_at__gte=EARLIEST_PUBLISHED, published_at__lt=LATEST_PUBLISHED),
+                name="article_published_at_in_range",
+                violation_error_message="The publication date is outside the years an import accepts.",
+            ),
         ]
 
     def __str__(self) -> str:

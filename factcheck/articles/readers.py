@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import csv
 import json
+import math
+import re
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -23,6 +25,57 @@ from factcheck.articles.htmltext import HtmlRefused, declared_charset, html_to_d
 
 DOCUMENT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})
 BOM = b"\xef\xbb\xbf"
+
+
+# Deeper than any record a desk exports; jsonb and Python's own recursion have limits of their
+# own, and a row nested 100,000 deep once failed its whole file with a RecursionError.
+MAX_JSON_DEPTH = 64
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+class JsonRecordError(ValueError):
+    """One JSON record is unusable (too deep, a number out of range), though it was read whole."""
+
+
+def json_record_check(value: object) -> None:
+    """Refuse a parsed JSON value nested deeper than MAX_JSON_DEPTH or holding a number that is
+    not finite (NaN, Infinity, 1e999): neither can be stored as jsonb nor used as a number."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise JsonRecordError(f"A number out of range ({item}): JSON numbers must be finite.")
+        if isinstance(item, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise JsonRecordError(f"Nested more than {MAX_JSON_DEPTH} levels deep.")
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+
+
+def json_record(text: str) -> object:
+    """One JSON value from a whole record's text: ValueError (with the reason) when it is not
+    JSON, or JSON this product cannot store (json_record_check)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise JsonRecordError(f"Nested more than {MAX_JSON_DEPTH} levels deep.") from None
+    json_record_check(value)
+    return value
+
+
+def json_container_end(text: str, start: int) -> int | None:
+    """Where the array or object starting at `start` ends (just past its bracket), found
+    without parsing it: how a reader steps over a record too deep to parse. None when it does
+    not end within `text`."""
+    depth = 0
+    for match in _JSON_TOKEN.finditer(text, start):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+        elif token in "]}":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    return None
 
 
 class ImportFileError(Exception):
@@ -62,8 +115,16 @@ SAVE_AS_UTF8 = "The file is UTF-16 text; save it as UTF-8 (in Excel: \u201cCSV U
 
 
 def is_utf16(start: bytes) -> bool:
-    """A UTF-16 byte order mark, or the NUL bytes UTF-16 puts beside every ASCII character."""
-    return start.startswith(UTF16_BOMS) or b"\x00" in start[:200]
+    """A UTF-16 byte order mark, or the NUL bytes UTF-16 puts beside every ASCII character:
+    in every other byte, the same parity throughout. A stray NUL in a UTF-8 file (even in a
+    line as short as `{\x00`) is that row's problem, not the file's."""
+    if start.startswith(UTF16_BOMS):
+        return True
+    sample = start[:200]
+    if len(sample) < 4:
+        return False
+    even, odd = sample[0::2], sample[1::2]
+    return any(side.count(0) * 2 >= len(side) and other.count(0) * 8 < len(other) for side, other in ((even, odd), (odd, even)))
 
 
 def refuse_utf16(first_line: bytes) -> None:
@@ -194,9 +255,12 @@ def read_jsonl(stream: BinaryIO, position: ReadPosition, *, line_limit: int) -> 
             continue
         number += 1
         try:
-            value = json.loads(line.decode("utf-8"))
+            value = json_record(line.decode("utf-8"))
         except UnicodeDecodeError:
             yield SourceRow(number, None, "Not valid UTF-8 text.", where)
+            continue
+        except JsonRecordError as exc:
+            yield SourceRow(number, None, str(exc), where)
             continue
         except ValueError as exc:
             yield SourceRow(number, None, f"Not valid JSON: {exc}", where)

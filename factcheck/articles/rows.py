@@ -15,6 +15,14 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from pipeline.text import content_hash, normalise_text
 
+# The dates an import accepts. A date outside them is a typo or a hostile value, and past year
+# 9999 (9999-12-31T23:59:59-14:00 is year 10000 in UTC) PostgreSQL stores what Python, psycopg
+# and the Spark job cannot read back: one such article took down the pages, the API, the
+# export and the pipeline runs that read it. The Article table holds the same bounds as a
+# constraint (articles migration 0005), so nothing else can store one either.
+EARLIEST_PUBLISHED = datetime(1700, 1, 1, tzinfo=UTC)
+LATEST_PUBLISHED = datetime(2200, 1, 1, tzinfo=UTC)  # exclusive
+
 KNOWN_FIELDS = frozenset({"title", "text", "url", "outlet", "author", "published_at"})
 MAX_LENGTHS = {"title": 500, "author": 300, "outlet": 200}
 MAX_URL_LENGTH = 2000
@@ -23,6 +31,11 @@ _validate_url = URLValidator(schemes=["http", "https"])
 
 class RowError(ValueError):
     """Why a row was rejected, in words for the person who made the file."""
+
+
+# What a bad value can raise from code that validates it: the importers report these as the
+# row's error (and log them) rather than failing the file.
+ROW_VALUE_ERRORS = (ValueError, TypeError, ArithmeticError, LookupError, AttributeError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -48,6 +61,20 @@ def _as_text(fields: Mapping[str, object], name: str) -> str:
     raise RowError(f"{name} must be text, got {type(value).__name__}.")
 
 
+def published_in_range(value: datetime) -> datetime:
+    """The date in UTC when it lies within the accepted years; RowError otherwise."""
+    try:
+        in_utc = value.astimezone(UTC)
+    except OverflowError:
+        in_utc = None
+    if in_utc is None or not EARLIEST_PUBLISHED <= in_utc < LATEST_PUBLISHED:
+        raise RowError(
+            f"Date {value.isoformat()[:40]!r} is outside the years {EARLIEST_PUBLISHED.year}-{LATEST_PUBLISHED.year - 1} "
+            "(a typo in the year?)."
+        )
+    return in_utc
+
+
 def parse_published_at(raw: str) -> datetime | None:
     """ISO 8601 date or date-time, or an RFC 2822 date (feeds). Naive times are taken as UTC."""
     raw = raw.strip()
@@ -69,7 +96,7 @@ def parse_published_at(raw: str) -> datetime | None:
         parsed = datetime.combine(parsed, time(0, 0), tzinfo=UTC)
     if timezone.is_naive(parsed):
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed
+    return published_in_range(parsed)
 
 
 def prepare_article(fields: Mapping[str, object], *, default_outlet: str = "", max_text_chars: int) -> PreparedArticle:
@@ -92,7 +119,10 @@ def prepare_article(fields: Mapping[str, object], *, default_outlet: str = "", m
             raise RowError(f"Bad url {url[:80]!r}.") from None
     published_at = parse_published_at(_as_text(fields, "published_at"))
     metadata = {key: value for key, value in fields.items() if key not in KNOWN_FIELDS}
-    metadata_json = json.dumps(metadata, ensure_ascii=False)
+    try:
+        metadata_json = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
+    except (ValueError, RecursionError):
+        raise RowError("The row's other fields hold numbers out of range or are nested too deep.") from None
     strings = (text, url, metadata_json, *values.values())
     # PostgreSQL text cannot hold NUL, and lone surrogates (legal in JSON) are not UTF-8.
     if any("\x00" in value for value in strings) or "\\u0000" in metadata_json:

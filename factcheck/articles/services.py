@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,12 +23,14 @@ from django.utils import timezone
 
 from factcheck.articles.models import Article, ImportBatch, Outlet
 from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, detect_format, read_rows
-from factcheck.articles.rows import PreparedArticle, RowError, prepare_article
+from factcheck.articles.rows import ROW_VALUE_ERRORS, PreparedArticle, RowError, prepare_article
 from factcheck.queueing import queued_row_send, queued_rows_resend
 from factcheck.runs.models import PipelineRun, PipelineRunArticle
 from factcheck.runs.selectors import article_ids_unscheduled
 from factcheck.runs.services import run_create
 from pipeline.text import content_hash, normalise_text
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,11 @@ def _row_prepare(row: SourceRow, *, default_outlet: str, max_text_chars: int) ->
         article = prepare_article(row.fields, default_outlet=default_outlet, max_text_chars=max_text_chars)
     except RowError as exc:
         return _ChunkRow(row.number, row.where, None, str(exc))
+    except ROW_VALUE_ERRORS as exc:
+        # A value no check foresaw fails its row, never the file's good rows; a crash (disk,
+        # database, memory) is not a value's fault and stops the import, to resume.
+        logger.exception("Import row %s (%s) could not be prepared", row.number, row.where)
+        return _ChunkRow(row.number, row.where, None, f"This row could not be read ({type(exc).__name__}).")
     return _ChunkRow(row.number, row.where, article, "")
 
 
@@ -190,31 +198,55 @@ def _outlet_ids(names: set[str], cache: dict[str, int]) -> None:
     cache.update(Outlet.objects.filter(name__in=missing).values_list("name", "id"))
 
 
+def _url_conflict(
+    article: PreparedArticle, batch: ImportBatch, first_row_of_url: dict[str, int], stored_by_url: Mapping[str, tuple[int, str, str, int | None]]
+) -> str:
+    """Why a row whose url is already taken by another text is not imported, or ''."""
+    if article.url in first_row_of_url:
+        return f"Same url as row {first_row_of_url[article.url]} of this file, with another text: not imported."
+    stored = stored_by_url.get(article.url)
+    if stored is None:
+        return ""
+    if stored[3] == batch.pk:
+        return "Same url as an earlier row of this file, with another text: not imported."
+    return f"This url is already stored (article #{stored[0]}) with another text: not imported."
+
+
 @transaction.atomic
 def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, outlet_cache: dict[str, int]) -> None:
     errors = [
         {"row": item.number, "where": item.where, "reason": item.error} for item in rows if item.article is None
     ]
-    candidates: list[PreparedArticle] = []
-    seen_hashes: set[str] = set()
-    seen_urls: set[str] = set()
-    for item in rows:
-        article = item.article
-        if article is None or article.content_hash in seen_hashes or (article.url and article.url in seen_urls):
-            continue
-        seen_hashes.add(article.content_hash)
-        if article.url:
-            seen_urls.add(article.url)
-        candidates.append(article)
+    prepared = [item for item in rows if item.article is not None]
+    hashes = {item.article.content_hash for item in prepared if item.article}
+    urls = {item.article.url for item in prepared if item.article and item.article.url}
     stored = list(
-        Article.objects.filter(Q(content_hash__in=seen_hashes) | Q(url__in=seen_urls)).values_list("id", "content_hash", "url", "import_batch_id")
+        Article.objects.filter(Q(content_hash__in=hashes) | Q(url__in=urls)).values_list("id", "content_hash", "url", "import_batch_id")
     )
-    stored_hashes, stored_urls = {row[1] for row in stored}, {row[2] for row in stored if row[2]}
+    stored_hashes = {row[1] for row in stored}
+    stored_by_url = {row[2]: row for row in stored if row[2]}
     # Duplicates of earlier imports that no run has processed (theirs failed) are scheduled
     # again, chunk by chunk; this batch's own articles get their run when it ends.
     if unscheduled := article_ids_unscheduled(row[0] for row in stored if row[3] != batch.pk):
         run_create(article_ids=unscheduled, import_batch=batch, created_by=batch.created_by)
-    new = [a for a in candidates if a.content_hash not in stored_hashes and a.url not in stored_urls]
+    new: list[PreparedArticle] = []
+    seen_hashes: set[str] = set()
+    first_row_of_url: dict[str, int] = {}
+    for item in prepared:
+        article = item.article
+        assert article is not None
+        if article.content_hash in seen_hashes or article.content_hash in stored_hashes:
+            continue  # the same text again: a duplicate, counted
+        if article.url and (conflict := _url_conflict(article, batch, first_row_of_url, stored_by_url)):
+            # Another text under a known address: the stored article is kept, and this row is
+            # listed rather than counted as a duplicate, so an edited text is never lost in silence.
+            errors.append({"row": item.number, "where": item.where, "reason": conflict})
+            continue
+        seen_hashes.add(article.content_hash)
+        if article.url:
+            first_row_of_url[article.url] = item.number
+        new.append(article)
+    errors.sort(key=lambda error: int(str(error["row"])))
     inserted = 0
     if new:
         _outlet_ids({a.outlet for a in new}, outlet_cache)

@@ -1,9 +1,15 @@
-"""How a parsed quantity reads to a person: "£1.3bn", "$600m", "under 1,500 people", "3.5%".
+"""How a parsed quantity reads to a person: "£1.3bn", "$600m", "nearly 1,500 people", "3.5%".
 
 The pipeline stores quantities as numbers with a normalised unit and hedge
 (``{"value": 1.3e9, "unit": "GBP", "hedge": "exact"}``, see pipeline/nlp/quantities.py).
 Every place that shows one (the claim page through the ``quantity`` template filter, the
 queue rows, the claims CSV) formats it here, so they all read the same.
+
+Quantities parsed since issue 29 also carry the hedge as written (``hedge_text``: "nearly"
+stays "nearly", it is not a bound), the whole counted noun (``noun``: "ethnic minority
+MPs") and, for a vague magnitude, its range and words (``low``/``high``/``magnitude``:
+"tens of thousands of old people", not "about 20,000"). Rows stored before then lack those
+keys and read as they always did.
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ _CURRENCY_CODES = frozenset(("CHF", "CNY", "INR", "MXN")) | frozenset(_CURRENCY_
 # Newsroom style for money: "£1.3bn", "$600m", "$2tn".
 _MONEY_SCALES = ((1e12, "tn"), (1e9, "bn"), (1e6, "m"))
 _COUNT_SCALES = ((1e12, " trillion"), (1e9, " billion"), (1e6, " million"))
-# What each hedge of the parser means, in words that stay true for every phrasing it covers
-# ("nearly", "almost", "less than" are all "under").
+# Rows stored without the hedge as written: words that stay true for every phrasing the
+# hedge covered then ("nearly", "almost", "less than" were all "approximately-below").
 _HEDGE_WORDS = {
     "approximately-below": "under",
     "approximately-above": "over",
@@ -71,14 +77,31 @@ def _number(value: float, unit: str) -> str:
     return f"{number} {unit}" if unit else number
 
 
+_MONEY_WORDS = {"GBP": "pounds", "USD": "dollars", "EUR": "euros", "JPY": "yen", "CAD": "Canadian dollars", "AUD": "Australian dollars"}
+
+
+def _vague(magnitude: str, unit: str, noun: str) -> str:
+    """ "tens of thousands of old people", "billions of dollars", "hundreds". """
+    counted = noun or _MONEY_WORDS.get(unit, unit)
+    return f"{magnitude} of {counted}" if counted else magnitude
+
+
 def format_quantity(quantity: dict[str, Any]) -> str:
     """One stored quantity as a reviewer reads it; its own text when the value is not a number."""
     value = quantity.get("value")
     unit = str(quantity.get("unit") or "")
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return str(quantity.get("text") or value or "")
-    text = _number(float(value), unit)
-    hedge = _HEDGE_WORDS.get(str(quantity.get("hedge") or ""))
+    magnitude = str(quantity.get("magnitude") or "")
+    noun = str(quantity.get("noun") or "")
+    if magnitude:
+        return _vague(magnitude, unit, noun)
+    # The counted noun as written ("ethnic minority MPs") where the parser kept it.
+    text = _number(float(value), noun if noun and unit not in _CURRENCY_CODES else unit)
+    written = str(quantity.get("hedge_text") or "")
+    if written.startswith("or "):
+        return f"{text} {written}"  # "6 months or more"
+    hedge = written or _HEDGE_WORDS.get(str(quantity.get("hedge") or ""))
     return f"{hedge} {text}" if hedge else text
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
+
+import numpy as np
 
 ENGINE_MODULE = "pipeline.nlp.matching"
 
@@ -75,9 +77,67 @@ def match_claims_against(
     when the engine is not installed."""
     if not factchecks or not claims or not engine_available():
         return []
+    index = _index(factchecks, candidates, artifact_dir)
+    return _matched(index, factchecks, claims, top=top, min_score=min_score)
+
+
+def match_new_entries(
+    factchecks: Sequence[LibraryEntry], claims: Iterable[ClaimText], new_ids: set[int], *, top: int, candidates: int, min_score: float,
+    artifact_dir: str = "",
+) -> list[MatchRow]:
+    """match_claims_against for the claims whose re-ranked candidates include one of `new_ids`,
+    and only those: the rows a full run gives them, at the cost of what the new entries add.
+
+    The whole library is indexed (every score is the one a full run gives), but a claim is
+    re-ranked only when one of the new entries is among its BM25 candidates, the step that
+    decides which entries the re-ranker ever sees for it; a claim without one keeps the top list
+    it has. Claims are read in blocks, so the queue never sits in memory whole."""
+    if not factchecks or not new_ids or not engine_available():
+        return []
+    engine = _engine()
+    index = _index(factchecks, candidates, artifact_dir)
+    new_rows = np.array([row for row, raw_id in enumerate(index.ids) if int(raw_id) in new_ids], np.int64)
+    if not len(new_rows):
+        return []
+    own = any(entry.own_claim_id is not None for entry in factchecks)
+    limit = max(top + 1 if own else top, index.config.candidates)  # what MatchIndex.match asks for
+    new_columns = index.combined[:, new_rows]  # terms x new entries
+    selected: list[ClaimText] = []
+    for block in _blocks(claims, CLAIM_BLOCK):
+        query = index.query_terms([engine.normalise(claim.text) for claim in block])
+        # A claim that shares no term with a new entry cannot have it among its candidates.
+        sharing = np.flatnonzero((query @ new_columns).getnnz(axis=1))
+        if not len(sharing):
+            continue
+        q_rows, d_rows, _ = index.candidates(query[sharing], limit)
+        hits = np.unique(q_rows[np.isin(d_rows, new_rows)])
+        selected.extend(block[int(sharing[row])] for row in hits)
+    return _matched(index, factchecks, selected, top=top, min_score=min_score) if selected else []
+
+
+CLAIM_BLOCK = 5000
+
+
+def _blocks(items: Iterable[ClaimText], size: int) -> Iterator[list[ClaimText]]:
+    block: list[ClaimText] = []
+    for item in items:
+        block.append(item)
+        if len(block) >= size:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _index(factchecks: Sequence[LibraryEntry], candidates: int, artifact_dir: str) -> Any:
+    """The library's index, with the artifact in `artifact_dir` (the active matching
+    version's; "" the shipped one)."""
     engine = _engine()
     artifact = engine.read_artifact(artifact_dir) if artifact_dir else None
-    index = engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], artifact, config=engine.MatchConfig(candidates=candidates))
+    return engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], artifact, config=engine.MatchConfig(candidates=candidates))
+
+
+def _matched(index: Any, factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, min_score: float) -> list[MatchRow]:
     own = {entry.id: entry.own_claim_id for entry in factchecks if entry.own_claim_id is not None}
     # One more candidate than kept: a claim's own verdict, when in the library, is dropped.
     results = index.match([claim.text for claim in claims], top + 1 if own else top, [claim.date for claim in claims], min_score)

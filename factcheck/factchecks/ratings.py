@@ -7,6 +7,7 @@ maps to None: a guess would put a wrong number in front of a reviewer.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import SupportsFloat, SupportsIndex
 
@@ -76,6 +77,8 @@ def scale_from_numbers(value: object, best: object, worst: object) -> int | None
         except (TypeError, ValueError):
             return None
     value_f, best_f, worst_f = numbers
+    if not all(math.isfinite(number) for number in numbers):
+        return None  # 1e999 and "inf" parse as infinity, and NaN compares false both ways
     if not (worst_f < best_f and worst_f <= value_f <= best_f):
         return None
     position = (value_f - worst_f) / (best_f - worst_f)

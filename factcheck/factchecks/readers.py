@@ -19,7 +19,19 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from factcheck.articles.readers import BOM, ImportFileError, ReadPosition, SourceRow, physical_lines, read_jsonl, refuse_utf16
+from factcheck.articles.readers import (
+    BOM,
+    MAX_JSON_DEPTH,
+    ImportFileError,
+    JsonRecordError,
+    ReadPosition,
+    SourceRow,
+    json_container_end,
+    json_record_check,
+    physical_lines,
+    read_jsonl,
+    refuse_utf16,
+)
 from factcheck.factchecks.models import FactCheckImport
 
 Layout = FactCheckImport.Layout
@@ -38,6 +50,7 @@ UNKNOWN_LAYOUT = (
     "or the Snopes layout (JSON lines with vclaim_id and vclaim)."
 )
 _LIAR_ID = re.compile(r"\d+\.json")
+_JSON_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 def detect_layout(head: bytes) -> str:
@@ -99,7 +112,9 @@ class _JsonStream:
 
     def __init__(self, stream: BinaryIO, position: ReadPosition, limit: int) -> None:
         self.stream, self.position, self.limit = stream, position, limit
-        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        # Bytes that are not UTF-8 become lone surrogates (surrogateescape): the record that
+        # holds them is refused by its row checks, and the records around it are read as usual.
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="surrogateescape")
         self.text = ""
         self.offset = 0  # where the unread text starts
         self.line = 1  # the line of text[offset]
@@ -118,10 +133,7 @@ class _JsonStream:
             return bool(tail)
         if self.position.bytes <= len(block):
             refuse_utf16(block)
-        try:
-            decoded = self.decoder.decode(block)
-        except UnicodeDecodeError:
-            raise ImportFileError(f"Not valid UTF-8 text near line {self.line + self.text.count(chr(10), self.offset)}.") from None
+        decoded = self.decoder.decode(block)
         # Drop what was read: the window holds at most one record and a block.
         self.text = self.text[self.offset :] + decoded
         self.offset = 0
@@ -149,18 +161,42 @@ class _JsonStream:
         while True:
             try:
                 value, end = decoder.raw_decode(self.text, self.offset)
+            except RecursionError:
+                self._step_over_value()
+                raise JsonRecordError(f"Nested more than {MAX_JSON_DEPTH} levels deep.") from None
             except json.JSONDecodeError as exc:
                 # Maybe only cut at the end of the window: read on, up to one record's limit.
                 if len(self.text) - self.offset <= self.limit and self.more():
                     continue
                 line = start_line + self.text.count("\n", self.offset, exc.pos)
                 raise ValueError(f"Not valid JSON at line {line}: {exc.msg}") from None
+            except ValueError as exc:
+                # Well-formed JSON that Python refuses to read (an integer of 4,300+ digits).
+                self._step_over_value()
+                raise JsonRecordError(f"A value this product cannot read: {exc}"[:300]) from None
             if end == len(self.text) and not self.eof and isinstance(value, int | float):
                 # A number may go on in the next block.
                 self.more()
                 continue
             self.advance(end)
+            json_record_check(value)  # read whole: a refused record leaves the window past it
             return value, start_line
+
+    def _step_over_value(self) -> None:
+        """Move past a value that cannot be parsed (an array or object too deep, a number too
+        long), reading on up to one record's limit; ValueError (not a JsonRecordError: nothing
+        after it can be trusted) when it does not end."""
+        while True:
+            if self.text[self.offset : self.offset + 1] in {"[", "{"}:
+                end = json_container_end(self.text, self.offset)
+            else:
+                number = _JSON_NUMBER.match(self.text, self.offset)
+                end = number.end() if number and (number.end() < len(self.text) or self.eof) else None
+            if end is not None:
+                self.advance(end)
+                return
+            if len(self.text) - self.offset > self.limit or not self.more():
+                raise ValueError(f"Not valid JSON at line {self.line}: a value nested too deep that does not end")
 
 
 def read_json_document(stream: BinaryIO, position: ReadPosition, *, item_limit: int) -> Iterator[SourceRow]:
@@ -176,6 +212,7 @@ def read_json_document(stream: BinaryIO, position: ReadPosition, *, item_limit: 
         raise ImportFileError("Not a JSON document: it must start with [ or {.")
     window.advance(window.offset + 1)
     document: dict[str, object] = {}
+    refused = ""  # a value of the document itself that was read past but cannot be used
     while True:
         char = window.skip_space()
         if char == "}":
@@ -193,8 +230,13 @@ def read_json_document(stream: BinaryIO, position: ReadPosition, *, item_limit: 
                 yield from _array_items(window)
                 return
             document[str(key)], _ = window.value()
+        except JsonRecordError as exc:
+            refused = refused or str(exc)
         except ValueError as exc:
             raise ImportFileError(str(exc)) from None
+    if refused:
+        yield SourceRow(1, None, refused, "line 1")
+        return
     yield SourceRow(1, document, "", "line 1")
 
 
@@ -214,6 +256,9 @@ def _array_items(window: _JsonStream) -> Iterator[SourceRow]:
         where = f"line {window.line}"
         try:
             value, _ = window.value()
+        except JsonRecordError as exc:
+            yield SourceRow(number, None, str(exc), where)
+            continue
         except ValueError as exc:
             # JSON cannot be resynchronised after a syntax error: the rows before it are kept.
             yield SourceRow(number, None, f"{exc}. The rest of the file was not read.", where)

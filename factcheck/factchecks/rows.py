@@ -6,13 +6,13 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Protocol
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from factcheck.articles.rows import RowError, parse_published_at
+from factcheck.articles.rows import RowError, parse_published_at, published_in_range
 from factcheck.factchecks.models import FactCheckImport
 from factcheck.factchecks.ratings import scale_from_numbers, scale_from_words
 
@@ -70,9 +70,10 @@ def _date(raw: object) -> date | None:
         return None
     for layout in ("%d %B %Y", "%B %d, %Y", "%d %b %Y", "%b %d, %Y"):  # Snopes writes "26 May 2015"
         try:
-            return datetime.strptime(text, layout).date()
+            day = datetime.strptime(text, layout).replace(tzinfo=UTC)
         except ValueError:
             continue
+        return published_in_range(day).date()
     parsed = parse_published_at(text)
     return parsed.date() if parsed else None
 

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from factcheck.accounts.roles import Role, has_role
 from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, max_line_bytes
-from factcheck.articles.rows import RowError
+from factcheck.articles.rows import ROW_VALUE_ERRORS, RowError
 from factcheck.articles.services import advisory_lock, file_digest, upload_delete, upload_path, upload_store
 from factcheck.audit.services import audit_record
 from factcheck.cache import QUEUE_CHANGES
@@ -35,7 +35,7 @@ from factcheck.claims.errors import StaleVersion, TransitionNotAllowed
 from factcheck.claims.models import Claim, Evidence
 from factcheck.claims.services import evidence_add
 from factcheck.factchecks.library import factchecks_match_send
-from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_claims_against
+from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_new_entries
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport, MatchDecision
 from factcheck.factchecks.readers import HEAD_BYTES, detect_layout, read_factcheck_rows
 from factcheck.factchecks.rows import PreparedFactCheck, prepare_factcheck
@@ -74,6 +74,11 @@ def _row_prepare(row: SourceRow, *, layout: str, publisher: str) -> _ChunkRow:
         return _ChunkRow(row.number, row.where, prepare_factcheck(row.fields, layout=layout, publisher=publisher), "")
     except RowError as exc:
         return _ChunkRow(row.number, row.where, None, str(exc))
+    except ROW_VALUE_ERRORS as exc:
+        # A value no check foresaw fails its row, never the file's good rows; a crash (disk,
+        # database, memory) is not a value's fault and stops the import, to resume.
+        logger.exception("Fact-check import row %s (%s) could not be prepared", row.number, row.where)
+        return _ChunkRow(row.number, row.where, None, f"This record could not be read ({type(exc).__name__}).")
 
 
 def _entry(prepared: PreparedFactCheck, digest: str, batch: FactCheckImport, now: Any) -> FactCheck:
@@ -96,18 +101,27 @@ def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: i
         (entry.publisher, entry.external_id): entry
         for entry in FactCheck.objects.filter(
             publisher__in={key[0] for key in keys}, external_id__in={key[1] for key in keys}
-        ).only("id", "publisher", "external_id", "content_hash", "source")
+        ).only("id", "publisher", "external_id", "content_hash", "source", "import_batch_id")
     }
     now = timezone.now()
     to_create: dict[tuple[str, str], FactCheck] = {}
     to_update: dict[tuple[str, str], FactCheck] = {}
     created = updated = unchanged = 0
+    first_row_of_key: dict[tuple[str, str], int] = {}
     for item in prepared:
         record = item.factcheck
         assert record is not None
         key = (record.publisher, record.external_id)
         digest = record.content_hash
         known = to_create.get(key) or to_update.get(key) or stored.get(key)
+        if known is not None and known.content_hash != digest and (key in first_row_of_key or known.import_batch_id == batch.pk):
+            # Two records of one file under one id (url or @id): the first is kept and the other
+            # listed, never silently merged into it.
+            first = f"row {first_row_of_key[key]}" if key in first_row_of_key else "an earlier row"
+            reason = f"Same id ({record.external_id[:80]}) as {first} of this file, with other content: not imported."
+            errors.append({"row": item.number, "where": item.where, "reason": reason})
+            continue
+        first_row_of_key.setdefault(key, item.number)
         if known is None:
             to_create[key] = _entry(record, digest, batch, now)
             created += 1
@@ -352,14 +366,12 @@ def claim_matches_store(rows: list[Any]) -> int:
         return cursor.rowcount
 
 
-def _queued_claims() -> list[ClaimText]:
+def _queued_claims() -> Iterator[ClaimText]:
     """The claims still to be decided, each dated as the Spark job dates it: the day (UTC) its
-    article was published (pipeline/sql/read_run_article_dates.sql), or none."""
+    article was published (pipeline/sql/read_run_article_dates.sql), or none. Streamed."""
     queued = Claim.objects.filter(status__in=MATCHED_STATUSES).values_list("id", "sentence", "article__published_at").order_by("id")
-    return [
-        ClaimText(id=pk, text=sentence, date=published_at.astimezone(UTC).date() if published_at else None)
-        for pk, sentence, published_at in queued.iterator(chunk_size=5000)
-    ]
+    for pk, sentence, published_at in queued.iterator(chunk_size=5000):
+        yield ClaimText(id=pk, text=sentence, date=published_at.astimezone(UTC).date() if published_at else None)
 
 
 def _rows_of_claims_matched_to(rows: list[MatchRow], factcheck_ids: set[int]) -> list[MatchRow]:
@@ -381,8 +393,8 @@ WHERE f.id = p.id AND f.match_pending_since = p.since
 def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
     """Match the queued claims against fact-checks that just entered the library (or changed),
     without re-running extraction, with the Spark job's settings and dates: the whole library
-    is indexed, and the claims whose best matches now include one of them get their top list
-    stored. Only entries still pending are matched, and each is cleared once matched, so a
+    is indexed, the claims that have one of them among their candidates are re-ranked, and
+    those whose best matches now include one of them get their top list stored. Only entries still pending are matched, and each is cleared once matched, so a
     second delivery finds nothing to do; the upsert never overwrites a reviewer's decision.
     Returns the matches written."""
     pending = dict(FactCheck.objects.filter(pk__in=factcheck_ids, match_pending_since__isnull=False).values_list("id", "match_pending_since"))
@@ -392,9 +404,11 @@ def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
         # Left pending: matched once the engine is installed and the reaper sends them again.
         logger.warning("No matching engine (pipeline.nlp.matching); %s new fact-checks not matched", len(pending))
         return 0
-    rows = match_claims_against(
-        library_entries(), _queued_claims(), top=settings.FACTCHECK_MATCH_TOP, candidates=settings.FACTCHECK_MATCH_CANDIDATES,
-        min_score=settings.FACTCHECK_MATCH_MIN_SCORE, artifact_dir=active_matching_artifact_dir(),
+    # Only the claims that may now have a new entry among their candidates are re-ranked
+    # (match_new_entries): the cost of what the new entries add, not of the whole queue.
+    rows = match_new_entries(
+        library_entries(), _queued_claims(), set(pending), top=settings.FACTCHECK_MATCH_TOP,
+        candidates=settings.FACTCHECK_MATCH_CANDIDATES, min_score=settings.FACTCHECK_MATCH_MIN_SCORE, artifact_dir=active_matching_artifact_dir(),
     )
     written = claim_matches_store(_rows_of_claims_matched_to(rows, set(pending)))
     with connection.cursor() as cursor:

@@ -29,7 +29,17 @@ How it works:
    the most recent compatible person mentioned (never a name in a byline or credit line:
    "By Nick Assinder", "... contributed to this story").  Gender comes from a first-name list
    and gendered titles, and is learnt when a pronoun resolves to a person of unknown gender.
-5. **Kinds**: a sentence that starts inside a quotation or is mostly quoted text is
+5. **Only who says it speaks**: a say-verb inside a subordinate clause ("... repaid £500,000
+   to Lord Ashcroft after he predicted an election defeat", "the 2.5% which the French
+   government had predicted", "suspended after the committee said his conduct had fallen
+   “...”") makes its subject the speaker of that clause, not of the sentence, which stays
+   the article's unless its main clause has a speaker of its own. Not when the main clause
+   only dates the news ("His comments come after the government announced ..."), when the
+   verb opens a quotation ("when asked if he would stay Owen said: “"), in a concessive
+   clause ("While he said ..., he thought ...") or right after the subordinator ("after
+   claiming"). A quotation that follows another person's reported sentence is that
+   person's, not the earlier quotation's speaker's.
+6. **Kinds**: a sentence that starts inside a quotation or is mostly quoted text is
    ``direct_quote``.  A narrative sentence that embeds a partial quotation, or reports speech
    ("Wu said Boston has...", "..., according to acting ICE Director Todd Lyons",
    "..., Lyons said."), is ``reported``.  Everything else is ``article``, with speaker
@@ -151,12 +161,15 @@ _GROUP_NOUNS = _words(
     " sources witnesses neighbors neighbours protesters democrats republicans aides staff team county state"
     " documents records data report reports study studies polls survey company firm club union organisation"
     " organization ministry"
+    # Parties named in the plural are groups, never what "he" or "she" refers to.
+    " dems tories conservatives liberals nationalists unionists greens socialists"
 )
 _PRONOUNS_M = frozenset(("he", "him", "his"))
 _PRONOUNS_F = frozenset(("she", "her"))
 
 _CAP = r"(?:[A-ZÀ-ÖØ-Þ]\.(?:[A-Z]\.)*|(?:Mc|Mac|O['’]|D['’])?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+)?|[A-Z]{2,})"
-_RUN = re.compile(rf"(?<![\w.]){_CAP}(?:[ \t]+{_CAP})*")
+# A name may hold a lower-case particle between its capitalised words: "Luiz Inacio Lula da Silva".
+_RUN = re.compile(rf"(?<![\w.]){_CAP}(?:[ \t]+(?:(?:da|de|di|do|dos|das|van|von|der|den|del|della|le|la|bin)[ \t]+)?{_CAP})*")
 _POSSESSIVE_AFTER = re.compile(r"['’]s\b|(?<=s)['’](?!\w)")
 _MODIFIER_AFTER = re.compile(
     r"[ \t]+(?:administration|administration['’]s|campaign|era|government|team|White\s+House|supporters|allies|policies"
@@ -213,9 +226,47 @@ _REPORT_SAY = (
     r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse"
 )
 _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
+# A say-verb whose clause opens with a subordinator ("... after he said the party could not
+# win", "the 2.5% which the French government had predicted") belongs to the subordinate
+# clause: its subject said that clause, not the sentence. Checked on the text from the
+# clause's last boundary (a comma, a dash, a colon) to the verb. Concessive clauses ("While
+# he said X, he thought Y") are left out: their speaker is usually the sentence's too.
+_SUBORDINATE_CLAUSE = re.compile(
+    r"\b(?P<word>after|before|when|whenever|because|since|until|till|if|unless|which|whom|where)\b"
+    r"(?:(?![ \t]-[ \t])[^,;:—–“”\"])*$",
+    re.IGNORECASE,
+)
+# "His comments come after the government announced ...": the main clause only dates the
+# news, so the subordinate clause's speaker is the sentence's.
+_NEWS_PEG_BEFORE = re.compile(r"\b(?:comes?|came|follows?|followed)(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
+
+
+# A say-verb that opens a quotation ("... when asked if he would stay Owen said: “...") is
+# the main clause's, however long the clause before it.
+_OPENS_QUOTATION = re.compile(r"\w+(?:[ \t]+\w+)?[ \t]*(?::|,?[ \t]*[“\"])")
+
+
+_PRONOUN_TAG = re.compile(r"[,.!?]?[”\"’]?[ \t]*(he|she)[ \t]+\w+")
+_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|his|her|its|their|our|these|those|this|that|such)[ \t]+$", re.IGNORECASE)
+
+
+def _subordinate(text: str, start: int, verb_start: int) -> re.Match[str] | None:
+    """The subordinator whose clause holds the say-verb at ``verb_start``, if any."""
+    m = _SUBORDINATE_CLAUSE.search(text, start, verb_start)
+    if m is None or _NEWS_PEG_BEFORE.search(text, start, m.start()) is not None:
+        return None
+    if m.group("word")[0].isupper() and text[start:m.start()].strip():
+        return None  # a capital inside the sentence is a title: "the singer of Because the Night told"
+    if _OPENS_QUOTATION.match(text, verb_start) is not None:
+        return None
+    if not text[m.end("word"):verb_start].strip():
+        return None  # "Souness reopened the dispute after claiming ...": the main clause's subject speaks
+    return m
+
+
 _ACCORDING = re.compile(r"\baccording\s+to\s+(?P<who>[^,.;:!?“”\"\n]{2,80}?)\s*(?:[,.;:!?]|$)", re.IGNORECASE)
 _TRAIL_REPORT = re.compile(
-    rf"""(?:,|—|--)\s*(?:
+    rf"""(?:,(?!\d)|(?<!\d),|—|--)\s*(?:
         (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
        |(?:said|says|added|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
     )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
@@ -474,7 +525,7 @@ class _Article:
             if name_idx < 0:
                 continue
             name_tokens = tokens[name_idx:]
-            if not 1 <= len(name_tokens) <= 4 or name_tokens[-1] in _ORG_SUFFIX:
+            if not 1 <= sum(t not in _NAME_PARTICLES for t in name_tokens) <= 4 or name_tokens[-1] in _ORG_SUFFIX:
                 continue
             if any(t in _NON_NAME or t.isupper() for t in name_tokens):
                 continue
@@ -743,7 +794,8 @@ class _Article:
                 para_text_before = self.text[self.para_starts[r.para]:r.start].strip()
                 whole_para = self.text[r.end:self.para_end(r.para)].strip() == "" and para_text_before == ""
                 if prev.para == r.para or (prev.para == r.para - 1 and para_text_before == "" and (prev.unclosed or whole_para)):
-                    person = prev_speaker
+                    # “A,” he said. Lord Moynihan said B. “C.”: C is Lord Moynihan's, who spoke last.
+                    person = self._speaker_between(prev.end, r.start, r.end) or prev_speaker
         if person is None and depth < 3 and idx + 1 < len(regions):
             nxt = regions[idx + 1]
             same_para = nxt.para == r.para and self.text[r.end:nxt.start].strip() == ""
@@ -800,7 +852,9 @@ class _Article:
             verbs = list(_LEAD_SAY.finditer(lead))
             if verbs:
                 subject_end = lead_start + verbs[-1].start()
-                person = self._subject_in(lead_start, subject_end)
+                # "... after the committee said his conduct had fallen “": the committee speaks.
+                sub = _subordinate(text, lead_start, subject_end) if not _NOUN_BEFORE.search(text, lead_start, subject_end) else None
+                person = self._subject_in(sub.end("word") if sub else lead_start, subject_end)
                 if person is not None:
                     if not person.group:
                         self._add_history(subject_end, person, True)
@@ -833,7 +887,7 @@ class _Article:
             person = self.resolve_phrase(s + m.start("who"), s + m.end("who"))
             if person is not None:
                 return person
-        v = _REPORT_VERB.search(sent, 0, 160)
+        v = next((v for v in _REPORT_VERB.finditer(sent, 0, 160) if _subordinate(sent, 0, v.start()) is None), None)
         if v is not None and _PASSIVE_BEFORE.search(sent, 0, v.start()) is not None:
             v = None  # "About 500 officials are accused of ...": spoken about, not speaking
         if v is not None:
@@ -876,6 +930,8 @@ class _Article:
         m = _TRAIL_REPORT.search(sent)
         if m is not None:
             if m.group("who") is not None:
+                if _subordinate(sent, m.start("who"), m.end("who")) is not None:
+                    return None  # ", but short of the 2.5% which the French government had predicted."
                 return self.resolve_phrase(s + m.start("who"), s + m.end("who"))
             # "..., argued Mr Blair on Tuesday.": the whole name, up to the punctuation or a time;
             # "..., said they were following rules" names nobody.
@@ -885,6 +941,26 @@ class _Article:
             end = after.end("who") if after is not None else m.end("who2")
             return self.resolve_phrase(s + m.start("who2"), s + end)
         return None
+
+    def _speaker_between(self, a: int, b: int, quote_end: int) -> _Person | None:
+        """The person (not a group) who last spoke in a sentence wholly between offsets a and b;
+        one of the gender a "he"/"she" tag after the quotation (ending at quote_end) needs."""
+        tag = _PRONOUN_TAG.match(self.text, quote_end)
+        gender = "" if tag is None else ("m" if tag.group(1) == "he" else "f")
+        for si in range(self.sentence_of(b) - 1, self.sentence_of(a), -1):
+            person = self.sentence_speaker.get(si)
+            if person is not None and not person.group:
+                return person if not gender or person.gender == gender else None
+        return None
+
+    def _quoted_in_subordinate(self, s: int, quote_start: int) -> bool:
+        """Whether the say-verb that introduces a quotation inside the sentence stands in a
+        subordinate clause: the quotation is that clause's, not the sentence's."""
+        if quote_start <= s:
+            return False
+        # "if the claims were true": a say-word after a determiner is a noun, not who spoke.
+        verbs = [v for v in _LEAD_SAY.finditer(self.text, s, quote_start) if not _NOUN_BEFORE.search(self.text, s, v.start())]
+        return bool(verbs) and _subordinate(self.text, s, verbs[-1].start()) is not None
 
     def _nothing_after(self, r: _Region) -> bool:
         """Whether the quotation's sentence ends with it: no speech tag we failed to read."""
@@ -923,6 +999,8 @@ class _Article:
         if best is not None:
             person = self.speaker_of_region(best)
             mostly_quoted = quoted * 2 >= (e - s)
+            if person is not None and not (starts_inside or mostly_quoted) and self._quoted_in_subordinate(s, self.regions[best].start):
+                person = None  # "X was suspended after the committee said his conduct had fallen “...”": X's sentence is the article's
             if person is not None:
                 kind = "direct_quote" if starts_inside or mostly_quoted else "reported"
                 self._spoke(s, person)

@@ -9,21 +9,33 @@ Conventions (documented because downstream code relies on them):
 * ``text``/``start``/``end`` cover the hedge words, the number and the counted noun,
   e.g. ``"nearly 1,500 people"``, so the span can be highlighted as the checkable claim.
 * ``value`` is the plain number with scale words applied (``"$2.4bn"`` -> ``2.4e9``,
-  ``"three dozen"`` -> ``36``).  Fractions (``"two-thirds"``, ``"a third of"``,
-  ``"half of"``, ``"one in five"``) carry their ratio (0.667, 0.333, 0.5, 0.2) with unit
-  ``"fraction"``.  Vague magnitudes (``"hundreds of"``, ``"dozens of"``,
-  ``"tens of thousands"``) carry the order of magnitude (100, 12, 10,000) with hedge
-  ``"approximately"``.
+  ``"three dozen"`` -> ``36``, spoken decimals ``"one point three per cent"`` -> ``1.3``).
+  Fractions (``"two-thirds"``, ``"a third of"``, ``"half of"``, ``"one in five"``) carry
+  their ratio (0.667, 0.333, 0.5, 0.2) with unit ``"fraction"``; a fraction of a period
+  ("the first half of 2004", "the second half", "half of the year") is a period, not a
+  quantity.
+* Vague magnitudes (``"hundreds of"``, ``"dozens of"``, ``"tens of thousands"``) are
+  ranges: ``low``/``high`` hold at least two of the unit and below the next magnitude
+  ("tens of thousands" 20,000 to under 100,000), ``magnitude`` the words, ``value`` the
+  low end and hedge ``"approximately"``.  Every other quantity has ``low``/``high`` None.
 * ``unit`` is a normalised unit (``percent``, ``percentage points``, ``USD``, ``GBP``,
-  ``EUR``, ``JPY``, ``fraction``) or the counted noun as written in lower case
-  (``people``, ``cities``, ``years``); adjectives such as "such", "other", "more" and
-  modifiers such as "police" in "1,500 police officers" are skipped.  ``""`` if none.
-* Hedges: ``approximately-below`` (nearly, almost, just under, close to, less/fewer than,
-  under, below), ``approximately-above`` (more than, over, at least, upwards of, in
-  excess of, above), ``at-most`` (up to, no more than, as many as, "or fewer"),
-  ``at-least`` (no fewer than, no less than, a minimum of, "or more", "500-plus") and
-  ``approximately`` (about, around, roughly, some, an estimated, "or so", vague
-  magnitudes).  "at least" maps to ``approximately-above`` as the product brief asks.
+  ``EUR``, ``JPY``, ``fraction``) or the head of the counted noun in lower case
+  (``people``, ``cities``, ``years``, ``mps``).  ``noun`` is the whole counted noun as
+  written, from its first content word to the head: "three other ethnic minority MPs"
+  counts ``"ethnic minority MPs"`` (unit ``mps``), "1,500 police officers" ``"police
+  officers"``, "900,000 military and civilian staff" ``"military and civilian staff"``;
+  leading "such", "other", "more" and determiners are not part of it.  ``""`` for money,
+  percentages and fractions, and when nothing is counted.
+* Hedges: ``approximately`` (nearly, almost, close to, near, about, around, roughly, some,
+  an estimated, "or so", vague magnitudes: near the number, not a bound),
+  ``approximately-below`` (just under, less/fewer than, under, below),
+  ``approximately-above`` (more than, over, at least, upwards of, in excess of, above),
+  ``at-most`` (up to, no more than, as many as, "or fewer"), ``at-least`` (no fewer than,
+  no less than, a minimum of, "or more", "500-plus").  "at least" maps to
+  ``approximately-above`` as the product brief asks.  ``hedge_text`` keeps the words as
+  written ("nearly", "more than", "or more") so the number reads back as the article said
+  it; "over" after a sum of money ("£4bn over 10 years") spreads it over the period and is
+  no hedge.
 * Ranges ("between 10 and 20 people", "10-20%", "10 to 20 percent") produce two
   quantities: the lower bound with hedge ``at-least`` and the upper bound with hedge
   ``at-most``; the lower bound inherits unit/scale from the upper one.
@@ -61,6 +73,11 @@ class Quantity:
     value: float
     unit: str
     hedge: str
+    hedge_text: str = ""
+    noun: str = ""
+    low: float | None = None
+    high: float | None = None
+    magnitude: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -70,6 +87,11 @@ class Quantity:
             "value": self.value,
             "unit": self.unit,
             "hedge": self.hedge,
+            "hedge_text": self.hedge_text,
+            "noun": self.noun,
+            "low": self.low,
+            "high": self.high,
+            "magnitude": self.magnitude,
         }
 
 
@@ -104,6 +126,8 @@ _UNIT_ALIASES: dict[str, str] = {
     "dollars": "USD", "dollar": "USD", "bucks": "USD", "euros": "EUR", "euro": "EUR",
     "percent": "percent", "pct": "percent",
 }
+# After a vague magnitude "pounds" is money ("millions of pounds"), not weight.
+_VAGUE_UNIT_ALIASES: dict[str, str] = {**_UNIT_ALIASES, "pounds": "GBP"}
 
 
 def _alt(words: Iterable[str]) -> str:
@@ -112,10 +136,17 @@ def _alt(words: Iterable[str]) -> str:
 
 
 _NUMWORD = rf"(?:{_alt(_SMALL)}|hundred|thousand|million|billion|trillion|dozen)"
+# Spoken decimals read digit by digit after "point": "one point three" is 1.3, "two point
+# oh five" 2.05.
+_DIGIT_WORDS: dict[str, int] = {"zero": 0, "oh": 0, "nought": 0, "naught": 0, **{
+    w: v for w, v in _SMALL.items() if v < 10}}
+_SPOKEN_DECIMAL = rf"(?:[ \t]+point(?:[ \t]+(?:{_alt(_DIGIT_WORDS)})\b)+)"
 _SPELLED = (
+    rf"\b(?:zero|nought|naught){_SPOKEN_DECIMAL}|"
     rf"(?:\ba\s+(?=(?:dozen|hundred|thousand|million|billion|trillion)\b))?"
     rf"\b{_NUMWORD}"
     rf"(?:(?:[ \t]+|-|(?:(?<=hundred)|(?<=thousand)|(?<=million)|(?<=billion))[ \t]+and[ \t]+){_NUMWORD})*\b"
+    rf"{_SPOKEN_DECIMAL}?"
 )
 # Digits not glued to letters or other digits: rules out "COVID-19", "5/12", "3:30",
 # "22nd", "1990s" and the "25" of a "2024-25" season.
@@ -155,16 +186,17 @@ _HEDGE_BEFORE = re.compile(
        |no\s+more\s+than|no\s+fewer\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than
        |more\s+than|greater\s+than|upwards\s+of|upward\s+of|in\s+excess\s+of|just\s+over|well\s+over|over|above|exceeding
        |at\s+least|at\s+most|up\s+to|a\s+maximum\s+of|as\s+many\s+as|as\s+much\s+as|a\s+minimum\s+of
-       |about|around|roughly|approximately|approx\.|some|an\s+estimated|estimated|circa|nearly|or\s+so
+       |about|around|roughly|approximately|approx\.|some|an\s+estimated|estimated|circa|or\s+so|near
        |between|from
     )\s+$""",
     re.IGNORECASE | re.VERBOSE,
 )
 _HEDGE_MAP: dict[str, str] = {
     "just under": "approximately-below", "just shy of": "approximately-below",
-    "shy of": "approximately-below", "close to": "approximately-below",
-    "nearly": "approximately-below", "almost": "approximately-below",
-    "not quite": "approximately-below", "less than": "approximately-below",
+    "shy of": "approximately-below",
+    # "nearly 1,500" is close to 1,500, not a bound: it may be a little under or a round-up.
+    "close to": "approximately", "nearly": "approximately", "almost": "approximately",
+    "not quite": "approximately", "near": "approximately", "less than": "approximately-below",
     "fewer than": "approximately-below", "under": "approximately-below",
     "below": "approximately-below",
     "more than": "approximately-above", "greater than": "approximately-above",
@@ -235,6 +267,7 @@ _STOP_WORDS = _words(
     " under against among between through across around behind beyond near percent per"
     " cent lost won got made went came left took gave saw fell rose grew paid spent put set kept held ran met"
     " became began sent brought bought sold thought found felt stood sat died voted remain remained were"
+    " thereafter afterwards instead"
 )
 _IRREGULAR_PLURALS = _words(
     "people men women children feet teeth mice geese criteria cattle livestock troops"
@@ -259,53 +292,104 @@ def _is_plural(word: str) -> bool:
     )
 
 
-def _scan_unit(sentence: str, pos: int) -> tuple[str, int]:
-    """Return (counted noun, end offset) after ``pos``; ("", pos) when none is found.
+def _scan_unit(sentence: str, pos: int) -> tuple[str, int, int]:
+    """Return (counted noun's head, end offset, start of its noun phrase) after ``pos``;
+    ("", pos, pos) when none is found.
 
     Leading "of"/determiners/adjectives ("of the", "such", "other", "more") are skipped,
-    then up to three contiguous content words are read and the first plural-looking one
-    wins ("1,500 police officers" -> "officers"); without a plural the first content
-    word is used ("one year").
+    then up to four contiguous content words are read and the first plural-looking one is
+    the head ("1,500 police officers" -> "officers"); without a plural the first content
+    word is used ("one year").  The noun phrase runs from the first content word to the
+    head, so the count reads whole: "three other ethnic minority MPs" counts "ethnic
+    minority MPs", "250,000 failed asylum seekers" counts "failed asylum seekers".  A
+    plural right after the head is part of it ("151,000 sports clubs"), and one
+    coordinated modifier before the head is too ("900,000 military and civilian staff").
     """
     first = weak = ""
     first_end = weak_end = pos
+    phrase_start = pos
     content = 0
     in_prefix = True
     seen_of = False
-    while content < 3:
+    while content < 4:
         m = _NEXT_WORD.match(sentence, pos)
         if m is None:
             break
         word = m.group(1)
+        if word[0].islower():
+            word = word.rstrip("'’")  # "two hours' PE"; "Wales' victories" stays a possessive name
         low = word.lower()
         if in_prefix and (low in _SKIP_WORDS or (low == "of" and not seen_of)):
             seen_of = seen_of or low == "of"
             pos = m.end()
             continue
-        if low in _STOP_WORDS or low in _SKIP_WORDS:
-            break
+        if low in ("and", "or") and not in_prefix and not weak and _coordinated_modifier(sentence, m.end()):
+            pos = m.end()
+            continue
+        if low in _STOP_WORDS or low in _SKIP_WORDS or (low == "of" and (first or weak)):
+            break  # "of" ends a phrase that has its noun ("one place ahead of Girls"), not a name ("Bank of America")
+        if in_prefix:
+            phrase_start = m.start(1)
         in_prefix = False
         content += 1
-        pos = m.end()
+        pos = m.start(1) + len(word)
         if word in _CURRENCY_CODES:
-            return word, pos  # "5 million USD"
+            return word, pos, m.start(1)  # "5 million USD"
+        if _ACRONYM_PLURAL.fullmatch(word):
+            return _compound_head(sentence, low, pos, phrase_start)  # "MPs", "MEPs", "CEOs"
         if word[0].isupper():
             # Proper-noun modifiers ("Boston police officers", "ICE agents") are skipped;
             # a capitalised plural ("Americans", "Democrats") is itself the counted noun.
             if not word.isupper() and _is_plural(low):
-                return low, pos
+                return low, pos, phrase_start
             continue
         if low in _WEAK_PLURALS:
             if weak == "":
                 weak, weak_end = low, pos
             continue
         if _is_plural(low):
-            return low, pos
+            return _compound_head(sentence, low, pos, phrase_start)
         if not first and not low.endswith(("ed", "ly")):
             first, first_end = low, pos
     if weak:
-        return weak, weak_end
-    return first, first_end
+        return weak, weak_end, phrase_start
+    if first:
+        return first, first_end, phrase_start
+    return "", first_end, first_end
+
+
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+
+
+def _coordinated_modifier(sentence: str, pos: int) -> bool:
+    """Whether "and"/"or" at ``pos`` joins two lower-case modifiers of one head ("military and
+    civilian staff"), not two things counted apart ("5 cities and 3 towns", "22 Maori and four
+    others")."""
+    before = _LAST_WORD_BEFORE.search(sentence, 0, pos)
+    m = _NEXT_WORD.match(sentence, pos)
+    if m is None or before is None or not before.group(1)[0].islower():
+        return False
+    low = m.group(1).lower()
+    return (m.group(1)[0].islower() and low not in _STOP_WORDS and low not in _SKIP_WORDS and low not in _SMALL
+            and not _is_plural(low) and not low.endswith("ly"))
+
+
+_LAST_WORD_BEFORE = re.compile(r"([A-Za-z][\w'’-]*)[ \t]+(?:and|or)[ \t]*$")
+# Plurals that modify a following noun: "sports clubs", "singles matches", "savings accounts".
+_ATTRIBUTIVE_PLURALS = _words(
+    "sports singles doubles games news savings arms drugs sales goods customs earnings arts communications"
+    " electronics graphics athletics economics politics telecommunications operations services systems"
+)
+
+
+def _compound_head(sentence: str, head: str, end: int, phrase_start: int) -> tuple[str, int, int]:
+    """A lower-case plural straight after a head that is often a modifier: "sports clubs"."""
+    m = _NEXT_WORD.match(sentence, end) if head in _ATTRIBUTIVE_PLURALS else None
+    if m is not None:
+        low = m.group(1).lower()
+        if m.group(1)[0].islower() and low not in _STOP_WORDS and _is_plural(low) and not low.endswith(("'s", "’s")):
+            return low, m.end(), phrase_start
+    return head, end, phrase_start
 
 
 # A number in a name follows a capitalised word ("Channel 4", "Radio 5", "Boeing 747",
@@ -338,7 +422,7 @@ def _names_a_thing(sentence: str, start: int, end: int, is_digit: bool) -> bool:
         if (word not in _COMMON_CAPITALISED and not word.endswith(("'s", "’s", "s'", "s’"))
                 and not (opening and word.endswith("ly"))):
             # Still a count when a lower-case plural noun follows: "in London 13 years ago".
-            unit, unit_end = _scan_unit(sentence, end)
+            unit, unit_end, _ = _scan_unit(sentence, end)
             return not (_is_plural(unit) and sentence[unit_end - len(unit):unit_end] == unit)
     if is_digit:
         return False
@@ -351,6 +435,11 @@ def _names_a_thing(sentence: str, start: int, end: int, is_digit: bool) -> bool:
 
 
 def _spelled_value(text: str) -> float:
+    whole, point, decimals = text.lower().partition(" point ")
+    if point:
+        digits = "".join(str(_DIGIT_WORDS[word]) for word in _WS.split(decimals.strip()))
+        whole = whole.strip()
+        return (0.0 if _DIGIT_WORDS.get(whole) == 0 else _spelled_value(whole)) + float("0." + digits)
     total = 0.0
     current = 0.0
     for raw in _WS.split(text.lower().replace("-", " ")):
@@ -375,25 +464,37 @@ def _word_or_digit(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _vague_value(text: str) -> float:
+def _vague_range(text: str) -> tuple[float, float]:
+    """(low, high) of a vague magnitude: at least two of its unit, below the next one up.
+
+    "hundreds" is 200 to under 1,000 (a thousand would be "thousands"), "tens of thousands"
+    20,000 to under 100,000, "several hundred" 300 to under 1,000, "a few thousand" 2,000 to
+    under 10,000, "dozens" 24 to under 100.
+    """
     words = _WS.split(text.lower())
     if words[0] in ("several", "a"):
-        return _SCALE[words[-1]]
-    value = _VAGUE[words[-1]]
+        base = _SCALE[words[-1]]
+        return (3.0 if words[0] == "several" else 2.0) * base, (100.0 if base == 12.0 else 10.0 * base)
+    base = _VAGUE[words[-1]]
     if len(words) == 3:
-        value *= 10.0 if words[0] == "tens" else 100.0
-    return value
+        base *= 10.0 if words[0] == "tens" else 100.0
+    return 2.0 * base, (100.0 if base == 12.0 else 10.0 * base)
 
 
 class _Raw:
     """Mutable intermediate record; frozen Quantity objects are built at the end."""
 
     __slots__ = ("start", "num_start", "end", "value", "unit", "hedge", "connector",
-                 "scale", "explicit_unit")
+                 "scale", "explicit_unit", "hedge_text", "noun", "low", "high", "magnitude")
 
     def __init__(self, start: int, num_start: int, end: int, value: float, unit: str,
                  hedge: str, connector: str, scale: float,
                  explicit_unit: bool) -> None:
+        self.hedge_text = ""
+        self.noun = ""
+        self.low: float | None = None
+        self.high: float | None = None
+        self.magnitude = ""
         self.start = start
         self.num_start = num_start
         self.end = end
@@ -405,6 +506,21 @@ class _Raw:
         self.explicit_unit = explicit_unit
 
 
+# A fraction naming part of a period: "the first half of 2004", "the second half",
+# "half of the year", "a quarter of last year".
+_PERIOD_ORDINAL_BEFORE = re.compile(
+    r"\b(?:first|second|third|fourth|final|last|latter|former|previous|next|same|opening|closing|early|late)[ \t]+$",
+    re.IGNORECASE,
+)
+_PERIOD_AFTER = re.compile(
+    r"[ \t]+of[ \t]+(?:(?:the|this|that|last|next|each|every|a)[ \t]+)?(?:(?:financial|fiscal|calendar|tax|academic|school)[ \t]+)?"
+    r"(?:(?:1[6-9]|20)\d\d\b|year|decade|century|season|month|quarter|term|week|day|Jan(?:uary)?\b|Feb(?:ruary)?\b|March\b"
+    r"|Apr(?:il)?\b|May\b|June?\b|July?\b|Aug(?:ust)?\b|Sept?(?:ember)?\b|Oct(?:ober)?\b|Nov(?:ember)?\b|Dec(?:ember)?\b)",
+    re.IGNORECASE,
+)
+# "over" after a sum of money spreads it over a period ("£960m over 15 years"); elsewhere
+# ("waiting over 12 months", "took over 10 hours") it means more than.
+_SUM_BEFORE = re.compile(r"(?:[$£€¥][ \t]?\d[\d.,]*(?:[ \t]?(?:bn|m|k|tn|billion|million|trillion))?|\))[ \t]*$", re.IGNORECASE)
 _RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and)[ \t]*$", re.IGNORECASE)
 _MONEY_UNITS = frozenset(_CURRENCY.values()) | _CURRENCY_CODES
 _DURATION_UNITS = _words(
@@ -418,7 +534,7 @@ _DURATION_UNITS = _words(
 _DIGIT_ANCHOR = re.compile(r"[\d$£€¥]")
 _WORD_ANCHOR = re.compile(r"[a-z]+")
 _ANCHOR_WORDS = frozenset(_SMALL) | frozenset(_VAGUE) | frozenset(_DENOM) | _words(
-    "hundred thousand million billion trillion dozen tens several few"
+    "hundred thousand million billion trillion dozen tens several few zero nought naught"
 )
 
 
@@ -493,12 +609,19 @@ def parse_quantities(sentence: str) -> list[Quantity]:
         explicit_unit = False
         yearish = False
         scale = 1.0
+        noun_start = noun_end = -1
+        bounds: tuple[float, float] | None = None
         if m.group("vague") is not None:
-            value = _vague_value(m.group("vague"))
+            bounds = _vague_range(m.group("vague"))
+            value = bounds[0]
             hedge = "approximately"
-            unit, unit_end = _scan_unit(sentence, end)
-            end = max(end, unit_end)
+            unit, unit_end, noun_start = _scan_unit(sentence, end)
+            end = noun_end = max(end, unit_end)
+            if unit in _VAGUE_UNIT_ALIASES:
+                unit, noun_start = _VAGUE_UNIT_ALIASES[unit], -1
         elif m.group("frac") is not None:
+            if _PERIOD_ORDINAL_BEFORE.search(sentence, max(0, m.start() - 16), m.start()) or _PERIOD_AFTER.match(sentence, m.end()):
+                continue  # a part of a period is a period: "the first half of 2004", "half of the year"
             if m.group("inum") is not None:
                 den = _word_or_digit(m.group("iden"))
                 if den == 0:
@@ -541,6 +664,8 @@ def parse_quantities(sentence: str) -> list[Quantity]:
             if (is_digit and not scale_word and m.group("hunit") is None
                     and m.end("num") < len(sentence) and sentence[m.end("num")].isalpha()):
                 continue  # ordinals and codes: "22nd", "1990s", "10am"
+            if sentence.endswith(("multi-", "multi"), 0, num_start):
+                continue  # "multi-billion dollar campaigns": a size class, not an amount
             if not is_digit and num.lower() == "one" and (
                     _OF_AFTER.match(sentence, end)
                     or _ONE_PRONOUN_BEFORE.search(sentence, max(0, num_start - 10), num_start)):
@@ -555,10 +680,11 @@ def parse_quantities(sentence: str) -> list[Quantity]:
                     continue
                 yearish = len(num) == 4 and _YEARISH.fullmatch(num) is not None
             if not explicit_unit:
-                unit, unit_end = _scan_unit(sentence, end)
+                unit, unit_end, noun_start = _scan_unit(sentence, end)
                 if unit:
-                    end = unit_end
-                    unit = _UNIT_ALIASES.get(unit, unit)
+                    end = noun_end = unit_end
+                    if unit in _UNIT_ALIASES:
+                        unit, noun_start = _UNIT_ALIASES[unit], -1
                 elif not is_digit and num.lower() == "one":
                     continue  # a bare "one" is almost always a pronoun
                 if yearish and (not _is_plural(unit) or _YEAR_PREV.search(
@@ -571,29 +697,43 @@ def parse_quantities(sentence: str) -> list[Quantity]:
         # Hedge words immediately before the number.
         start = num_start
         connector = ""
+        hedge_text = ""
         hm = _HEDGE_BEFORE.search(sentence, max(0, num_start - 20), num_start)
         if hm is not None:
             word = _WS.sub(" ", hm.group("h").lower())
             if word in ("between", "from"):
                 connector = word
                 start = hm.start("h")
+            elif word == "over" and unit in _DURATION_UNITS and _SUM_BEFORE.search(sentence, 0, hm.start("h")):
+                pass  # "£4bn ($7.4bn) over 10 years": a sum spread over exactly 10 years, not "more than"
             else:
                 start = hm.start("h")
                 if hedge == "exact":
                     hedge = _HEDGE_MAP[word]
+                    hedge_text = word
         am = _HEDGE_AFTER.match(sentence, end)
         if am is not None:
             hedge = _HEDGE_AFTER_MAP[am.group("h").lower()]
+            hedge_text = "or " + am.group("h").lower()
             end = am.end()
             if not unit:
-                unit, end = _scan_unit(sentence, end)
-                unit = _UNIT_ALIASES.get(unit, unit)
-        raws.append(_Raw(start, num_start, end, value, unit, hedge, connector,
-                         scale, explicit_unit))
+                unit, end, noun_start = _scan_unit(sentence, end)
+                noun_end = end
+                if unit in _UNIT_ALIASES:
+                    unit, noun_start = _UNIT_ALIASES[unit], -1
+        raw = _Raw(start, num_start, end, value, unit, hedge, connector, scale, explicit_unit)
+        raw.hedge_text = hedge_text
+        if unit and noun_start >= 0:
+            raw.noun = sentence[noun_start:noun_end]
+        if bounds is not None:
+            raw.low, raw.high = bounds
+            raw.magnitude = _WS.sub(" ", m.group("vague").lower())
+        raws.append(raw)
 
     _link_ranges(sentence, raws)
     return [
-        Quantity(sentence[r.start:r.end], r.start, r.end, r.value, r.unit, r.hedge)
+        Quantity(sentence[r.start:r.end], r.start, r.end, r.value, r.unit, r.hedge,
+                 r.hedge_text, r.noun, r.low, r.high, r.magnitude)
         for r in raws
     ]
 
@@ -630,7 +770,7 @@ def _link_ranges(sentence: str, raws: list[_Raw]) -> None:
         if not _same_kind(low, high):
             continue
         if low.unit == "":
-            low.unit = high.unit
+            low.unit, low.noun = high.unit, high.noun
         if low.scale == 1.0 and high.scale != 1.0 and low.value < 1000:
             low.value *= high.scale
         if low.connector == "from":

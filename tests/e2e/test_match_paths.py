@@ -74,7 +74,7 @@ def test_the_job_and_the_web_rematch_store_the_same_matches(settings) -> None:  
     assert {(r.claim_id, r.factcheck_id, round(r.score, 6), r.rank) for r in as_stored} == from_job
     assert match_claims_against(entries, claims, top=1, candidates=20, min_score=0.005) != as_stored
     # The floor: every queued claim has a best candidate, but only some score 0.005 or more.
-    queued = services._queued_claims()
+    queued = list(services._queued_claims())
     unfloored = match_claims_against(entries, queued, top=1, candidates=1, min_score=0.0)
     assert len(unfloored) > len(match_claims_against(entries, queued, top=1, candidates=1, min_score=0.005))
     day_later = [dataclasses.replace(claim, date=claim.date + timedelta(days=1)) if claim.date else claim for claim in claims]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from factcheck.middleware import largest_body_limit
+from factcheck.middleware import body_limits
 from tests.conftest import ROOT
 from tests.e2e.test_pipeline_e2e import free_port
 
@@ -69,6 +69,11 @@ def wait_for_login(port: int) -> None:
     raise AssertionError(f"/login/ on port {port} did not answer 200 within 20 s")
 
 
+def nginx_limits() -> list[str]:
+    limits = body_limits()
+    return [str(limits.anonymous), str(limits.signed_in), str(limits.upload)]
+
+
 @pytest.fixture
 def servers(tmp_path: Path) -> Iterator[tuple[int, int]]:
     """(nginx port, gunicorn port): gunicorn with 2 sync workers, nginx in front of it."""
@@ -78,7 +83,7 @@ def servers(tmp_path: Path) -> Iterator[tuple[int, int]]:
         tmp_path / "gunicorn.log",
     )
     nginx = start(
-        ["bash", str(ROOT / "scripts/nginx.sh"), str(tmp_path / "nginx"), str(public_port), str(app_port), str(largest_body_limit())],
+        ["bash", str(ROOT / "scripts/nginx.sh"), str(tmp_path / "nginx"), str(public_port), str(app_port), *nginx_limits()],
         tmp_path / "nginx.log",
     )
     try:

@@ -10,7 +10,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 from django.utils import timezone
 
 from factcheck import queueing
@@ -42,6 +44,27 @@ class WordOverlapIndex:
 
     def __init__(self, entries: list[Mapping[str, str]]) -> None:
         self.entries = entries
+        # The parts of the engine's API that match-new selects claims with (candidates: the
+        # entries sharing a word, best first), so the stand-in selects as the engine does.
+        self.ids = [entry["id"] for entry in entries]
+        self.config = StandInConfig()
+        self.vocabulary = sorted({word for entry in entries for word in _words(entry["claim"])})
+        columns = {word: n for n, word in enumerate(self.vocabulary)}
+        self.combined = sp.csr_matrix(
+            ([1.0] * sum(len(_words(e["claim"])) for e in entries),
+             ([columns[w] for e in entries for w in _words(e["claim"])], [d for d, e in enumerate(entries) for _ in _words(e["claim"])])),
+            shape=(len(self.vocabulary), len(entries)),
+        )
+
+    def query_terms(self, normalised: Sequence[str]) -> sp.csr_matrix:
+        columns = {word: n for n, word in enumerate(self.vocabulary)}
+        rows = [(q, columns[w]) for q, text in enumerate(normalised) for w in _words(text) if w in columns]
+        return sp.csr_matrix(([1.0] * len(rows), ([r[0] for r in rows], [r[1] for r in rows])), shape=(len(normalised), len(self.vocabulary)))
+
+    def candidates(self, query: sp.csr_matrix, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        scores = (query @ self.combined).tocoo()
+        order = np.lexsort((scores.col, -scores.data, scores.row))
+        return scores.row[order].astype(np.int64), scores.col[order].astype(np.int64), scores.data[order]
 
     @classmethod
     def build(cls, entries: Iterable[Mapping[str, str]], artifact: object = None, config: StandInConfig | None = None) -> WordOverlapIndex:
@@ -64,12 +87,17 @@ class WordOverlapIndex:
         return results
 
 
+def _words(text: str) -> set[str]:
+    return set(text.lower().rstrip(".").split())
+
+
 @pytest.fixture
 def engine(monkeypatch: pytest.MonkeyPatch) -> type[WordOverlapIndex]:
     module = types.ModuleType(ENGINE)
     module.__spec__ = importlib.machinery.ModuleSpec(ENGINE, None)
     module.MatchIndex = WordOverlapIndex  # type: ignore[attr-defined]
     module.MatchConfig = StandInConfig  # type: ignore[attr-defined]
+    module.normalise = str  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, ENGINE, module)
     WordOverlapIndex.built, WordOverlapIndex.configs, WordOverlapIndex.asked, WordOverlapIndex.floors = [], [], [], []
     return WordOverlapIndex

@@ -513,3 +513,66 @@ def test_speech_tag_with_an_appositive_after_the_quotation() -> None:
         "Roy Asher", "Chief investment officer of Hibernian Investment Managers", "direct_quote"
     )
     assert _find(pairs, "head-to-head").speaker == "John Houlihan"
+
+
+# Issue 29: a speaker is someone the article has say it, never a name merely near a say-verb.
+@pytest.mark.parametrize(
+    ("text", "fragment", "speaker", "kind"),
+    [
+        (  # politics/007: the donor "said" inside an after-clause; the repayment is the newspapers' report.
+            "Dr Fox refused to discuss weekend newspaper reports that the party had repaid £500,000 to former Tory"
+            " Treasurer Lord Ashcroft after he said the party could not win the election.",
+            "repaid £500,000", "BBC News", "article",
+        ),
+        (  # politics/007: a thousands separator is not the comma before a speech tag.
+            "Former Tory Treasurer Lord Ashcroft gave the party money. He would not discuss reports the party repaid"
+            " £500,000 to Lord Ashcroft after he predicted an election defeat.",
+            "repaid £500,000", "BBC News", "article",
+        ),
+        (  # business/023: the prediction sits in a relative clause about the 2.5%.
+            "It leaves GDP up 2.3% for the full year, but short of the 2.5% which the French government had predicted.",
+            "GDP up 2.3%", "BBC News", "article",
+        ),
+        (  # politics/410: the quoted words are the committee's, the suspension is the article's.
+            "Mr Sayeed was suspended from Parliament for two weeks last month after the Commons standards and privileges"
+            " committee said his conduct had fallen \"well below the standards expected\".",
+            "suspended from Parliament", "BBC News", "article",
+        ),
+        (  # politics/414: a main clause that only dates the news keeps the announcer as the speaker.
+            "His comments come after the government announced it is to spend £200m on drugs.",
+            "£200m", "government", "reported",
+        ),
+        (  # business/490: a comma after a year still opens a trailing speech tag.
+            "The economy grew 5.2% in 2004, the government said.",
+            "5.2%", "government", "reported",
+        ),
+    ],
+)
+def test_a_say_verb_in_a_subordinate_clause_does_not_make_a_speaker(text: str, fragment: str, speaker: str, kind: str) -> None:
+    attr = _find(_segmented(text), fragment)
+    assert (attr.speaker, attr.kind) == (speaker, kind)
+
+
+def test_a_party_named_in_the_plural_is_not_he() -> None:
+    text = (  # politics/387
+        "Tory chairman Liam Fox accused Labour of lying. The Lib Dems accused Mr Brown of ducking the issue.\n\n"
+        "And he claimed the Tories would cut £35bn from public services."
+    )
+    assert _find(_segmented(text), "cut £35bn").speaker == "Liam Fox"
+
+
+def test_a_quotation_after_another_speakers_sentence_is_theirs() -> None:
+    text = (  # politics/171
+        "The plans would help tackle the \"fastest growing rate of obesity in the developed world\", he said."
+        " Shadow sports minister Lord Moynihan said the policy would empower local clubs."
+        " \"We aim to shift the emphasis directly in to the 151,000 sports clubs in the UK.\""
+    )
+    pairs = _segmented("Shadow home secretary David Davis spoke first. " + text)
+    assert _find(pairs, "fastest growing").speaker == "David Davis"
+    assert _find(pairs, "We aim to shift").speaker == "Lord Moynihan"
+
+
+def test_a_name_keeps_its_particles() -> None:
+    text = "President Luiz Inacio Lula da Silva promised to reduce unemployment when he was elected two years ago."
+    attr = _find(_segmented(text), "reduce unemployment")
+    assert (attr.speaker, attr.title) == ("Luiz Inacio Lula da Silva", "President")

@@ -16,8 +16,8 @@ def _one(sentence: str) -> Quantity:
 @pytest.mark.parametrize(
     ("sentence", "value", "unit", "hedge"),
     [
-        ("ICE conducted an operation during which it detained nearly 1,500 people.", 1500, "people", "approximately-below"),
-        ("Bondi gave Boston and nearly three dozen such cities until Tuesday.", 36, "cities", "approximately-below"),
+        ("ICE conducted an operation during which it detained nearly 1,500 people.", 1500, "people", "approximately"),
+        ("Bondi gave Boston and nearly three dozen such cities until Tuesday.", 36, "cities", "approximately"),
         ("Wu said Boston has been receiving those grants for 22 years.", 22, "years", "exact"),
         ("alongside the Democratic mayors of three other cities.", 3, "cities", "exact"),
         ("Boston “100%” will have an increased ICE presence.", 100, "percent", "exact"),
@@ -28,8 +28,8 @@ def _one(sentence: str) -> Quantity:
         ("The fund is worth 3bn.", 3e9, "", "exact"),
         ("Twenty-two agents were sent.", 22, "agents", "exact"),
         ("A dozen officers testified.", 12, "officers", "exact"),
-        ("Hundreds of protesters gathered.", 100, "protesters", "approximately"),
-        ("Tens of thousands of immigrants live there.", 1e4, "immigrants", "approximately"),
+        ("Hundreds of protesters gathered.", 200, "protesters", "approximately"),
+        ("Tens of thousands of immigrants live there.", 2e4, "immigrants", "approximately"),
         ("More than 500 people were arrested.", 500, "people", "approximately-above"),
         ("Over 40 mayors signed.", 40, "mayors", "approximately-above"),
         ("At least 20 cities responded.", 20, "cities", "approximately-above"),
@@ -37,7 +37,7 @@ def _one(sentence: str) -> Quantity:
         ("No more than 4 judges agreed.", 4, "judges", "at-most"),
         ("No fewer than 4 judges agreed.", 4, "judges", "at-least"),
         ("About 300 migrants arrived.", 300, "migrants", "approximately"),
-        ("Almost 60 percent of voters agreed.", 60, "percent", "approximately-below"),
+        ("Almost 60 percent of voters agreed.", 60, "percent", "approximately"),
         ("Just under 2,000 cases were filed.", 2000, "cases", "approximately-below"),
         ("The shelter holds 10 or more families.", 10, "families", "at-least"),
         ("It took two and a half years.", 2.5, "years", "exact"),
@@ -64,7 +64,12 @@ def test_text_and_offsets_cover_hedge_number_and_noun() -> None:
         "end": 32,
         "value": 1500.0,
         "unit": "people",
-        "hedge": "approximately-below",
+        "hedge": "approximately",
+        "hedge_text": "nearly",
+        "noun": "people",
+        "low": None,
+        "high": None,
+        "magnitude": "",
     }
 
 
@@ -268,3 +273,119 @@ def test_numbers_in_names_are_not_quantities(sentence: str, expected: list[tuple
 def test_html_entity_is_not_a_number() -> None:
     # business/210: "communiqu&#233;" in the corpus text.
     assert parse_quantities("the first mention of gold in a G7 communiqu&#233; for debt relief") == []
+
+
+# Issue 29: numbers read as a fact-checker reads them.
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The economy hit a softer patch after rapid growth in the first half of 2004.",
+        "Sales rose in the second half.",
+        "Profits fell in the final quarter of the year.",
+        "Half of 2004 was lost to the strike.",
+        "Prices rose in the latter half of the decade.",
+    ],
+)
+def test_a_part_of_a_period_is_a_period_not_a_fraction(sentence: str) -> None:
+    assert [q for q in parse_quantities(sentence) if q.unit == "fraction"] == []
+
+
+def test_a_fraction_of_a_thing_is_still_a_fraction() -> None:
+    q = parse_quantities("This is nearly half of the £11m received.")[0]
+    assert (q.value, q.unit, q.hedge, q.hedge_text) == (0.5, "fraction", "approximately", "nearly")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "unit"),
+    [
+        ("In Ireland there was only a one point three per cent volume sales fall.", 1.3, "percent"),
+        ("Growth was two point five percent.", 2.5, "percent"),
+        ("The rate is nought point seven five per cent.", 0.75, "percent"),
+        ("It cost one point two million dollars.", 1.2e6, "USD"),
+        ("Turnout fell three point oh five percentage points.", 3.05, "percentage points"),
+    ],
+)
+def test_spoken_numbers_parse(sentence: str, value: float, unit: str) -> None:
+    q = _one(sentence)
+    assert (q.value, q.unit) == (pytest.approx(value), unit)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "low", "high", "unit", "noun", "magnitude"),
+    [
+        ("It ended the scandal of tens of thousands of old people dying.", 2e4, 1e5, "people", "old people", "tens of thousands"),
+        ("Hundreds of protesters gathered.", 200, 1000, "protesters", "protesters", "hundreds"),
+        ("He pointed to the hundreds of thousands of people who marched.", 2e5, 1e6, "people", "people", "hundreds of thousands"),
+        ("He pledged billions of dollars for schools.", 2e9, 1e10, "USD", "", "billions"),
+        ("Several hundred officers attended.", 300, 1000, "officers", "officers", "several hundred"),
+        ("Dozens of cities complied.", 24, 100, "cities", "cities", "dozens"),
+    ],
+)
+def test_vague_magnitudes_are_ranges(sentence: str, low: float, high: float, unit: str, noun: str, magnitude: str) -> None:
+    q = _one(sentence)
+    assert (q.low, q.high, q.unit, q.noun, q.magnitude, q.hedge) == (low, high, unit, noun, magnitude, "approximately")
+    assert q.value == low
+
+
+@pytest.mark.parametrize(
+    ("sentence", "hedge", "hedge_text"),
+    [
+        ("ICE detained nearly 1,500 people.", "approximately", "nearly"),
+        ("Almost 100,000 jobs will go.", "approximately", "almost"),
+        ("Unemployment is at a near 30 year low.", "approximately", "near"),
+        ("Close to 500 people came.", "approximately", "close to"),
+        ("Just under 2,000 cases were filed.", "approximately-below", "just under"),
+        ("Fewer than 40 judges agreed.", "approximately-below", "fewer than"),
+        ("More than 80,000 posts will go.", "approximately-above", "more than"),
+        ("The program serves up to 30 families.", "at-most", "up to"),
+        ("The shelter holds 10 or more families.", "at-least", "or more"),
+        ("Inflation hit 3.5% in the spring.", "exact", ""),
+    ],
+)
+def test_hedges_are_their_own_field_as_written(sentence: str, hedge: str, hedge_text: str) -> None:
+    q = _one(sentence)
+    assert (q.hedge, q.hedge_text) == (hedge, hedge_text)
+
+
+def test_a_sum_over_a_duration_is_spread_over_it_not_more_than() -> None:
+    found = parse_quantities("Funding rose by an extra £4bn ($7.4bn) over 10 years.")
+    assert [(q.value, q.unit, q.hedge, q.text) for q in found][-1] == (10, "years", "exact", "10 years")
+    found = parse_quantities("Britain pledged £960m over 15 years.")
+    assert [(q.value, q.unit, q.hedge, q.text) for q in found][-1] == (15, "years", "exact", "15 years")
+    for sentence in ("He has lived there for over 10 years.", "The number waiting over 12 months fell."):
+        q = _one(sentence)
+        assert (q.hedge, q.text[:5]) == ("approximately-above", "over ")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "unit", "noun"),
+    [
+        ("She was elected along with three other ethnic minority MPs in 1987.", "mps", "ethnic minority MPs"),
+        ("They failed to remove 250,000 failed asylum seekers from the UK.", "seekers", "failed asylum seekers"),
+        ("Some 1,500 police officers marched.", "officers", "police officers"),
+        ("Money will go to the 151,000 sports clubs in the UK.", "clubs", "sports clubs"),
+        ("About 900,000 military and civilian staff are affected.", "staff", "military and civilian staff"),
+        ("There were more than 40 MEPs in the group.", "meps", "MEPs"),
+        ("Pupils get two hours' PE a week.", "hours", "hours"),
+        ("Five million lives could be saved by 2015 and five million thereafter.", "lives", "lives"),
+    ],
+)
+def test_the_counted_noun_is_whole(sentence: str, unit: str, noun: str) -> None:
+    q = parse_quantities(sentence)[0]
+    assert (q.unit, q.noun) == (unit, noun)
+    assert q.text.endswith(noun)
+
+
+def test_an_adverb_is_not_a_counted_noun() -> None:
+    found = parse_quantities("Five million lives could be saved by 2015 and five million thereafter.")
+    assert [(q.value, q.unit, q.noun) for q in found] == [(5e6, "lives", "lives"), (5e6, "", "")]
+
+
+def test_a_size_class_is_not_an_amount() -> None:
+    assert parse_quantities("They ran multi-billion dollar advertising campaigns.") == []
+
+
+def test_money_and_percentages_have_no_counted_noun() -> None:
+    assert [(q.unit, q.noun) for q in parse_quantities("It cost $5 million, 3% of the budget, for 1,000 homes.")] == [
+        ("USD", ""), ("percent", ""), ("homes", "homes"),
+    ]

@@ -59,12 +59,12 @@ def test_quantities_and_speakers_on_the_seeds(seed_claims: list[ExtractedClaim])
     (detained,) = find(seed_claims, "detained nearly 1,500 people")
     assert detained.claim.claim_type == "numeric"
     quantity = detained.claim.quantities[0]
-    assert (quantity["value"], quantity["unit"], quantity["hedge"]) == (1500.0, "people", "approximately-below")
+    assert (quantity["value"], quantity["unit"], quantity["hedge"], quantity["hedge_text"]) == (1500.0, "people", "approximately", "nearly")
     (grants,) = find(seed_claims, "for 22 years")
     assert [(q["value"], q["unit"]) for q in grants.claim.quantities] == [(22.0, "years")]
     assert grants.claim.speaker == "Michelle Wu"
     (bondi,) = find(seed_claims, "nearly three dozen such cities")
-    assert [(q["value"], q["unit"], q["hedge"]) for q in bondi.claim.quantities] == [(36.0, "cities", "approximately-below")]
+    assert [(q["value"], q["unit"], q["hedge"]) for q in bondi.claim.quantities] == [(36.0, "cities", "approximately")]
     (crime,) = find(seed_claims, "higher crime rates")
     assert crime.claim.claim_type == "comparison"
     (kraft,) = find(seed_claims, "It is outrageous to think about ICE officers")

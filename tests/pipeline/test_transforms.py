@@ -36,7 +36,10 @@ def test_extract_claims_finds_keys_offsets_speakers_types_and_quantities(spark) 
     # Untrimmed text, an empty article and a null outlet: the transform copes with all three.
     articles_df = spark.createDataFrame([(7, "h7", TEXT, "MassLive", "", None), (8, "h8", "", None, None, None)], ARTICLE_DDL)
     counter = spark.sparkContext.accumulator(0)
-    quantity = {"end": 32, "hedge": "approximately-below", "start": 13, "text": "nearly 1,500 people", "unit": "people", "value": 1500.0}
+    quantity = {
+        "end": 32, "hedge": "approximately", "hedge_text": "nearly", "high": None, "low": None, "magnitude": "", "noun": "people",
+        "start": 13, "text": "nearly 1,500 people", "unit": "people", "value": 1500.0,
+    }
     quote_end = TEXT.index("said.") + len("said.")
     expected = spark.createDataFrame(
         [

@@ -126,7 +126,8 @@ def test_empty_csv_fails_with_a_reason(tmp_path: Path, content: bytes) -> None:
     assert batch.error in {"The file is empty.", "The file holds no articles."}
 
 
-def test_duplicated_rows_in_file_and_same_url_are_duplicates(tmp_path: Path) -> None:
+def test_same_text_is_a_duplicate_and_another_text_under_a_known_url_is_listed(tmp_path: Path) -> None:
+    # Issue 31, item 5: a new text under a known url was counted as a duplicate, not listed.
     Article.objects.create(text="Stored before.", content_hash=content_hash("Stored before."), url="https://ex.com/old")
     rows = [
         ["", "Same text.", "", "", "", ""],
@@ -137,9 +138,15 @@ def test_duplicated_rows_in_file_and_same_url_are_duplicates(tmp_path: Path) -> 
         ["", "New one, edited.", "https://ex.com/new", "", "", ""],
     ]
     batch = articles_import_file(path=write_csv(tmp_path / "dups.csv", rows))
-    assert (batch.rows_read, batch.rows_stored, batch.rows_duplicate, batch.rows_rejected) == (6, 2, 4, 0)
+    assert (batch.rows_read, batch.rows_stored, batch.rows_duplicate, batch.rows_rejected) == (6, 2, 2, 2)
     assert Article.objects.count() == 3
     assert Article.objects.get(url="https://ex.com/new").text == "New one."
+    stored = Article.objects.get(url="https://ex.com/old")
+    assert errors_by_row(batch) == {
+        3: f"This url is already stored (article #{stored.pk}) with another text: not imported.",
+        6: "Same url as row 5 of this file, with another text: not imported.",
+    }
+    assert [error["where"] for error in batch.errors] == ["line 4", "line 7"]
 
 
 def test_reimporting_the_same_file_adds_nothing(tmp_path: Path) -> None:

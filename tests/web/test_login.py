@@ -82,12 +82,15 @@ def test_people_logging_in_behind_one_address_do_not_lock_each_other_out(reviewe
             assert attempt(client, user.username, PERSONA_PASSWORD).status_code == 302
     for n in range(4):
         attempt(Client(REMOTE_ADDR=address), f"someone-{n}", "guess")
-    assert attempt(Client(REMOTE_ADDR=address), reviewer.username, PERSONA_PASSWORD).status_code == 429
+    # Over the address's limit, the accounts known at this address keep their own limit (issue
+    # 31: a guesser no longer locks out everyone behind the address); a new one is refused.
+    assert attempt(Client(REMOTE_ADDR=address), reviewer.username, PERSONA_PASSWORD).status_code == 302
+    assert attempt(Client(REMOTE_ADDR=address), "someone-else", "guess").status_code == 429
 
 
 @override_settings(
     FACTCHECK_LOGIN_MAX_FAILURES=100, FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS=3,
-    FACTCHECK_TRUSTED_PROXY_HEADER="HTTP_X_FORWARDED_FOR", FACTCHECK_TRUSTED_PROXY_COUNT=1,
+    FACTCHECK_TRUSTED_PROXY_HEADER="HTTP_X_FORWARDED_FOR", FACTCHECK_TRUSTED_PROXY_COUNT=1, FACTCHECK_TRUSTED_PROXIES=frozenset({"10.0.0.1"}),
 )
 def test_behind_a_proxy_the_address_is_the_one_the_proxy_added(reviewer, address: str) -> None:  # type: ignore[no-untyped-def]
     # Everyone arrives from the proxy's address; the client sends whatever X-Forwarded-For it

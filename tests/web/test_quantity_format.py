@@ -37,10 +37,36 @@ from tests.web.test_views import logged_in
         ({"value": 3e9, "unit": "", "hedge": "exact"}, "3 billion"),
         ({"value": 22.0, "unit": "years", "hedge": "exact"}, "22 years"),
         ({"text": "some", "value": None}, "some"),
+        # Parsed since issue 29: the hedge as written, the whole counted noun, vague magnitudes as words.
+        ({"value": 1500.0, "unit": "people", "hedge": "approximately", "hedge_text": "nearly", "noun": "people"}, "nearly 1,500 people"),
+        ({"value": 100000.0, "unit": "", "hedge": "approximately", "hedge_text": "almost"}, "almost 100,000"),
+        ({"value": 3.0, "unit": "mps", "hedge": "exact", "hedge_text": "", "noun": "ethnic minority MPs"}, "3 ethnic minority MPs"),
+        ({"value": 6.0, "unit": "months", "hedge": "at-least", "hedge_text": "or more", "noun": "months"}, "6 months or more"),
+        ({"value": 3e9, "unit": "GBP", "hedge": "approximately-above", "hedge_text": "more than", "noun": ""}, "more than £3bn"),
+        ({"value": 1.3, "unit": "percent", "hedge": "exact", "hedge_text": ""}, "1.3%"),
+        ({"value": 20000.0, "unit": "people", "hedge": "approximately", "noun": "old people", "low": 20000.0, "high": 100000.0,
+          "magnitude": "tens of thousands"}, "tens of thousands of old people"),
+        ({"value": 2e9, "unit": "USD", "hedge": "approximately", "noun": "", "low": 2e9, "high": 1e10, "magnitude": "billions"},
+         "billions of dollars"),
+        ({"value": 200.0, "unit": "", "hedge": "approximately", "low": 200.0, "high": 1000.0, "magnitude": "hundreds"}, "hundreds"),
     ],
 )
 def test_format_quantity(quantity: dict[str, object], shown: str) -> None:
     assert format_quantity(quantity) == shown
+
+
+@pytest.mark.parametrize(
+    ("sentence", "shown"),
+    [
+        ("ICE detained nearly 1,500 people.", ["nearly 1,500 people"]),
+        ("There had only been a one point three per cent fall.", ["1.3%"]),
+        ("It is the scandal of tens of thousands of old people dying.", ["tens of thousands of old people"]),
+        ("She was elected with three other ethnic minority MPs.", ["3 ethnic minority MPs"]),
+        ("Growth was rapid in the first half of 2004.", []),
+    ],
+)
+def test_the_issue_29_errors_read_right(sentence: str, shown: list[str]) -> None:
+    assert format_quantities([q.as_dict() for q in parse_quantities(sentence)]) == shown
 
 
 def test_parsed_money_reads_back_as_written() -> None:
@@ -63,11 +89,12 @@ def test_money_on_the_claim_page_in_the_queue_and_in_the_csv(reviewer) -> None: 
     )
     client = logged_in(reviewer)
     detail = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
-    assert "£2bn → £2bn" in detail and "14,000 successful applicants → 14,000 applicants" in detail
+    # Shown as parsed only where that reads differently from the sentence's words.
+    assert '<span class="tag">£2bn</span>' in detail and "14,000 successful applicants</span>" in detail
     queue = client.get(reverse("claims:list")).content.decode()
-    assert '<span class="tag qty">£2bn</span>' in queue and '<span class="tag qty">14,000 applicants</span>' in queue
+    assert '<span class="tag qty">£2bn</span>' in queue and '<span class="tag qty">14,000 successful applicants</span>' in queue
     response = client.get(reverse("reports:claims_csv"))
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8"))))
-    assert [row["quantities"] for row in rows] == ["£2bn; 14,000 applicants"]
+    assert [row["quantities"] for row in rows] == ["£2bn; 14,000 successful applicants"]
     for html in (detail, queue):
         assert "e+09" not in html and "GBP" not in html
