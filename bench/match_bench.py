@@ -1,5 +1,5 @@
 """Claim-matching speed against a 30,000-check library: building its index, keeping it
-(bytes) and reading it back, and claims/s.
+(bytes) and reading it back, and claims/s, with what the verification stage costs of it.
 
     python bench/match_bench.py [--claims 15000] [--repeat 3] [--candidates 20]
 
@@ -86,7 +86,7 @@ def main() -> int:
     texts = claims(args.data, args.claims)
     artifact = read_artifact()
     config = MatchConfig(candidates=args.candidates)
-    builds, loads, runs = [], [], []
+    builds, loads, runs, unverified = [], [], [], []
     data = b""
     for _ in range(args.repeat):
         built, wall, cpu = timed(lambda: MatchIndex.build(entries, artifact, config))
@@ -100,6 +100,11 @@ def main() -> int:
         loads.append((wall, cpu))
         _, wall, cpu = timed(partial(match_all, loaded, texts))
         runs.append((wall, cpu))
+        # The same index without its verification stage (pipeline.nlp.verification): what it costs.
+        verifier, loaded.verifier = loaded.verifier, None
+        _, wall, cpu = timed(partial(match_all, loaded, texts))
+        unverified.append((wall, cpu))
+        loaded.verifier = verifier
 
     def median(values: list[tuple[float, float]], which: int) -> float:
         return statistics.median(value[which] for value in values)
@@ -109,6 +114,8 @@ def main() -> int:
     print(f"index build (a new library):   {median(builds, 0):6.1f} s wall, {median(builds, 1):5.1f} s CPU; kept as {len(data) / 2**20:.1f} MiB")
     print(f"index read back (each worker): {median(loads, 0):6.2f} s wall, {median(loads, 1):5.2f} s CPU")
     print(f"matching: {match_wall:.2f} s wall ({len(texts) / match_wall:,.0f} claims/s), {match_cpu:.2f} s CPU ({len(texts) / match_cpu:,.0f} claims/CPU-s)")
+    plain_cpu = median(unverified, 1)
+    print(f"  of which verification (same claims, its stage left out): {match_cpu - plain_cpu:.2f} s CPU ({match_cpu / plain_cpu:.2f}x the re-rankers alone)")
     return 0
 
 

@@ -155,6 +155,13 @@ def read_match_index(dsn: str, *, key: str) -> bytes | None:
     return bytes(row[0]) if row else None
 
 
+def read_matching_artifact_dir(dsn: str) -> str:
+    """The active claim-matching version's artifact directory ("" for the shipped one)."""
+    with connect(dsn) as conn:
+        row = conn.execute(statement("read_matching_artifact")).fetchone()
+    return str(row[0]) if row else ""
+
+
 def write_match_index(dsn: str, *, key: str, data: bytes, entries: int) -> None:
     """Keep a built index under its library key, and drop all but the newest few."""
     with connect(dsn) as conn:
@@ -278,6 +285,9 @@ class PostgresRun:
 
     def write_match_index(self, key: str, data: bytes, entries: int) -> None:
         write_match_index(self.dsn, key=key, data=data, entries=entries)
+
+    def read_matching_artifact_dir(self) -> str:
+        return read_matching_artifact_dir(self.dsn)
 
     def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
         return write_matches(self.dsn, rows)

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from pipeline.nlp.matching import IndexFormatError, MatchConfig, MatchIndex, check_index_bytes, library_key, read_artifact
+from pipeline.nlp.matching import IndexFormatError, MatchConfig, MatchIndex, check_index_bytes, library_key, model_store_root, read_artifact
 
 if TYPE_CHECKING:
     from pipeline.nlp.matching import Artifact
@@ -30,6 +30,8 @@ class IndexStore(Protocol):
     def read_match_index(self, key: str) -> bytes | None: ...
 
     def write_match_index(self, key: str, data: bytes, entries: int) -> None: ...
+
+    def read_matching_artifact_dir(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,13 @@ class PreparedLibrary:
     candidates: int
     # Whether this run had to build the index (none kept for this library, or a damaged one).
     built: bool = field(default=False, compare=False)
+    # The active matching version's artifact (absolute; "": the shipped one). Executors read it
+    # from there, so the model store must be on every machine that matches (as the repo is).
+    artifact_dir: str = ""
 
     def index(self, artifact: Artifact | None = None) -> MatchIndex:
+        if artifact is None and self.artifact_dir:
+            artifact = read_artifact(self.artifact_dir)
         return MatchIndex.from_bytes(self.data, key=self.key, artifact=artifact, config=MatchConfig(candidates=self.candidates))
 
 
@@ -53,8 +60,11 @@ def own_verdicts(library: Sequence[Mapping[str, str]]) -> dict[str, str]:
 
 
 def prepare_library(store: IndexStore, library: Sequence[Mapping[str, str]], candidates: int) -> PreparedLibrary:
-    """The library's kept index, or a fresh one built, kept and returned (see the module)."""
-    artifact = read_artifact()
+    """The library's kept index, or a fresh one built, kept and returned (see the module), with
+    the active matching version's artifact (a promotion changes the artifact, so the key)."""
+    relative = store.read_matching_artifact_dir()
+    artifact_dir = str(model_store_root() / relative) if relative else ""
+    artifact = read_artifact(artifact_dir or None)
     config = MatchConfig(candidates=candidates)
     key = library_key(library, artifact, config)
     data = store.read_match_index(key)
@@ -68,7 +78,7 @@ def prepare_library(store: IndexStore, library: Sequence[Mapping[str, str]], can
         data = MatchIndex.build(library, artifact, config).to_bytes(key)
         store.write_match_index(key, data, len(library))
     assert data is not None
-    return PreparedLibrary(key, data, own_verdicts(library), candidates, built)
+    return PreparedLibrary(key, data, own_verdicts(library), candidates, built, artifact_dir)
 
 
 def prepared_from_rows(library: Sequence[Mapping[str, str]], candidates: int) -> PreparedLibrary:
@@ -82,3 +92,6 @@ class _NoStore:
 
     def write_match_index(self, key: str, data: bytes, entries: int) -> None:
         pass
+
+    def read_matching_artifact_dir(self) -> str:
+        return ""

@@ -55,6 +55,11 @@ class RunStore(Protocol):
         """Keep a built matching index under its library key. On the driver."""
         ...
 
+    def read_matching_artifact_dir(self) -> str:
+        """The active matching model version's artifact directory, relative to the model store
+        ("" for the shipped artifact). On the driver."""
+        ...
+
     def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
         """Store (claim_key, factcheck_id, score, rank) matches of merged claims, idempotently,
         never over a reviewer's decision; returns the rows written. On the driver."""
@@ -83,6 +88,8 @@ class InMemoryRun:
     matches: list[tuple[str, int, float, int]] = field(default_factory=list)
     # Kept matching indexes by library key, as factcheck_match_indexes holds them.
     match_indexes: dict[str, bytes] = field(default_factory=dict)
+    # The active matching version's artifact, relative to the model store ("": shipped).
+    matching_artifact_dir: str = ""
 
     def read_articles(self, *, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
         return iter([article for article in self.articles if int(article[0]) % buckets == bucket])
@@ -129,6 +136,9 @@ class InMemoryRun:
 
     def write_match_index(self, key: str, data: bytes, entries: int) -> None:
         self.match_indexes[key] = data
+
+    def read_matching_artifact_dir(self) -> str:
+        return self.matching_artifact_dir
 
     def write_matches(self, rows: Sequence[tuple[str, int, float, int]]) -> int:
         """Keeps the last run's matches, sorted (they come back from the tasks in any order)."""

@@ -54,6 +54,7 @@ from django.utils import timezone
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
 from factcheck.factchecks.models import ClaimMatch
+from factcheck.factchecks.selectors import checked_before_q
 from factcheck.runs.models import PipelineRun
 
 T = TypeVar("T")
@@ -250,10 +251,9 @@ def metadata_q(pairs: list[str]) -> Q:
 
 
 def _checked_before() -> Q:
-    """Claims with a confirmed match or a suggestion from FACTCHECK_CHECKED_BEFORE_MIN_SCORE:
-    what factchecks.selectors.claims_checked_before shows (a rejected match never counts)."""
-    shown = Q(status=ClaimMatch.Status.CONFIRMED) | Q(status=ClaimMatch.Status.SUGGESTED, score__gte=settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE)
-    return Q(id__in=ClaimMatch.objects.filter(shown).values("claim_id"))
+    """Claims with a match that makes them "Checked before" (factchecks.selectors.checked_before_q:
+    what the queue's badge shows, the one rule)."""
+    return Q(id__in=ClaimMatch.objects.filter(checked_before_q()).values("claim_id"))
 
 
 def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> Q:

@@ -59,7 +59,7 @@ from factcheck.claims.quantities import format_quantities
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, priority_breakdown, priority_reasons
 from factcheck.claims.services import BulkKind
 from factcheck.factchecks.models import ClaimMatch
-from factcheck.factchecks.selectors import CheckedBefore, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
+from factcheck.factchecks.selectors import CheckedBefore, When, claim_match_for_prefill, claim_matches_for, claims_checked_before, verdict_initial_from_match
 
 # --- The triage queue ----------------------------------------------------------------------
 
@@ -190,11 +190,14 @@ def _label(choices: type[Claim.Status] | type[Claim.Type], value: str) -> str:
 
 
 def _checked_before_line(found: CheckedBefore | None) -> str:
-    """"publisher, rating, date" of the fact-check a row was matched to; "" when none."""
+    """"publisher, rating, date" of the fact-check a row was matched to, and whether that was
+    before the claim appeared when it is not plain ("same day as the article", "dates
+    unknown": factchecks.selectors.checked_when); "" when none."""
     if found is None:
         return ""
     day = f"{found.date.day} {found.date:%b %Y}" if found.date else ""
-    return ", ".join(part for part in (found.publisher, found.rating, day) if part)
+    note = {When.SAME_DAY: "the article's day: maybe not before", When.UNKNOWN: "date unknown: maybe not before"}.get(found.when, "")
+    return ", ".join(part for part in (found.publisher, found.rating, day, note) if part)
 
 
 # Reversed once a page; each row fills in its id.

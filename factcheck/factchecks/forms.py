@@ -34,3 +34,32 @@ class LibraryUploadForm(forms.Form):
 class MatchDecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[(ClaimMatch.Status.CONFIRMED, "Confirm"), (ClaimMatch.Status.REJECTED, "Reject")])
     version = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+
+
+class LibrarySearchForm(forms.Form):
+    q = forms.CharField(
+        max_length=300, required=False, label="Search", help_text="Words of the claim, title or speaker; \"quotes\" for a phrase, -word to leave out."
+    )
+    publisher = forms.ChoiceField(required=False, choices=[("", "Any publisher")])
+    rating = forms.CharField(max_length=100, required=False, label="Rating", help_text="The publisher's words, e.g. false, pants-fire.")
+    date_from = forms.DateField(required=False, label="Published from", widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
+    # The claim a reviewer is searching for (from its page): each result can be attached to it.
+    claim = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, publishers: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["publisher"].choices = [("", "Any publisher"), *((name, name) for name in publishers)]  # type: ignore[attr-defined]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and start > end:
+            raise forms.ValidationError("The start date is after the end date.")
+        return data
+
+
+class MatchAttachForm(forms.Form):
+    claim = forms.IntegerField(min_value=1)
+    factcheck = forms.IntegerField(min_value=1)

@@ -69,18 +69,21 @@ def _engine() -> Any:
 
 
 def match_claims_against(
-    factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, candidates: int, min_score: float
+    factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, candidates: int, min_score: float, artifact_dir: str = ""
 ) -> list[MatchRow]:
     """Each claim's best `top` fact-checks among `factchecks` scoring at least `min_score`,
-    best first, ranked 1..top, with `candidates` BM25 candidates re-ranked per claim. Empty when the engine is not installed."""
+    best first, ranked 1..top, with `candidates` BM25 candidates re-ranked per claim, by the
+    artifact in `artifact_dir` (the active matching version's; "" the shipped one). Empty
+    when the engine is not installed."""
     if not factchecks or not claims or not engine_available():
         return []
-    index = _index(factchecks, candidates)
+    index = _index(factchecks, candidates, artifact_dir)
     return _matched(index, factchecks, claims, top=top, min_score=min_score)
 
 
 def match_new_entries(
-    factchecks: Sequence[LibraryEntry], claims: Iterable[ClaimText], new_ids: set[int], *, top: int, candidates: int, min_score: float
+    factchecks: Sequence[LibraryEntry], claims: Iterable[ClaimText], new_ids: set[int], *, top: int, candidates: int, min_score: float,
+    artifact_dir: str = "",
 ) -> list[MatchRow]:
     """match_claims_against for the claims whose re-ranked candidates include one of `new_ids`,
     and only those: the rows a full run gives them, at the cost of what the new entries add.
@@ -92,7 +95,7 @@ def match_new_entries(
     if not factchecks or not new_ids or not engine_available():
         return []
     engine = _engine()
-    index = _index(factchecks, candidates)
+    index = _index(factchecks, candidates, artifact_dir)
     new_rows = np.array([row for row, raw_id in enumerate(index.ids) if int(raw_id) in new_ids], np.int64)
     if not len(new_rows):
         return []
@@ -126,9 +129,12 @@ def _blocks(items: Iterable[ClaimText], size: int) -> Iterator[list[ClaimText]]:
         yield block
 
 
-def _index(factchecks: Sequence[LibraryEntry], candidates: int) -> Any:
+def _index(factchecks: Sequence[LibraryEntry], candidates: int, artifact_dir: str) -> Any:
+    """The library's index, with the artifact in `artifact_dir` (the active matching
+    version's; "" the shipped one)."""
     engine = _engine()
-    return engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], config=engine.MatchConfig(candidates=candidates))
+    artifact = engine.read_artifact(artifact_dir) if artifact_dir else None
+    return engine.MatchIndex.build([entry.as_engine_entry() for entry in factchecks], artifact, config=engine.MatchConfig(candidates=candidates))
 
 
 def _matched(index: Any, factchecks: Sequence[LibraryEntry], claims: Sequence[ClaimText], *, top: int, min_score: float) -> list[MatchRow]:

@@ -104,9 +104,15 @@ class ClaimMatch(models.Model):
         CONFIRMED = "confirmed", "Confirmed"
         REJECTED = "rejected", "Rejected"
 
+    class Origin(models.TextChoices):
+        ENGINE = "engine", "Suggested by the matcher"
+        MANUAL = "manual", "Attached by a reviewer"
+
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="library_matches")
     factcheck = models.ForeignKey(FactCheck, on_delete=models.CASCADE, related_name="matches")
-    score = models.FloatField(help_text="The matcher's score; higher is closer.")
+    score = models.FloatField(help_text="The matcher's score; higher is closer (0 for a match a reviewer attached that the matcher never suggested).")
+    # A reviewer found it in the library by hand (services.claim_match_attach): the matcher missed it.
+    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.ENGINE, db_default=Origin.ENGINE)
     rank = models.PositiveSmallIntegerField(default=1, db_default=1, help_text="1 = the claim's best match.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SUGGESTED, db_default=Status.SUGGESTED)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -192,3 +198,33 @@ class MatchIndexCache(models.Model):
 
     def __str__(self) -> str:
         return f"Match index {self.key[:12]} ({self.entries} fact-checks)"
+
+
+class MatchDecision(models.Model):
+    """A reviewer's decision on a (claim, fact-check) pair as a label for the matcher: the
+    desk's decisions teach it (factcheck.factchecks.refit). One row per decision, written by
+    the service that makes it, in its transaction; a refit reads each pair's latest. It keeps
+    the matching model version that was active when the decision was made (the one whose
+    suggestion the reviewer saw) and the score it gave."""
+
+    class Decision(models.TextChoices):
+        CONFIRMED = "confirmed", "Confirmed"
+        REJECTED = "rejected", "Rejected"
+        ATTACHED = "attached", "Attached by hand"
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="+")
+    factcheck = models.ForeignKey(FactCheck, on_delete=models.CASCADE, related_name="+")
+    decision = models.CharField(max_length=16, choices=Decision.choices)
+    same_claim = models.BooleanField(help_text="The label: the fact-check checked this claim.")
+    score = models.FloatField(help_text="The matcher's score for the pair when it was decided (0 when attached by hand).")
+    model_version = models.ForeignKey("learning.ModelVersion", on_delete=models.PROTECT, related_name="+")
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    decided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "match_decisions"
+        ordering = ["-decided_at", "-id"]
+        indexes = [models.Index(fields=["claim", "factcheck", "-decided_at"], name="match_decision_pair_idx")]
+
+    def __str__(self) -> str:
+        return f"Claim {self.claim_id} ~ fact-check {self.factcheck_id}: {self.decision}"

@@ -6,12 +6,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
+from django.db.models import BooleanField, Case, F, IntegerField, Q, QuerySet, Value
+from django.db.models import When as When_
+from django.db.models.functions import TruncDate
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
@@ -23,9 +28,13 @@ ERRORS_SHOWN = 20
 
 
 def claim_matches_for(*, claim: Claim) -> list[ClaimMatch]:
-    """A claim's matches for its page: confirmed first, then by rank; rejected ones last."""
+    """A claim's matches for its page: confirmed first, then by rank; rejected ones last. Each
+    carries `when` (checked_when: its fact-check's date against the claim's article's)."""
     order = {ClaimMatch.Status.CONFIRMED: 0, ClaimMatch.Status.SUGGESTED: 1, ClaimMatch.Status.REJECTED: 2}
-    matches = list(ClaimMatch.objects.filter(claim=claim).select_related("factcheck", "decided_by"))
+    matches = list(ClaimMatch.objects.filter(claim=claim).select_related("factcheck", "decided_by", "claim__article"))
+    for match in matches:
+        when = checked_when(checked_on=match.factcheck.published_on, claim_published_at=match.claim.article.published_at)
+        match.when = when  # type: ignore[attr-defined]
     return sorted(matches, key=lambda match: (order[ClaimMatch.Status(match.status)], match.rank, -match.score, match.pk))
 
 
@@ -46,40 +55,76 @@ def claim_match_for_prefill(*, claim: Claim, pk: int | None) -> ClaimMatch | Non
     return ClaimMatch.objects.select_related("factcheck").filter(pk=pk, claim=claim, status=ClaimMatch.Status.CONFIRMED).first()
 
 
+class When(StrEnum):
+    """A fact-check's date against the claim's first appearance (its article's publication)."""
+
+    BEFORE = "before"
+    SAME_DAY = "same day"
+    AFTER = "after"
+    UNKNOWN = "unknown"
+
+
+def checked_when(*, checked_on: date | None, claim_published_at: datetime | None) -> When:
+    """Whether a fact-check was published before the claim appeared. Both dates come from their
+    sources (the check's own date; the article's from its import or page metadata, never the
+    time it was imported); either unknown, and nobody can say "before"."""
+    if checked_on is None or claim_published_at is None:
+        return When.UNKNOWN
+    appeared = claim_published_at.astimezone(UTC).date()
+    if checked_on < appeared:
+        return When.BEFORE
+    return When.SAME_DAY if checked_on == appeared else When.AFTER
+
+
+def checked_before_q() -> Q:
+    """The claim matches that make a claim "Checked before" (the queue's badge and its
+    checked_before filter, claims.filters): a confirmed match or a suggestion from
+    FACTCHECK_CHECKED_BEFORE_MIN_SCORE (a rejected one never), whose fact-check was not
+    published after the claim's article (checked_when: "after" never counts; a same-day or an
+    unknown date counts, and the page says which)."""
+    shown = Q(status=ClaimMatch.Status.CONFIRMED) | Q(status=ClaimMatch.Status.SUGGESTED, score__gte=settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE)
+    not_after = (
+        Q(factcheck__published_on__isnull=True)
+        | Q(claim__article__published_at__isnull=True)
+        | Q(factcheck__published_on__lte=TruncDate("claim__article__published_at", tzinfo=UTC))
+    )
+    return shown & not_after
+
+
 class CheckedBefore(NamedTuple):
     publisher: str
     rating: str
     date: date | None
     # A reviewer confirmed the match; otherwise it is the matcher's suggestion.
     confirmed: bool = False
-
-
-# The one match the queue shows per claim: a confirmed one before a suggestion, then the best
-# ranked; a suggestion only from FACTCHECK_CHECKED_BEFORE_MIN_SCORE, rejected matches never (the
-# queue's checked_before filter, claims.filters, holds the same rule). One indexed pass over
-# the page's claims.
-_CHECKED_BEFORE_SQL = """
-SELECT DISTINCT ON (m.claim_id) m.claim_id, f.publisher, f.rating_text, f.rating_value, f.published_on, m.status = 'confirmed'
-FROM claim_matches AS m JOIN factchecks AS f ON f.id = m.factcheck_id
-WHERE m.claim_id = ANY(%s) AND (m.status = 'confirmed' OR (m.status = 'suggested' AND m.score >= %s))
-ORDER BY m.claim_id, (m.status = 'confirmed') DESC, m.rank, m.score DESC, m.id
-"""
+    when: When = When.UNKNOWN
 
 
 def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
-    """{claim id: (publisher, rating, date, confirmed)} for the claims with a confirmed match or a
-    likely suggestion (the queue's "Checked before" badge). The rating is the publisher's words, or "n of 5" on our scale."""
+    """{claim id: (publisher, rating, date, confirmed, when)} for the claims checked_before_q
+    counts (the queue's "Checked before" badge), the one match each: a confirmed one before a
+    suggestion, then the best ranked. One indexed pass over the page's claims. The rating is
+    the publisher's words, or "n of 5" on our scale."""
     ids = list(claim_ids)
     if not ids:
         return {}
-    with connection.cursor() as cursor:
-        cursor.execute(_CHECKED_BEFORE_SQL, [ids, settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE])
-        found = cursor.fetchall()
+    confirmed = Case(When_(status=ClaimMatch.Status.CONFIRMED, then=Value(True)), default=Value(False), output_field=BooleanField())
+    found = (
+        ClaimMatch.objects.filter(checked_before_q(), claim_id__in=ids)
+        .annotate(is_confirmed=confirmed)
+        .order_by("claim_id", "-is_confirmed", "rank", "-score", "id")
+        .distinct("claim_id")
+        .values_list(
+            "claim_id", "factcheck__publisher", "factcheck__rating_text", "factcheck__rating_value", "factcheck__published_on",
+            "is_confirmed", "claim__article__published_at",
+        )
+    )
     return {
         claim_id: CheckedBefore(
-            publisher=publisher, rating=rating_text or (f"{rating_value} of 5" if rating_value else ""), date=published_on, confirmed=confirmed
+            publisher=publisher, rating=rating_text or (f"{rating_value} of 5" if rating_value else ""), date=published_on, confirmed=is_confirmed,
+            when=checked_when(checked_on=published_on, claim_published_at=article_published_at),
         )
-        for claim_id, publisher, rating_text, rating_value, published_on, confirmed in found
+        for claim_id, publisher, rating_text, rating_value, published_on, is_confirmed, article_published_at in found
     }
 
 
@@ -148,3 +193,58 @@ def verdict_initial_from_match(*, match: ClaimMatch, evidence: list[Evidence], c
     from_factcheck = [item.pk for item in evidence if factcheck.url and item.url == factcheck.url]
     initial["evidence"] = list(dict.fromkeys([*current.get("evidence", []), *from_factcheck]))
     return initial
+
+
+# --- The library page ------------------------------------------------------------------------
+
+LIBRARY_PAGE_SIZE = 50
+
+
+def factcheck_publishers() -> list[str]:
+    return list(FactCheck.objects.order_by("publisher").values_list("publisher", flat=True).distinct())
+
+
+def factchecks_search(
+    *, text: str = "", publisher: str = "", rating: str = "", published_from: date | None = None, published_to: date | None = None
+) -> QuerySet[FactCheck]:
+    """The library filtered: full text over the claim, title and speaker (the `search` column's
+    index, web-search syntax), publisher, the publisher's rating words (contains) and the date
+    range; best text match first when there is a text, else newest first."""
+    found = FactCheck.objects.defer("metadata", "search")
+    if text.strip():
+        query = SearchQuery(text.strip(), search_type="websearch", config="english")
+        found = found.filter(search=query).annotate(rank=SearchRank(F("search"), query)).order_by("-rank", "-published_on", "-id")
+    if publisher:
+        found = found.filter(publisher=publisher)
+    if rating.strip():
+        found = found.filter(rating_text__icontains=rating.strip())
+    if published_from is not None:
+        found = found.filter(published_on__gte=published_from)
+    if published_to is not None:
+        found = found.filter(published_on__lte=published_to)
+    return found
+
+
+def factcheck_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> FactCheck:
+    """The access helper: the library is every role's to read; 404 for anyone without one."""
+    if not has_role(user, Role.REVIEWER):
+        raise Http404("No such fact-check.")
+    try:
+        return FactCheck.objects.get(pk=pk)
+    except FactCheck.DoesNotExist as exc:
+        raise Http404("No such fact-check.") from exc
+
+
+def factcheck_matches(*, factcheck: FactCheck) -> list[ClaimMatch]:
+    """The claims a fact-check was matched to, with the desk's decisions on them: confirmed
+    first, then suggested by score, rejected last."""
+    order = Case(
+        When_(status=ClaimMatch.Status.CONFIRMED, then=Value(0)), When_(status=ClaimMatch.Status.SUGGESTED, then=Value(1)), default=Value(2),
+        output_field=IntegerField(),
+    )
+    return list(
+        ClaimMatch.objects.filter(factcheck=factcheck)
+        .select_related("claim", "claim__article", "claim__article__outlet", "decided_by")
+        .annotate(status_order=order)
+        .order_by("status_order", "-score", "id")
+    )

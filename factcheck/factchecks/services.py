@@ -36,9 +36,12 @@ from factcheck.claims.models import Claim, Evidence
 from factcheck.claims.services import evidence_add
 from factcheck.factchecks.library import factchecks_match_send
 from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_new_entries
-from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
+from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport, MatchDecision
 from factcheck.factchecks.readers import HEAD_BYTES, detect_layout, read_factcheck_rows
 from factcheck.factchecks.rows import PreparedFactCheck, prepare_factcheck
+from factcheck.learning.models import ModelKind, ModelVersion
+from factcheck.learning.selectors import active_version
+from factcheck.learning.services import model_store_path
 from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.match_store import UPSERT_CLAIM_MATCHES
 
@@ -310,6 +313,27 @@ def factcheck_imports_resend() -> list[int]:
 MATCHED_STATUSES = [status for status in Claim.Status.values if status not in {Claim.Status.APPROVED, Claim.Status.DISMISSED}]
 
 
+def active_matching_version() -> ModelVersion:
+    """The matching version that scores now. The learning app's data migration creates the
+    shipped one active; a database that lost that row (a test's flush of every table) gets it
+    back rather than failing every decision and every re-match."""
+    try:
+        return active_version(ModelKind.MATCHING)
+    except ModelVersion.DoesNotExist:
+        version, _ = ModelVersion.objects.get_or_create(
+            kind=ModelKind.MATCHING, label="shipped",
+            defaults={"state": ModelVersion.State.ACTIVE, "promoted_at": timezone.now(), "notes": "The model shipped with this release."},
+        )
+        return version
+
+
+def active_matching_artifact_dir() -> str:
+    """The active matching version's artifact directory ("" for the shipped one): what the web
+    app's matching scores with, as the Spark job does (pipeline/sql/read_matching_artifact.sql)."""
+    where = model_store_path(active_matching_version())
+    return str(where) if where is not None else ""
+
+
 def library_entries() -> list[LibraryEntry]:
     """The whole library as the matching engine reads it."""
     rows = FactCheck.objects.values_list(
@@ -384,7 +408,7 @@ def factchecks_match_new(*, factcheck_ids: list[int]) -> int:
     # (match_new_entries): the cost of what the new entries add, not of the whole queue.
     rows = match_new_entries(
         library_entries(), _queued_claims(), set(pending), top=settings.FACTCHECK_MATCH_TOP,
-        candidates=settings.FACTCHECK_MATCH_CANDIDATES, min_score=settings.FACTCHECK_MATCH_MIN_SCORE,
+        candidates=settings.FACTCHECK_MATCH_CANDIDATES, min_score=settings.FACTCHECK_MATCH_MIN_SCORE, artifact_dir=active_matching_artifact_dir(),
     )
     written = claim_matches_store(_rows_of_claims_matched_to(rows, set(pending)))
     with connection.cursor() as cursor:
@@ -420,6 +444,18 @@ def _match_state(match: ClaimMatch) -> dict[str, Any]:
     return {"match": match.pk, "factcheck": match.factcheck_id, "match_status": match.status, "match_version": match.version}
 
 
+def _decision_label(*, match: ClaimMatch, decision: str, actor: User) -> MatchDecision:
+    """The decision as a label for the matcher's refits (factchecks.refit), with the matching
+    model version active now: the one whose suggestion the reviewer was shown."""
+    label = MatchDecision(
+        claim_id=match.claim_id, factcheck_id=match.factcheck_id, decision=decision, same_claim=decision != MatchDecision.Decision.REJECTED,
+        score=match.score, model_version=active_matching_version(), decided_by=actor, decided_at=match.decided_at or timezone.now(),
+    )
+    label.full_clean()
+    label.save()
+    return label
+
+
 @transaction.atomic
 def claim_match_decide(*, match: ClaimMatch, actor: User, decision: str, expected_version: int | None = None) -> ClaimMatch:
     """A reviewer confirms (the fact-check did check this claim) or rejects a match. Deciding
@@ -450,8 +486,44 @@ def claim_match_decide(*, match: ClaimMatch, actor: User, decision: str, expecte
         actor=actor, verb="claim_match.confirm" if decision == ClaimMatch.Status.CONFIRMED else "claim_match.reject",
         object_type="claim", object_id=locked.claim_id, before=before, after=_match_state(locked),
     )
+    _decision_label(match=locked, decision=decision, actor=actor)
     match.status, match.version, match.decided_by, match.decided_at = locked.status, locked.version, locked.decided_by, locked.decided_at
     return locked
+
+
+@transaction.atomic
+def claim_match_attach(*, claim: Claim, factcheck: FactCheck, actor: User) -> ClaimMatch:
+    """A reviewer found the fact-check that checked this claim in the library by hand: the
+    match is stored as confirmed (a confirmation like any other, audited as
+    "claim_match.attach"). A match the matcher had suggested or a reviewer rejected becomes
+    confirmed; one already confirmed is left as it is; a new one is the matcher's miss
+    (origin "manual", score 0, ranked after the claim's other matches)."""
+    if not has_role(actor, Role.REVIEWER):
+        raise PermissionDenied("Attaching a fact-check needs the reviewer role.")
+    Claim.objects.select_for_update().filter(pk=claim.pk).first()  # one attach at a time per claim
+    existing = ClaimMatch.objects.select_for_update().filter(claim=claim, factcheck=factcheck).first()
+    if existing is not None and existing.status == ClaimMatch.Status.CONFIRMED:
+        return existing
+    now = timezone.now()
+    if existing is not None:
+        before = _match_state(existing)
+        existing.status, existing.decided_by, existing.decided_at = ClaimMatch.Status.CONFIRMED, actor, now
+        existing.version += 1
+        existing.full_clean(validate_unique=False, validate_constraints=False)
+        existing.save(update_fields=["status", "decided_by", "decided_at", "version", "updated_at"])
+        match = existing
+    else:
+        before = {"match": None, "factcheck": factcheck.pk, "match_status": None, "match_version": None}
+        last = ClaimMatch.objects.filter(claim=claim).order_by("-rank").values_list("rank", flat=True).first() or 0
+        match = ClaimMatch(
+            claim=claim, factcheck=factcheck, score=0.0, rank=min(last + 1, 32767), status=ClaimMatch.Status.CONFIRMED,
+            origin=ClaimMatch.Origin.MANUAL, decided_by=actor, decided_at=now,
+        )
+        match.full_clean(validate_constraints=False)
+        match.save()
+    audit_record(actor=actor, verb="claim_match.attach", object_type="claim", object_id=claim.pk, before=before, after=_match_state(match))
+    _decision_label(match=match, decision=MatchDecision.Decision.ATTACHED, actor=actor)
+    return match
 
 
 def claim_match_verdict_start(*, match: ClaimMatch, actor: User) -> Evidence | None:

@@ -5,6 +5,9 @@ from factcheck.factchecks import views
 app_name = "library"
 
 urlpatterns = [
+    path("", views.library_list, name="list"),
+    path("<int:pk>/", views.factcheck_detail, name="detail"),
+    path("attach/", views.match_attach, name="attach"),
     path("import/", views.import_new, name="import"),
     path("import/upload/", views.import_upload, name="upload"),
     path("import/<int:pk>/", views.import_detail, name="import_detail"),

@@ -29,10 +29,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from importlib import resources
@@ -42,10 +43,20 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from pipeline.nlp.verification import Verifier, features_matrix
+
 ARTIFACT_PACKAGE_PATH = ("models", "matching")
 EMBEDDING_FILES = ("embedding.npz", "tokenizer.json")
 BACKGROUND_FILE = "background.npz"
 ARTIFACT_FILES = ("metadata.json", "reranker.json", BACKGROUND_FILE, *EMBEDDING_FILES)
+# The verification stage (pipeline.nlp.verification); an artifact without it scores by the
+# re-rankers alone (as while the verifier itself is being trained).
+VERIFIER_FILE = "verifier.json"
+# Pairs per text the verifier reads: the re-rankers' best, at least `top` of them.
+VERIFY_DEPTH = 5
+# The share of a desk's claims assumed to repeat an earlier check (the verifier's base rate);
+# this environment variable overrides the one the artifact was calibrated for.
+BASE_RATE_ENV = "FACTCHECK_MATCH_BASE_RATE"
 FIELDS = ("claim", "title", "summary")
 OPTIONAL_FIELDS = ("title", "summary", "rating", "url", "date", "publisher")
 # Candidates per text handed from the BM25 stage to the re-ranker.
@@ -62,7 +73,7 @@ CHAR_FEATURES = 2**20
 # The serialised index (MatchIndex.to_bytes): magic, sha256 of the rest, then the header and
 # arrays. A new layout of the stored arrays takes a new FORMAT, so old entries miss.
 INDEX_MAGIC = b"FCMATCHIDX"
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 _STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between both but by
@@ -170,15 +181,30 @@ def default_artifact_dir() -> Path:
     return Path(str(resources.files("pipeline").joinpath(*ARTIFACT_PACKAGE_PATH)))
 
 
+def model_store_root() -> Path:
+    """Where refitted model versions live: FACTCHECK_MODEL_STORE, else .var/models in the
+    checkout (the web app's settings.FACTCHECK_MODEL_STORE reads the same variable with the
+    same default)."""
+    value = os.environ.get("FACTCHECK_MODEL_STORE", "").strip()
+    return Path(value) if value else Path(__file__).resolve().parents[2] / ".var" / "models"
+
+
 def read_artifact(directory: str | Path | None = None, *, embedding_only: bool = False) -> Artifact:
     """The artifact's files (through importlib.resources by default, so it also loads from
     the zip spark-submit ships); `embedding_only` for training, before re-rankers exist."""
     names = EMBEDDING_FILES if embedding_only else ARTIFACT_FILES
     if directory is None:
         root = resources.files("pipeline").joinpath(*ARTIFACT_PACKAGE_PATH)
-        return Artifact({name: root.joinpath(name).read_bytes() for name in names})
+        files = {name: root.joinpath(name).read_bytes() for name in names}
+        verifier = root.joinpath(VERIFIER_FILE)
+        if not embedding_only and verifier.is_file():
+            files[VERIFIER_FILE] = verifier.read_bytes()
+        return Artifact(files)
     base = Path(directory)
-    return Artifact({name: (base / name).read_bytes() for name in names})
+    files = {name: (base / name).read_bytes() for name in names}
+    if not embedding_only and (base / VERIFIER_FILE).is_file():
+        files[VERIFIER_FILE] = (base / VERIFIER_FILE).read_bytes()
+    return Artifact(files)
 
 
 class StaticEmbedding:
@@ -322,11 +348,28 @@ class Background:
             return cls(int(stored["documents"][0]), term_df, gram_df, stored["piece_df"].astype(np.int64))
 
 
+def base_rate_from_env() -> float | None:
+    """FACTCHECK_MATCH_BASE_RATE when set (a share strictly between 0 and 1), else None: the
+    base rate the verifier was calibrated for. A bad value stops with a ValueError naming it."""
+    value = os.environ.get(BASE_RATE_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        rate = float(value)
+    except ValueError:
+        raise ValueError(f"{BASE_RATE_ENV}={value!r} is not a number") from None
+    if not 0 < rate < 1:
+        raise ValueError(f"{BASE_RATE_ENV}={value!r} must be strictly between 0 and 1")
+    return rate
+
+
 @dataclass
 class MatchConfig:
     k1: float = 0.9
     b: float = 0.4
     candidates: int = CANDIDATES
+    # The share of claims assumed to repeat an earlier check (None: the verifier's own).
+    base_rate: float | None = field(default_factory=base_rate_from_env)
 
 
 @dataclass
@@ -342,6 +385,7 @@ class LibraryCounts:
     pieces_whole: sp.csr_matrix  # entries x WordPieces: counts of the whole entry
     pieces_claim: sp.csr_matrix  # entries x WordPieces: counts of the claim alone
     days: np.ndarray  # entry dates as ordinals, NaN where unknown
+    claims: list[str]  # each entry's claim as written: what the verifier reads
 
     @classmethod
     def analyse(cls, entries: Iterable[Mapping[str, Any]], embedding: StaticEmbedding) -> LibraryCounts:
@@ -364,6 +408,7 @@ class LibraryCounts:
             pieces_whole=embedding.pieces(whole),
             pieces_claim=embedding.pieces(normalised["claim"]),
             days=_days([parse_date(row.get("date")) for row in rows]),
+            claims=texts["claim"],
         )
 
     def document_frequencies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -386,9 +431,11 @@ class LibraryCounts:
 
     @classmethod
     def from_arrays(cls, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray], pieces_width: int) -> LibraryCounts:
-        ids, vocabulary = list(header["ids"]), list(header["vocabulary"])
-        if not all(isinstance(value, str) for value in (*ids, *vocabulary)) or len(set(vocabulary)) != len(vocabulary):
-            raise IndexFormatError("ids and vocabulary must be strings, the vocabulary without repeats")
+        ids, vocabulary, claims = list(header["ids"]), list(header["vocabulary"]), list(header["claims"])
+        if not all(isinstance(value, str) for value in (*ids, *vocabulary, *claims)) or len(set(vocabulary)) != len(vocabulary):
+            raise IndexFormatError("ids, vocabulary and claims must be strings, the vocabulary without repeats")
+        if len(claims) != len(ids):
+            raise IndexFormatError("claims do not match the entries")
 
         def matrix(name: str, width: int) -> sp.csr_matrix:
             built = sp.csr_matrix((arrays[f"{name}.data"], arrays[f"{name}.indices"], arrays[f"{name}.indptr"]), shape=(len(ids), width))
@@ -406,6 +453,7 @@ class LibraryCounts:
             pieces_whole=matrix("pieces_whole", pieces_width),
             pieces_claim=matrix("pieces_claim", pieces_width),
             days=days,
+            claims=claims,
         )
 
 
@@ -426,6 +474,7 @@ class MatchIndex:
     claim_vectors: np.ndarray
     doc_days: np.ndarray
     rerankers: dict[str, Reranker]
+    verifier: Verifier | None
     counts: LibraryCounts
     artifact_digest: str
 
@@ -479,6 +528,7 @@ class MatchIndex:
         index.doc_days = counts.days
         stored = json.loads(artifact.files["reranker.json"]) if "reranker.json" in artifact.files else {}
         index.rerankers = {name: Reranker.from_json(model) for name, model in stored.items()}
+        index.verifier = Verifier.from_json(json.loads(artifact.files[VERIFIER_FILE])) if VERIFIER_FILE in artifact.files else None
         return index
 
     def to_bytes(self, key: str = "") -> bytes:
@@ -487,7 +537,7 @@ class MatchIndex:
         library_key it was built for), and a sha256 of it all in front."""
         header = {
             "format": INDEX_FORMAT, "key": key, "artifact": self.artifact_digest, "k1": self.config.k1, "b": self.config.b,
-            "ids": self.counts.ids, "vocabulary": self.counts.vocabulary,
+            "ids": self.counts.ids, "vocabulary": self.counts.vocabulary, "claims": self.counts.claims,
         }
         buffer = io.BytesIO()
         arrays = {"header": np.frombuffer(json.dumps(header, ensure_ascii=False).encode("utf-8"), np.uint8), **self.counts.arrays()}
@@ -592,23 +642,51 @@ class MatchIndex:
     def match(
         self, texts: Sequence[str], top: int = 5, dates: Sequence[date | None] | None = None, min_score: float = 0.0
     ) -> list[list[tuple[str, float]]]:
-        """The `top` best library entries per text, best first, with the re-ranker's
-        probability (rounded to 6 places; ties by library order), leaving out those below
-        `min_score`. `dates` (optional, one per text): when the claim was made, e.g. the
-        article's publication date; a pair where both dates are known is scored by the model
-        that uses their distance. An empty or all-stop-word text gets no matches."""
+        """The `top` best library entries per text, best first, with their match probability
+        (rounded to 6 places; ties by library order), leaving out those below `min_score`.
+        `dates` (optional, one per text): when the claim was made, e.g. the article's
+        publication date; a pair where both dates are known is scored by the re-ranker that
+        uses their distance. With a verifier in the artifact, the re-rankers' best pairs are
+        read again by it (same actors, predicate, figures, period: pipeline.nlp.verification)
+        and the probability is its own, at the configured base rate. An empty or
+        all-stop-word text gets no matches."""
         results: list[list[tuple[str, float]]] = [[] for _ in texts]
         if not texts or not self.ids or top <= 0:
             return results
-        q_rows, d_rows, matrix = self.features(texts, dates, max(top, self.config.candidates))
-        if len(q_rows) == 0:
-            return results
-        scores = np.round(self.probability(matrix), 6)
+        q_rows, d_rows, scores = self.scored(texts, top, dates)
+        scores = np.round(scores, 6)
         for start, stop in _runs(q_rows):
             docs = d_rows[start:stop]
             order = np.lexsort((docs, -scores[start:stop]))[:top]
             results[q_rows[start]] = [(self.ids[docs[i]], float(scores[start + i])) for i in order if scores[start + i] >= min_score]
         return results
+
+    def scored(self, texts: Sequence[str], top: int = 5, dates: Sequence[date | None] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pair query rows, pair library rows, match probability) of the pairs `match` ranks:
+        every candidate scored by the re-rankers; with a verifier, only each text's best
+        max(top, VERIFY_DEPTH) of them, scored by the verifier."""
+        q_rows, d_rows, matrix = self.features(texts, dates, max(top, self.config.candidates))
+        if len(q_rows) == 0 or self.verifier is None:
+            return q_rows, d_rows, self.probability(matrix) if len(q_rows) else np.zeros(0)
+        keep, verify = self.verification_features(texts, q_rows, d_rows, matrix, max(top, VERIFY_DEPTH))
+        return q_rows[keep], d_rows[keep], self.verifier.probability(verify, self.config.base_rate)
+
+    def verification_features(
+        self, texts: Sequence[str], q_rows: np.ndarray, d_rows: np.ndarray, matrix: np.ndarray, depth: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(which pairs were kept: each text's `depth` best by the re-rankers, in pair order;
+        their VERIFY_FEATURES)."""
+        raw = self.probability(matrix)
+        # Within each text's run of pairs: best first, ties by library order; keep the first `depth`.
+        order = np.lexsort((d_rows, -raw, q_rows))
+        starts = np.r_[0, np.flatnonzero(np.diff(q_rows[order])) + 1]
+        place = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        keep = np.sort(order[place < depth])
+        claims = [texts[i] for i in q_rows[keep]]
+        checks = [self.counts.claims[i] for i in d_rows[keep]]
+        embedding = matrix[keep, FEATURES.index("embedding_cosine_claim")]
+        chars = matrix[keep, FEATURES.index("char_cosine")]
+        return keep, features_matrix(claims, checks, raw[keep], embedding, chars)
 
     def probability(self, matrix: np.ndarray) -> np.ndarray:
         """Match probability per pair: the dated model where both dates are known."""

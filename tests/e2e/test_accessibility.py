@@ -55,6 +55,7 @@ NOT_PAGES = {
     "library:upload": "a POST that redirects to the library import (refused: the library's import page)",
     "library:match_decide": "a POST that redirects to the claim",
     "library:match_verdict": "a POST that redirects to the claim",
+    "library:attach": "a POST that redirects to the claim",
     "runs:rerun": "a POST that redirects to the new run",
     "reports:claims_csv": "a CSV download",
     "reports:report_pdf": "a PDF download (refused: the report form)",
@@ -93,6 +94,7 @@ class World:
     batch: ImportBatch
     library_import: FactCheckImport
     saved_view_pk: int
+    factcheck: FactCheck
 
 
 def make_world(reviewer, editor, admin_user) -> World:  # type: ignore[no-untyped-def]
@@ -126,6 +128,7 @@ def make_world(reviewer, editor, admin_user) -> World:  # type: ignore[no-untype
         batch=ImportBatch.objects.create(source="bbc.csv", format="csv", status=ImportBatch.Status.DONE, created_by=admin_user),
         library_import=FactCheckImport.objects.create(source="library.csv", created_by=admin_user),
         saved_view_pk=view.pk,
+        factcheck=earlier,
     )
 
 
@@ -142,6 +145,8 @@ PAGES: dict[str, Callable[[World], str]] = {
     "runs:detail": lambda w: reverse("runs:detail", args=[w.run.pk]),
     "imports:new": lambda w: reverse("imports:new"),
     "imports:detail": lambda w: reverse("imports:detail", args=[w.batch.pk]),
+    "library:list": lambda w: reverse("library:list") + f"?claim={w.claim.pk}&q=ICE",
+    "library:detail": lambda w: reverse("library:detail", args=[w.factcheck.pk]),
     "library:import": lambda w: reverse("library:import"),
     "library:import_detail": lambda w: reverse("library:import_detail", args=[w.library_import.pk]),
     "reports:report": lambda w: reverse("reports:report"),

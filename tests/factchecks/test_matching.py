@@ -67,7 +67,7 @@ class WordOverlapIndex:
         return scores.row[order].astype(np.int64), scores.col[order].astype(np.int64), scores.data[order]
 
     @classmethod
-    def build(cls, entries: Iterable[Mapping[str, str]], config: StandInConfig | None = None) -> WordOverlapIndex:
+    def build(cls, entries: Iterable[Mapping[str, str]], artifact: object = None, config: StandInConfig | None = None) -> WordOverlapIndex:
         index = cls(list(entries))
         cls.built.append(index.entries)
         cls.configs.append(config or StandInConfig())

@@ -104,10 +104,12 @@ def test_a_library_of_one_verdict_scores_a_repeat_as_a_match() -> None:
     artifact = read_artifact()
     library = [{"id": "ours", "claim": SHORT_1500}]
     index = MatchIndex.build(library, artifact)
-    repeats = [SHORT_1500, "Immigration agents arrested almost 1,500 people in Massachusetts in May."]
-    assert all(matches[0][1] > 0.9 for matches in index.match(repeats, top=1))
+    assert index.match([SHORT_1500], top=1)[0][0][1] > 0.9
+    # The paraphrase names ICE only as "immigration agents": the verifier (pipeline.nlp.verification)
+    # finds the names disagree, so it is a lead (0.03 at a 1 % base rate), still above anything unrelated.
+    [[(_, paraphrase)]] = index.match(["Immigration agents arrested almost 1,500 people in Massachusetts in May."], top=1)
     unrelated = ["About 1,500 people attended the concert.", "Massachusetts voters approved the budget.", "The Red Sox won 12 games in May."]
-    assert all(matches[0][1] < 0.05 for matches in index.match(unrelated, top=1))
+    assert all(not matches or matches[0][1] < min(paraphrase, 0.05) for matches in index.match(unrelated, top=1))
     # Without the background the same repeat scored 0.13: the idf of a one-entry library.
     bare = MatchIndex.build(library, Artifact({name: data for name, data in artifact.files.items() if name != BACKGROUND_FILE}))
     assert bare.match([SHORT_1500], top=1)[0][0][1] < 0.5
@@ -259,3 +261,76 @@ def test_cli_as_a_process(library_file: Path) -> None:
     )
     entry, score = result.stdout.rstrip("\n").split("\t")
     assert entry == "wind" and 0 < float(score) <= 1
+
+
+# Issue 28: BBC News claims the matcher of 2026-11-25 badged against checks of another claim
+# about the same people or subject (docs/matching.md, "Same claim, not same topic").
+IMPOSTORS = [
+    ("Germany's economy shrank 0.2% in the last three months of 2004, upsetting hopes of a sustained recovery.", "rubio-economy"),
+    ("The US Disney Corporation and Saudi Arabian prince Al-Walid bin Talal, the firm's two main shareholders, will buy the new stock.", "obama-photo"),
+    ("Jackie Stallone, mother of actor Sylvester, has become the first star to be evicted from Celebrity Big Brother.", "stallone-hoax"),
+    ("Last week, Yukos filed for Chapter 11 bankruptcy protection in the US in a last-ditch attempt to hang on to Yuganskneftegas.", "nordstrom"),
+    ("MCI was renamed after it emerged from Chapter 11 bankruptcy protection in April last year.", "nordstrom"),
+    ("US Airways is in Chapter 11 bankruptcy protection for the second time in two years, and battling to cut costs.", "nordstrom"),
+]
+IMPOSTOR_LIBRARY = [
+    {"id": "rubio-economy", "claim": "Our economy actually shrank during the last three months of 2012.", "rating": "true"},
+    {"id": "obama-photo", "claim": "A photograph shows a young Barack Obama with Saudi Arabian prince Al-Waleed bin Talal."},
+    {"id": "stallone-hoax", "claim": "Actor Sylvester Stallone has been killed in a car accident in Australia."},
+    {"id": "nordstrom", "claim": "Retail chain Nordstrom filed for Chapter 11 bankruptcy after Scott Baio boycotts."},
+    *LIBRARY,
+]
+BADGE = 0.5  # FACTCHECK_CHECKED_BEFORE_MIN_SCORE
+
+
+@pytest.fixture(scope="module")
+def impostor_index() -> MatchIndex:
+    return MatchIndex.build(IMPOSTOR_LIBRARY)
+
+
+@pytest.mark.parametrize(
+    ("text", "entry"),
+    [
+        pytest.param(
+            *IMPOSTORS[1],
+            marks=pytest.mark.xfail(strict=True, reason="known miss: the verifier still badges Disney's shareholders as the Obama photo (docs/matching.md)"),
+        )
+        if number == 1
+        else IMPOSTORS[number]
+        for number in range(len(IMPOSTORS))
+    ],
+)
+def test_same_topic_impostors_are_not_badged_against_a_library_that_holds_them(impostor_index: MatchIndex, text: str, entry: str) -> None:
+    [found] = impostor_index.match([text], top=1)
+    assert found and found[0][0] == entry  # retrieval still finds it ...
+    assert found[0][1] < BADGE, found  # ... and verification says it is another claim
+
+
+def test_without_verification_the_impostors_were_badged(impostor_index: MatchIndex) -> None:
+    verifier = impostor_index.verifier
+    try:
+        impostor_index.verifier = None
+        assert sum(found[0][1] >= BADGE for found in impostor_index.match([text for text, _ in IMPOSTORS], top=1)) >= 2
+    finally:
+        impostor_index.verifier = verifier
+
+
+def test_a_paraphrase_of_a_seed_claim_is_badged(index: MatchIndex) -> None:
+    claim = next(s for s in seed_sentences() if "nearly 1,500" in s)
+    [matches] = index.match([claim], top=1)
+    assert matches[0][0] == "ice-1500" and matches[0][1] >= BADGE
+
+
+def test_the_base_rate_a_desk_sets_moves_the_probability(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.nlp.matching import BASE_RATE_ENV, MatchConfig
+
+    claim = next(s for s in seed_sentences() if "nearly 1,500" in s)
+    assumed = MatchIndex.build(LIBRARY).match([claim], top=1)[0][0][1]
+    monkeypatch.setenv(BASE_RATE_ENV, "0.2")
+    assert MatchConfig().base_rate == 0.2
+    assert MatchIndex.build(LIBRARY).match([claim], top=1)[0][0][1] > assumed
+    monkeypatch.setenv(BASE_RATE_ENV, "0.0001")
+    assert MatchIndex.build(LIBRARY).match([claim], top=1)[0][0][1] < assumed
+    monkeypatch.setenv(BASE_RATE_ENV, "1.5")
+    with pytest.raises(ValueError, match=BASE_RATE_ENV):
+        MatchConfig()

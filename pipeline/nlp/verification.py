@@ -1,0 +1,264 @@
+"""Verification: is a retrieved fact-check the same claim, or only the same topic?
+
+Retrieval (pipeline.nlp.matching) finds checks that share names and a subject with a claim;
+on news that is most of what it finds ("Yukos filed for Chapter 11" -> "Nordstrom filed for
+Chapter 11"). This stage reads the parts of both claims and says how far they agree:
+
+- who: the names (runs of capitalised words and acronyms, not sentence-initial function
+  words), in both directions, as shares and as counts of names the other side lacks: a
+  repeat names the same actors; a claim about another company or another Stallone shares a
+  name or two at most;
+- what is said of them: the content words that are not names (the predicate and its
+  objects), in both directions;
+- figures and periods: numbers with their scale (0.2%, $1.8bn, 300,000) and years; both
+  sides giving figures and none agreeing is a different claim;
+- negation: one side denying what the other asserts.
+
+`pair_features` turns a (claim, check) pair into VERIFY_FEATURES; the verifier (a logistic
+regression over these and the re-ranker's own score, `Verifier`) is trained by
+`python -m pipeline.train_verification` on the news matching set (docs/matching_labels.md)
+and stored as verifier.json beside the re-rankers. Pure Python: no Django, no Spark.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+VERIFY_FEATURES = (
+    "reranker_logit",
+    "names_query_covered",
+    "names_check_covered",
+    "names_both_covered",
+    "names_query_none",
+    "names_check_none",
+    "names_query_missing",
+    "names_check_missing",
+    "content_query_covered",
+    "content_check_covered",
+    "numbers_both",
+    "numbers_agree",
+    "numbers_conflict",
+    "years_both",
+    "years_conflict",
+    "negation_differs",
+    "embedding_cosine_claim",
+    "char_cosine",
+)
+
+_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'’.-]*[A-Za-z0-9]|[A-Z])(?:\s+(?:of|de|bin|al|van|von|the)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
+_NUMBER = re.compile(
+    r"(?<![\w.])([$£€])?\s?(\d+(?:[.,]\d+)*)\s?(%|percent|per cent|bn|billion|m\b|million|k\b|thousand|trillion|tn)?",
+    re.IGNORECASE,
+)
+_SPELLED = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "half": 0.5, "twice": 2}
+_SPELLED_WORD = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b")
+_SCALE = {"bn": 1e9, "billion": 1e9, "m": 1e6, "million": 1e6, "k": 1e3, "thousand": 1e3, "trillion": 1e12, "tn": 1e12}
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)s?\b")
+_NEGATION_WORDS = frozenset("not no never none nobody nothing neither nor without cannot denies denied deny false falsely".split())
+_TOKEN = re.compile(r"[a-z0-9]+")
+# Capitalised words that name nobody: sentence openers, titles, months and days, the words a
+# check's own phrasing starts with ("Says", "Photograph shows").
+_NOT_NAMES = frozenset(
+    """a an the this that these those it its he she they we i you our their his her my in on at of for to by from with and or but
+    as if when while after before since during says said say photo photograph photographs image images video videos a
+    mr mrs ms dr sir lord lady prof president presidents prime minister senator sen rep gov governor former then
+    january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept
+    oct nov dec monday tuesday wednesday thursday friday saturday sunday last next first new shows show reports report
+    according meanwhile however but also even yet still so there here what who why how where which all some many most
+    more less one two three four five six seven eight nine ten us u.s""".split()
+)
+_STOP = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between both but by
+    can could did do does doing down during each few for from further had has have having he her here hers herself him himself
+    his how i if in into is it its itself just let me more most my myself nor of off on once only or other our ours ourselves
+    out over own same she should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with would you your yours
+    yourself yourselves says said say also s t photo photograph shows show image video claim claims""".split()
+)
+
+
+@dataclass(frozen=True)
+class ClaimParts:
+    """What verification reads of one claim."""
+
+    names: frozenset[str]  # name words, lower case, plural-stripped
+    content: frozenset[str]  # content words that are not names
+    words: frozenset[str]  # every content word (names included)
+    numbers: frozenset[float]  # figures, scaled (1.8bn -> 1.8e9); years left out
+    years: frozenset[int]
+    negated: bool
+
+
+@lru_cache(maxsize=300_000)
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("us", "ss", "is")):
+        return word[:-1]
+    return word
+
+
+def _number(digits: str, unit: str | None) -> float | None:
+    text = digits.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits) else digits.replace(",", ".")
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    scale = _SCALE.get((unit or "").lower().strip(), 1.0)
+    return round(value * scale, 6)
+
+
+@lru_cache(maxsize=200_000)
+def claim_parts(text: str) -> ClaimParts:
+    """The parts of a claim's text (cached: a library's checks recur across claims)."""
+    text = unicodedata.normalize("NFKC", text).replace("’", "'")
+    names: set[str] = set()
+    for match in _CAPITALISED.finditer(text):
+        for word in _TOKEN.findall(match.group(0).lower()):
+            if word not in _NOT_NAMES and not word.isdigit() and len(word) > 1:
+                names.add(_stem(word))
+    lower = text.lower()
+    tokens = _TOKEN.findall(lower)
+    words = {_stem(w) for w in tokens if w not in _STOP and not w.isdigit()}
+    years = {int(m.group(1)) for m in _YEAR.finditer(text)}
+    numbers: set[float] = set()
+    for match in _NUMBER.finditer(text):
+        currency, digits, unit = match.groups()
+        if not unit and not currency and re.fullmatch(r"(1[89]\d\d|20\d\d)", digits):
+            continue  # a year
+        value = _number(digits, unit)
+        if value is not None:
+            numbers.add(value)
+    if not numbers:
+        numbers.update(float(_SPELLED[word]) for word in _SPELLED_WORD.findall(lower))
+    return ClaimParts(
+        names=frozenset(names),
+        content=frozenset(words - names),
+        words=frozenset(words),
+        numbers=frozenset(numbers),
+        years=frozenset(years),
+        negated="n't" in lower or not _NEGATION_WORDS.isdisjoint(tokens),
+    )
+
+
+def _covered(part: frozenset[str], other: frozenset[str]) -> float:
+    return len(part & other) / len(part) if part else 0.0
+
+
+def _numbers_agree(left: frozenset[float], right: frozenset[float]) -> bool:
+    return any(abs(a - b) <= 0.01 * max(abs(a), abs(b), 1e-9) for a in left for b in right)
+
+
+def pair_features(claim: ClaimParts, check: ClaimParts, reranker_logit: float, embedding_cosine: float, char_cosine: float) -> list[float]:
+    """VERIFY_FEATURES of one (claim, check) pair; names are matched against every word of the
+    other side (a name may be written in lower case there, or be part of a longer name)."""
+    names_query = _covered(claim.names, check.words)
+    names_check = _covered(check.names, claim.words)
+    numbers_both = bool(claim.numbers and check.numbers)
+    agree = numbers_both and _numbers_agree(claim.numbers, check.numbers)
+    years_both = bool(claim.years and check.years)
+    return [
+        reranker_logit,
+        names_query,
+        names_check,
+        min(names_query, names_check),
+        float(not claim.names),
+        float(not check.names),
+        float(min(len(claim.names - check.words), 5)),
+        float(min(len(check.names - claim.words), 5)),
+        _covered(claim.content, check.words),
+        _covered(check.content, claim.words),
+        float(numbers_both),
+        float(agree),
+        float(numbers_both and not agree),
+        float(years_both),
+        float(years_both and not (claim.years & check.years)),
+        float(claim.negated != check.negated),
+        embedding_cosine,
+        char_cosine,
+    ]
+
+
+@dataclass(frozen=True)
+class Verifier:
+    """A standardised logistic regression over VERIFY_FEATURES (which pairs are the same
+    claim), then calibrated on each claim's best pair (Platt: `slope`, `offset` on its logit)
+    where a known share of claims (`training_base_rate`) had an earlier check, and shifted to
+    the base rate a desk sees (`base_rate`): the odds scale by the ratio of the two rates' odds.
+    The probability so reads "this claim repeats this check" for a claim's best match."""
+
+    features: tuple[str, ...]
+    coefficients: np.ndarray
+    intercept: float
+    mean: np.ndarray
+    scale: np.ndarray
+    training_base_rate: float
+    base_rate: float  # the assumed share of a desk's claims that repeat an earlier check
+    slope: float = 1.0
+    offset: float = 0.0
+
+    @classmethod
+    def from_json(cls, model: Mapping[str, Any]) -> Verifier:
+        return cls(
+            tuple(model["features"]),
+            np.asarray(model["coefficients"], np.float64),
+            float(model["intercept"]),
+            np.asarray(model["mean"], np.float64),
+            np.asarray(model["scale"], np.float64),
+            float(model["training_base_rate"]),
+            float(model["base_rate"]),
+            float(model.get("slope", 1.0)),
+            float(model.get("offset", 0.0)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "features": list(self.features),
+            "coefficients": self.coefficients.tolist(),
+            "intercept": self.intercept,
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+            "training_base_rate": self.training_base_rate,
+            "base_rate": self.base_rate,
+            "slope": self.slope,
+            "offset": self.offset,
+        }
+
+    def prior_shift(self, base_rate: float | None = None) -> float:
+        rate = self.base_rate if base_rate is None else base_rate
+        if not 0 < rate < 1:
+            raise ValueError(f"base rate must be between 0 and 1 (exclusive), got {rate}")
+        return float(np.log(rate / (1 - rate)) - np.log(self.training_base_rate / (1 - self.training_base_rate)))
+
+    def probability(self, matrix: np.ndarray, base_rate: float | None = None) -> np.ndarray:
+        if matrix.shape[1] != len(self.features):
+            raise ValueError(f"verifier expects {len(self.features)} features, got {matrix.shape[1]}")
+        z = self.slope * self.logit(matrix) + self.offset + self.prior_shift(base_rate)
+        return 1 / (1 + np.exp(-z))
+
+    def logit(self, matrix: np.ndarray) -> np.ndarray:
+        """The pair model's logit, before calibration."""
+        if matrix.shape[1] != len(self.features):
+            raise ValueError(f"verifier expects {len(self.features)} features, got {matrix.shape[1]}")
+        return ((matrix - self.mean) / self.scale) @ self.coefficients + self.intercept
+
+
+def features_matrix(
+    claims: Sequence[str], checks: Sequence[str], reranker: np.ndarray, embedding: np.ndarray, chars: np.ndarray
+) -> np.ndarray:
+    """VERIFY_FEATURES for aligned pairs (claim text, check text, the re-ranker's probability,
+    the claim-embedding cosine, the character n-gram cosine)."""
+    probability = np.clip(np.asarray(reranker, np.float64), 1e-6, 1 - 1e-6)
+    logits = np.log(probability / (1 - probability)).tolist()
+    rows = [
+        pair_features(claim_parts(claim), claim_parts(check), z, e, c)
+        for claim, check, z, e, c in zip(claims, checks, logits, np.asarray(embedding).tolist(), np.asarray(chars).tolist(), strict=True)
+    ]
+    return np.asarray(rows, np.float64).reshape(len(rows), len(VERIFY_FEATURES))
