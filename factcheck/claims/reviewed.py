@@ -77,6 +77,14 @@ def _is_attribution(part: str) -> bool:
     return bool(words) and len(words) <= _ATTRIBUTION_MAX_WORDS and not any(mark in part for mark in _QUOTE_MARKS) and bool(_SPEECH.search(part))
 
 
+def _is_lead_in(part: str) -> bool:
+    """An attribution before a quotation, and no more: not a sentence of its own ending
+    before the quotation opens, nor reported speech ("Qwest said MCI had rejected a deal
+    worth $8bn. “We would...”": its own claim, which dropping it would lose)."""
+    stripped = part.strip()
+    return _is_attribution(part) and not stripped.endswith((".", "!", "?")) and " that " not in f" {stripped} "
+
+
 def _said_quotation(text: str) -> str:
     """The words quoted, when everything outside the quotation marks is an attribution. The
     sentence splitter often leaves one mark of a quotation that runs on into the next sentence
@@ -93,7 +101,7 @@ def _said_quotation(text: str) -> str:
         lead, quoted, tail = text[:start], text[start + 1 : end if end >= 0 else len(text)], text[end + 1 :] if end >= 0 else ""
         if len(quoted.split()) < 3 or not (lead.strip() or tail.strip()):
             continue
-        if (not lead.strip() or _is_attribution(lead)) and (not tail.strip() or _is_attribution(tail)):
+        if (not lead.strip() or _is_lead_in(lead)) and (not tail.strip() or _is_attribution(tail)):
             return quoted.strip().rstrip(",")
     return ""
 

@@ -70,6 +70,18 @@ def test_the_seeds_nearly_1500_sentence_keeps_its_figure() -> None:
     assert len(default) <= CLAIM_REVIEWED_MAX_CHARS
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        'Acme said on Monday that Bolt had rejected a deal worth $8bn. "We would like to go on talking to them," the letter from Acme said.',
+        'Acme said Bolt had rejected a deal worth $8bn. "We would like to go on talking to them," the letter said.',
+    ],
+)
+def test_a_lead_that_is_its_own_claim_is_kept_with_its_figure(sentence: str) -> None:
+    """Found on the BBC corpus: a reported claim before a quotation is no attribution lead-in."""
+    assert "$8bn" in claim_reviewed_default(sentence)
+
+
 def test_no_sentence_loses_part_of_a_figure() -> None:
     """Every number the default shows is a whole number of the sentence (no "1,5" of
     "1,500"), every default fits, and a sentence with a figure keeps one."""
