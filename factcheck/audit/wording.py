@@ -32,6 +32,7 @@ VERB_WORDS: dict[str, str] = {
     "cluster.merge": "merged clusters of the same claim into one",
     "claim_match.confirm": "confirmed an earlier fact-check as a match",
     "claim_match.reject": "rejected a suggested earlier fact-check",
+    "claim_match.attach": "attached an earlier fact-check from the library as a match",
     "run.rerun": "re-ran the pipeline",
     "ranking_weights_set": "changed the ranking weights",
     "model_version.register": "registered a refitted model version as a candidate",

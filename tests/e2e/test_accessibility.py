@@ -32,6 +32,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # Routes that are no page of their own, and why. Everything else named in the URL
 # configuration is visited below (the admin's through its registry).
 NOT_PAGES = {
+    "upload_allowed": "nginx's sub-request before an upload's body is read (204, 401 or 403, no page)",
     "logout": "a POST that redirects to the login page",
     "claims:triage": "a POST that redirects to the claim (refused: the claim page, checked as the 409 page)",
     "claims:assign": "a POST that redirects to the claim",
