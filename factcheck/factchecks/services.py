@@ -314,17 +314,8 @@ MATCHED_STATUSES = [status for status in Claim.Status.values if status not in {C
 
 
 def active_matching_version() -> ModelVersion:
-    """The matching version that scores now. The learning app's data migration creates the
-    shipped one active; a database that lost that row (a test's flush of every table) gets it
-    back rather than failing every decision and every re-match."""
-    try:
-        return active_version(ModelKind.MATCHING)
-    except ModelVersion.DoesNotExist:
-        version, _ = ModelVersion.objects.get_or_create(
-            kind=ModelKind.MATCHING, label="shipped",
-            defaults={"state": ModelVersion.State.ACTIVE, "promoted_at": timezone.now(), "notes": "The model shipped with this release."},
-        )
-        return version
+    """The matching version that scores now."""
+    return active_version(ModelKind.MATCHING)
 
 
 def active_matching_artifact_dir() -> str:

@@ -83,10 +83,11 @@ def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: 
     for claim in Claim.objects.select_related("article"):
         assert claim.article.text[claim.start_offset : claim.end_offset] == claim.sentence
         # Recency is not stored: the queue adds it as it reads (claims migration 0015).
-        points = ("checkworthiness", "public_interest", "source", "specificity", "type", "routine", "spread")
-        assert set(claim.priority_parts) == {*points, "outlets", "topic", "weights_version"}
+        points = ("checkworthiness", "public_interest", "source", "specificity", "type", "routine", "spread", "contestability")
+        # Every appearance carries its cluster lead's parts (one claim, one score).
+        assert set(claim.priority_parts) == {*points, "outlets", "topic", "weights_version", "lead_claim_id"}
         assert abs(claim.priority - sum(claim.priority_parts[k] for k in points)) < 1e-6
-        assert set(claim.rank_signals) == {"public_interest", "topic", "source", "specificity", "routine"}
+        assert set(claim.rank_signals) == {"public_interest", "topic", "source", "specificity", "routine", "contestability"}
     print(f"\nimport -> claims stored for the seeds: {elapsed:.1f}s (spark total {run.timings['total']}s)")
 
     # One claim, three appearances: the clusters span the outlets that carry the quote.

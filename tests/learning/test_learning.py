@@ -46,6 +46,17 @@ def test_each_kind_starts_with_its_shipped_version_active() -> None:
         assert (version.label, version.is_shipped, services.model_store_path(version)) == ("shipped", True, None)
 
 
+def test_a_database_that_lost_its_versions_scores_with_the_shipped_one_again() -> None:
+    """A transactional test's flush (or a hand-made DELETE) removes the data migration's rows:
+    the next run or re-match gets the shipped version back instead of failing."""
+    ModelVersion.objects.all().delete()
+    assert selectors.active_version(KIND).label == "shipped"
+    assert ModelVersion.objects.filter(kind=KIND, state="active").count() == 1
+    shipped = ModelVersion.objects.get(kind=KIND)
+    ModelVersion.objects.filter(pk=shipped.pk).update(state="retired")
+    assert selectors.active_version(KIND).pk == shipped.pk
+
+
 def test_a_candidates_artifact_must_lie_under_the_model_store(store: Path, admin_user) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValidationError, match="No artifact directory"):
         services.model_version_register(kind=KIND, label="v2", artifact_dir="missing", metrics={}, by=admin_user)
