@@ -18,7 +18,7 @@ the graded claims and never in the figures (`out_of_genre_examples`):
   ../shared/data/liar/), a fixed sample of LIAR_SAMPLE, as grade 3;
 * what it would not: the sentences of US debates labelled not check-worthy that the
   pipeline still finds as claims (CheckThat! 2024 train, ../shared/data/checkthat2024_task1_en/),
-  as grade 0: mostly opinion, feeling and rhetoric, which the guideline grades 0.
+  as grade 0: stance, narrative and procedure in debaters' words (a few of them checkable).
 
 Weighted against the graded claims (OUT_OF_GENRE_TAKE_WEIGHT, OUT_OF_GENRE_OTHER_WEIGHT) so
 they steer the model without outvoting the guideline; chosen out of fold (docs/model.md).
