@@ -9,20 +9,36 @@ article): folds never split a group. Two sources:
   whose text is read from ../shared/data/bbc_news/ and checked against a SHA-1 prefix;
 * the desk's triage decisions (factcheck.claims.models.TriageLabel), passed in by the refit.
 
+Both are UK news of 2004-5 (and whatever the desk reads), so a model fitted on them alone
+read every claim of the US seed stories as unfamiliar (contestability 0.02-0.30). Two
+out-of-genre sources teach it what a desk takes and leaves in US political speech, beside
+the graded claims and never in the figures (`out_of_genre_examples`):
+
+* claims a desk really did take: PolitiFact's checked statements (LIAR's train split,
+  ../shared/data/liar/), a fixed sample of LIAR_SAMPLE, as grade 3;
+* what it would not: the sentences of US debates labelled not check-worthy that the
+  pipeline still finds as claims (CheckThat! 2024 train, ../shared/data/checkthat2024_task1_en/),
+  as grade 0: stance, narrative and procedure in debaters' words (a few of them checkable).
+
+Weighted against the graded claims (OUT_OF_GENRE_TAKE_WEIGHT, OUT_OF_GENRE_OTHER_WEIGHT) so
+they steer the model without outvoting the guideline; chosen out of fold (docs/model.md).
+
 A fifth of the graded articles (by a hash of the article id, `is_held_out`) is held out: no
 choice was made on it, and its figures are read once, for docs/model.md.
 
-The fit: a logistic regression (balanced classes) over the standardised cues, scaled by
-CUE_SCALE, beside the sentence's word 1-2-grams (min_df 2), one regularisation strength for
-both. Chosen out of fold on the articles outside the held-out fifth (docs/model.md has the
+The fit: a logistic regression (balanced classes within the graded claims) over the
+standardised cues, scaled by CUE_SCALE, beside the sentence's word 1-2-grams (min_df 2), one
+regularisation strength for both. Chosen out of fold on the articles outside the held-out fifth (docs/model.md has the
 table): the n-grams carry most of the signal; the cues steer the little data there is.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import math
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,8 +54,25 @@ TAKE = 3  # the grade a desk would take: the positive class
 FOLDS = 5
 MIN_DF = 2
 TERM_C = 3.0
-CUE_SCALE = math.sqrt(0.01 / TERM_C)
+CUE_SCALE = math.sqrt(0.04 / TERM_C)
 TOP = 30
+LIAR_FILE = Path("liar") / "train.tsv"
+DEBATES_FILE = Path("checkthat2024_task1_en") / "CT24_checkworthy_english_train.tsv"
+LIAR_SAMPLE = 3000
+# The out-of-genre claims' total weight, as a share of the graded claims' weight of the same
+# class: LIAR's statements together weigh a tenth of the graded claims a desk would take; the
+# debates' not check-worthy claims as much as the graded claims it would not take.
+OUT_OF_GENRE_TAKE_WEIGHT = 0.1
+OUT_OF_GENRE_OTHER_WEIGHT = 1.0
+
+
+# What extraction scores contestability with while examples are made: training reads none of
+# it (it is no feature), and must not need the shipped artifact, which a change to the cues
+# leaves unreadable until it is refit.
+NO_RANKER = ContestabilityModel(
+    weights=(0.0,) * len(FEATURE_NAMES), means=(0.0,) * len(FEATURE_NAMES), scales=(1.0,) * len(FEATURE_NAMES),
+    idf={}, term_weights={}, intercept=0.0, metadata={},
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +89,7 @@ class Example:
     view: ClaimView
     grade: int
     group: str  # folds keep a group whole: an article
+    out_of_genre: bool = False  # trains, weighted (OUT_OF_GENRE_*), and never counts in a figure
 
 
 def is_held_out(group: str) -> bool:
@@ -98,7 +132,7 @@ def corpus_examples(bbc_path: Path, scorer: Any, graded: Sequence[Graded] | None
             raise ValueError(f"{row.article_id} {row.start}-{row.end} no longer matches the corpus text")
     article_ids = sorted({row.article_id for row in graded})
     texts = [normalise_text(corpus[article_id]) for article_id in article_ids]
-    _, claims = extract_articles([ArticleText(text, content_hash(text)) for text in texts], scorer)
+    _, claims = extract_articles([ArticleText(text, content_hash(text)) for text in texts], scorer, NO_RANKER)
     found: dict[tuple[str, str], ClaimRecord] = {}
     for index, claim in claims:
         found.setdefault((article_ids[index], sentence_digest(claim.sentence)), claim)
@@ -117,16 +151,73 @@ def corpus_examples(bbc_path: Path, scorer: Any, graded: Sequence[Graded] | None
     return examples, missing
 
 
+def out_of_genre_examples(data_root: Path, scorer: Any) -> tuple[list[Example], list[str]]:
+    """(examples, the files not found) of the out-of-genre sources under the shared data
+    root: LIAR's statements as claims a desk took, the debates' not check-worthy sentences the
+    pipeline finds as claims as claims it would not take. Each text is an article of its own;
+    a text the pipeline does not find as a claim is left out."""
+    texts: list[tuple[str, int, str]] = []  # (text, grade, group)
+    missing = []
+    liar_path, debates_path = data_root / LIAR_FILE, data_root / DEBATES_FILE
+    if liar_path.exists():
+        with open(liar_path, encoding="utf-8", newline="") as handle:
+            statements = [(row[0], row[2]) for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE) if len(row) > 2]
+        random.Random(0).shuffle(statements)
+        texts += [(statement, TAKE, f"liar:{statement_id}") for statement_id, statement in statements[:LIAR_SAMPLE]]
+    else:
+        missing.append(str(liar_path))
+    if debates_path.exists():
+        with open(debates_path, encoding="utf-8", newline="") as handle:
+            rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+        texts += [(row[1], 0, f"debate:{row[0]}") for row in rows if len(row) == 3 and row[2] == "No"]
+    else:
+        missing.append(str(debates_path))
+    return _single_sentence_examples(texts, scorer), missing
+
+
+def _single_sentence_examples(texts: Sequence[tuple[str, int, str]], scorer: Any) -> list[Example]:
+    from pipeline.extract import ArticleText, extract_articles
+    from pipeline.text import content_hash, normalise_text
+
+    normalised = [normalise_text(text) for text, _, _ in texts]
+    _, claims = extract_articles([ArticleText(text, content_hash(text)) for text in normalised], scorer, NO_RANKER)
+    examples: dict[int, Example] = {}
+    for index, claim in claims:
+        if index not in examples:
+            view = ClaimView(claim.sentence, claim.score, claim.claim_type, tuple(claim.claim_types), claim.attribution, dict(claim.signals))
+            examples[index] = Example(view, texts[index][1], texts[index][2], out_of_genre=True)
+    return [examples[index] for index in sorted(examples)]
+
+
+def sample_weights(examples: Sequence[Example]) -> np.ndarray:
+    """Balanced classes within the graded claims; each out-of-genre class together weighs
+    its OUT_OF_GENRE_* share of the graded claims of its class."""
+    take = np.array([example.grade >= TAKE for example in examples])
+    foreign = np.array([example.out_of_genre for example in examples])
+    graded = ~foreign
+    graded_take, graded_other = int((take & graded).sum()), int((~take & graded).sum())
+    if not graded_take or not graded_other:
+        raise ValueError("A fit needs graded claims a desk would take and graded claims it would not")
+    weights = np.where(take, graded.sum() / (2 * graded_take), graded.sum() / (2 * graded_other))
+    # Balanced, each class of graded claims weighs graded.sum() / 2 in all.
+    for in_class, share in ((take, OUT_OF_GENRE_TAKE_WEIGHT), (~take, OUT_OF_GENRE_OTHER_WEIGHT)):
+        rows = foreign & in_class
+        if rows.any():
+            weights[rows] = share * (graded.sum() / 2) / rows.sum()
+    return weights
+
+
 def fit(examples: Sequence[Example]) -> ContestabilityModel:
     from scipy.sparse import csr_matrix, hstack
     from sklearn.linear_model import LogisticRegression
 
     labels = np.array([example.grade >= TAKE for example in examples])
-    if labels.all() or not labels.any():
-        raise ValueError("A fit needs claims a desk would take and claims it would not")
+    weights = sample_weights(examples)
     cues = np.array([features(example.view) for example in examples])
-    means = cues.mean(axis=0)
-    scales = cues.std(axis=0)
+    # Standardised as the graded claims (the genre the queue reads) spread.
+    graded = np.array([not example.out_of_genre for example in examples])
+    means = cues[graded].mean(axis=0)
+    scales = cues[graded].std(axis=0)
     scales[scales == 0] = 1.0
     counts = [ngrams(example.view.sentence) for example in examples]
     document_frequency: dict[str, int] = {}
@@ -138,7 +229,7 @@ def fit(examples: Sequence[Example]) -> ContestabilityModel:
     idf = {term: math.log((1 + len(examples)) / (1 + document_frequency[term])) + 1.0 for term in vocabulary}
     terms = _term_matrix(examples, idf, {term: column for column, term in enumerate(vocabulary)})
     matrix = hstack([csr_matrix((cues - means) / scales * CUE_SCALE), terms]).tocsr()
-    model = LogisticRegression(C=TERM_C, class_weight="balanced", max_iter=5000).fit(matrix, labels)
+    model = LogisticRegression(C=TERM_C, max_iter=5000).fit(matrix, labels, sample_weight=weights)
     coefficients = model.coef_[0]
     return ContestabilityModel(
         weights=tuple(float(value) * CUE_SCALE for value in coefficients[: len(FEATURE_NAMES)]),
@@ -147,7 +238,12 @@ def fit(examples: Sequence[Example]) -> ContestabilityModel:
         idf=idf,
         term_weights={term: float(value) for term, value in zip(vocabulary, coefficients[len(FEATURE_NAMES) :], strict=True)},
         intercept=float(model.intercept_[0]),
-        metadata={"examples": len(examples), "take": int(labels.sum()), "vocabulary": len(vocabulary)},
+        metadata={
+            "examples": int(graded.sum()),
+            "take": int((labels & graded).sum()),
+            "out_of_genre": {"take": int((labels & ~graded).sum()), "other": int((~labels & ~graded).sum())},
+            "vocabulary": len(vocabulary),
+        },
     )
 
 
@@ -173,12 +269,13 @@ def fold_of(groups: Sequence[str], *, folds: int = FOLDS, seed: int = 0) -> np.n
     return np.array([fold[group] for group in groups])
 
 
-def out_of_fold(examples: Sequence[Example], *, folds: int = FOLDS, seed: int = 0) -> np.ndarray:
-    """Each example's probability from the model fitted on the other folds."""
+def out_of_fold(examples: Sequence[Example], extra: Sequence[Example] = (), *, folds: int = FOLDS, seed: int = 0) -> np.ndarray:
+    """Each example's probability from the model fitted on the other folds (and `extra`, the
+    out-of-genre examples, in every fit)."""
     fold = fold_of([example.group for example in examples], folds=folds, seed=seed)
     probabilities = np.zeros(len(examples))
     for k in range(folds):
-        model = fit([example for example, f in zip(examples, fold, strict=True) if f != k])
+        model = fit([*(example for example, f in zip(examples, fold, strict=True) if f != k), *extra])
         for index in np.flatnonzero(fold == k):
             probabilities[index] = model.probability(examples[index].view)
     return probabilities
@@ -203,15 +300,32 @@ def default_bbc_path(checkworthiness_data_dir: Path) -> Path:
     return checkworthiness_data_dir.parent / "bbc_news" / "bbc_news.jsonl"
 
 
+def shared_data_root(bbc_path: Path) -> Path:
+    """The shared data folder that holds bbc_news/ and the out-of-genre sources beside it."""
+    return bbc_path.parent.parent
+
+
+def out_of_genre_or_none(data_root: Path, scorer: Any, log: Any = print) -> list[Example]:
+    """The out-of-genre examples, saying which sources are absent (the fit goes on without them)."""
+    extra, absent = out_of_genre_examples(data_root, scorer)
+    for path in absent:
+        log(f"{path} not found: fitting without it (see ../shared/data/README.md)")
+    take = sum(example.grade >= TAKE for example in extra)
+    log(f"out of genre: {take} LIAR statements (a desk took them), {len(extra) - take} debate sentences (not check-worthy)")
+    return extra
+
+
 def train_shipped(bbc_path: Path, scorer: Any, out_dir: Path, log: Any = print) -> dict[str, Any]:
-    """Fit on our graded BBC claims outside the held-out fifth, write the artifact, and return
-    its out-of-fold figures on those claims (the held-out fifth is read by evaluate_ranking)."""
+    """Fit on our graded BBC claims outside the held-out fifth and the out-of-genre claims,
+    write the artifact, and return its out-of-fold figures on the graded claims (the held-out
+    fifth is read by evaluate_ranking)."""
     if not bbc_path.exists():
         raise FileNotFoundError(f"BBC News not found at {bbc_path} (../shared/data/bbc_news/, see its README)")
     examples, missing = corpus_examples(bbc_path, scorer)
     development = [example for example in examples if not is_held_out(example.group)]
     log(f"{len(examples)} graded claims ({missing} graded sentences not found as claims); {len(development)} outside the held-out fifth")
-    probabilities = out_of_fold(development)
+    extra = out_of_genre_or_none(shared_data_root(bbc_path), scorer, log)
+    probabilities = out_of_fold(development, extra)
     labels = [example.grade >= TAKE for example in development]
     figures = {
         "claims": len(development),
@@ -222,22 +336,28 @@ def train_shipped(bbc_path: Path, scorer: Any, out_dir: Path, log: Any = print) 
         ),
     }
     log(f"out of fold: {figures}")
-    model = fit(development)
-    metadata = {**model.metadata, "trained_on": list(GRADED_FILES), "held_out": "articles with is_held_out(id)", "out_of_fold": figures}
+    model = fit([*development, *extra])
+    trained_on = [*GRADED_FILES, *(str(path) for path in (LIAR_FILE, DEBATES_FILE) if (shared_data_root(bbc_path) / path).exists())]
+    metadata = {**model.metadata, "trained_on": trained_on, "held_out": "articles with is_held_out(id)", "out_of_fold": figures}
     replace(model, metadata=metadata).save(out_dir)
     return figures
 
 
 def out_of_fold_by_article(
-    examples: Sequence[Example], claims: Sequence[tuple[str, ClaimView]], *, folds: int = FOLDS, seed: int = 0
+    examples: Sequence[Example],
+    claims: Sequence[tuple[str, ClaimView]],
+    extra: Sequence[Example] = (),
+    *,
+    folds: int = FOLDS,
+    seed: int = 0,
 ) -> list[float]:
     """The probability of every claim of a corpus ((article id, view) pairs) as the queue's
     figures must see it: a claim of an article some examples came from is scored by the
     model fitted without that article's fold; any other claim by the model fitted on all the
-    examples (the shipped one, when `examples` are its training claims)."""
+    examples (the shipped one, when `examples` and `extra` are its training claims)."""
     fold_of_article = dict(zip((e.group for e in examples), fold_of([e.group for e in examples], folds=folds, seed=seed), strict=True))
-    models = [fit([e for e in examples if fold_of_article[e.group] != k]) for k in range(folds)]
-    everything = fit(examples)
+    models = [fit([*(e for e in examples if fold_of_article[e.group] != k), *extra]) for k in range(folds)]
+    everything = fit([*examples, *extra])
     return [
         (models[fold_of_article[article_id]] if article_id in fold_of_article else everything).probability(view)
         for article_id, view in claims

@@ -40,6 +40,8 @@ from pipeline.contestability_training import (
     fit,
     is_held_out,
     ndcg_at,
+    out_of_genre_examples,
+    shared_data_root,
 )
 from pipeline.nlp.contestability import ClaimView, ContestabilityModel, load_model
 
@@ -82,13 +84,17 @@ def figures(model: ContestabilityModel, examples: list[Example]) -> dict[str, An
 
 
 def base_examples(bbc_path: Path | None = None) -> list[Example]:
+    """What the shipped model is fitted on: the graded BBC claims outside the held-out fifth
+    and the out-of-genre claims (those of its sources that are there)."""
     from pipeline.nlp.checkworthiness import load_scorer
 
     bbc_path = bbc_path or default_bbc_path(Path(settings.CHECKWORTHINESS_DATA_DIR))
     if not bbc_path.exists():
         raise ValidationError(f"The base data is missing: BBC News not found at {bbc_path} (../shared/data/bbc_news/).")
-    examples, _ = corpus_examples(bbc_path, load_scorer())
-    return [example for example in examples if not is_held_out(example.group)]
+    scorer = load_scorer()
+    examples, _ = corpus_examples(bbc_path, scorer)
+    extra, _ = out_of_genre_examples(shared_data_root(bbc_path), scorer)
+    return [example for example in examples if not is_held_out(example.group)] + extra
 
 
 def checkworthiness_refit(*, by: User | None, bbc_path: Path | None = None) -> ModelVersion:
@@ -110,7 +116,8 @@ def checkworthiness_refit(*, by: User | None, bbc_path: Path | None = None) -> M
         "after": figures(candidate, held_out),
         "held_out": len(held_out),
         "trained_on": {
-            "graded_bbc_claims": len(training) - (len(desk) - len(held_out)),
+            "graded_bbc_claims": sum(not example.out_of_genre for example in training) - (len(desk) - len(held_out)),
+            "out_of_genre_claims": sum(example.out_of_genre for example in training),
             "desk_labels": len(desk) - len(held_out),
             "desk_check_it": sum(example.grade >= TAKE for example in desk if not is_held_out(example.group)),
         },

@@ -33,9 +33,11 @@ from pipeline.contestability_training import (
     is_held_out,
     ndcg_at,
     out_of_fold_by_article,
+    out_of_genre_or_none,
     read_corpus,
     read_graded,
     sentence_digest,
+    shared_data_root,
 )
 from pipeline.nlp.contestability import ClaimView
 
@@ -80,7 +82,9 @@ class Command(BaseCommand):
             ClaimView(c.sentence, c.score, c.claim_type, tuple(c.claim_types), c.attribution, c.signals)
             for c in (item.claim for _, item in claims)
         ]
-        contestability = out_of_fold_by_article(development, [(article_id, view) for (article_id, _), view in zip(claims, views, strict=True)])
+        extra = out_of_genre_or_none(shared_data_root(bbc), scorer, self.stdout.write)
+        pairs = [(article_id, view) for (article_id, _), view in zip(claims, views, strict=True)]
+        contestability = out_of_fold_by_article(development, pairs, extra)
 
         for label, with_contestability in (("before (no contestability)", False), ("after", True)):
             signals = [
