@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from pipeline.nlp.claim_features import is_contested_assertion
+
 ARTIFACT_FILE = "contestability.json"
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models" / "contestability"
 
@@ -125,6 +127,10 @@ FEATURE_NAMES: tuple[str, ...] = (
     "political_argues",  # a political actor and a contest or failure cue together
     "figure_argued",  # a figure and a contest, failure, record or comparison cue together
     "official_reads_figure",  # a statistic source or announcement with a figure, and nothing contested
+    # A trend, comparison or cause asserted on a contested public subject (crime, immigration,
+    # the public finances, health): what the pipeline keeps as a claim whatever the model says
+    # ("Sanctuary does not mean safer streets."); a genre-free cue, so it carries past the BBC.
+    "contested_assertion",
     "long",  # more than 30 words
     "short",  # fewer than 10 words
 )
@@ -161,6 +167,7 @@ def features(claim: ClaimView) -> list[float]:
         cues["political_actor"] * argued,
         cues["figure"] * max(argued, cues["record"], cues["comparison"]),
         max(cues["statistic_source"], cues["announcement"]) * cues["figure"] * (1.0 - argued),
+        1.0 if is_contested_assertion(text, claim.claim_type) else 0.0,
         1.0 if words > 30 else 0.0,
         1.0 if words < 10 else 0.0,
     ]
