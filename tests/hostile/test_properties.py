@@ -371,7 +371,9 @@ def project_forms() -> list[type[django_forms.BaseForm]]:
     from factcheck.articles import forms as article_forms  # noqa: F401
     from factcheck.claims import filters, forms  # noqa: F401
     from factcheck.factchecks import forms as factcheck_forms  # noqa: F401
+    from factcheck.publishing import forms as publishing_forms  # noqa: F401
     from factcheck.reports import forms as report_forms  # noqa: F401
+    from factcheck.sources import forms as source_forms  # noqa: F401
 
     found: list[type[django_forms.BaseForm]] = []
     stack: list[type[Any]] = [django_forms.Form, django_forms.ModelForm]
@@ -383,11 +385,21 @@ def project_forms() -> list[type[django_forms.BaseForm]]:
     return found
 
 
+def form_argument(name: str) -> Any:
+    """What a view hands a form's keyword-only argument: the organisation a settings form
+    edits; a list of choices otherwise."""
+    if name == "organisation":
+        from factcheck.publishing.selectors import organisation_current
+
+        return organisation_current()
+    return []
+
+
 def form_with(form_class: type[django_forms.BaseForm], data: dict[str, Any]) -> django_forms.BaseForm | None:
     parameters = inspect.signature(form_class.__init__).parameters
     required = [name for name, p in parameters.items() if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
     if required:
-        return form_class(data=data, **{name: [] for name in required})  # type: ignore[call-arg]
+        return form_class(data=data, **{name: form_argument(name) for name in required})  # type: ignore[call-arg]
     if "request" in parameters:
         return None  # the login forms: their view test posts hostile values through the throttle
     return form_class(data=data)
@@ -395,7 +407,7 @@ def form_with(form_class: type[django_forms.BaseForm], data: dict[str, Any]) -> 
 
 def test_the_form_list_is_the_projects() -> None:
     names = {form.__name__ for form in project_forms()}
-    assert {"PasteForm", "QueueFilterForm", "ReportForm", "FeedForm", "VerdictForm", "EvidenceForm", "ClusterFilterForm"} <= names
+    assert {"PasteForm", "QueueFilterForm", "ReportForm", "FeedForm", "VerdictForm", "EvidenceForm", "ClusterFilterForm", "OrganisationForm"} <= names
 
 
 @PROFILE
