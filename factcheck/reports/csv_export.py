@@ -1,4 +1,7 @@
-"""The claims CSV: one line per claim, written as the rows arrive from the database.
+"""The claims CSV: one line per appearance (a claim in one article), written as the rows
+arrive from the database. Its words are the queue's: a claim is a cluster of appearances (or
+one appearance in no cluster), so `appearance_id` is the row's own id, `claim_key` names its
+claim, and `claim_appearances` / `claim_outlets` count that claim's appearances and outlets.
 
 Spreadsheets run a cell that starts with =, +, - or @ as a formula (and strip a leading tab
 or carriage return first), so such a text cell gets a leading apostrophe: the cell shows
@@ -41,7 +44,7 @@ def _when(value: datetime | None) -> str:
 
 # (header, how to read it from a row); the order is the file's column order.
 COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
-    ("claim_id", lambda r: r["id"]),
+    ("appearance_id", lambda r: r["id"]),
     ("claim", lambda r: r["sentence"]),
     ("claim_type", lambda r: _label(Claim.Type, r["claim_type"])),
     ("all_types", lambda r: ", ".join(r["claim_types"] or [])),
@@ -56,9 +59,9 @@ COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("article_url", lambda r: r["article_url"]),
     ("article_published_at", lambda r: _when(r["article_published_at"])),
     ("outlet", lambda r: r["outlet"] or ""),
-    ("cluster_key", lambda r: r["cluster_key"]),
-    ("cluster_size", lambda r: r["cluster_size"] if r["cluster_size"] is not None else 1),
-    ("cluster_outlets", lambda r: r["cluster_outlets"] if r["cluster_outlets"] is not None else 1),
+    ("claim_key", lambda r: r["cluster_key"]),
+    ("claim_appearances", lambda r: r["cluster_size"] if r["cluster_size"] is not None else 1),
+    ("claim_outlets", lambda r: r["cluster_outlets"] if r["cluster_outlets"] is not None else 1),
     ("status", lambda r: _label(Claim.Status, r["status"])),
     ("dismiss_reason", lambda r: r["dismiss_reason"]),
     ("tags", lambda r: ", ".join(r["tags"] or [])),
@@ -75,7 +78,8 @@ COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
     ("approved_by", lambda r: r["published_approved_by"] or ""),
     ("approved_at", lambda r: _when(r["published_approved_at"])),
 ]
-HEADER = [name for name, _ in COLUMNS]
+# Who published the verdict, added per line: a demo organisation says so in every export.
+HEADER = [*(name for name, _ in COLUMNS), "published_by"]
 
 
 class _Line:
@@ -85,11 +89,14 @@ class _Line:
         return value
 
 
-def csv_lines(rows: Iterable[dict[str, Any]], *, bom: bool = False) -> Iterator[str]:
-    """The header, then one CSV line per row, each produced only when asked for."""
+def csv_lines(rows: Iterable[dict[str, Any]], *, bom: bool = False, publisher: str = "") -> Iterator[str]:
+    """The header, then one CSV line per row, each produced only when asked for. `publisher`:
+    the organisation as a published verdict's line names it ("... (demo organisation)" while
+    it is a demo)."""
     writer = csv.writer(_Line())
     header = writer.writerow(HEADER)
     yield (BOM + header) if bom else header
     for row in rows:
         cells = [read(row) for _, read in COLUMNS]
+        cells.append(publisher if row["published_revision"] is not None else "")
         yield writer.writerow([neutralise(cell) if isinstance(cell, str) else cell for cell in cells])

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 from factcheck.accounts.roles import Role, role_required, signed_in_user
 from factcheck.claims import selectors as claim_selectors
 from factcheck.claims.filters import queue_filter_from
-from factcheck.publishing.selectors import organisation_current
+from factcheck.publishing.selectors import organisation_banner, organisation_current
 from factcheck.reports import pdf, selectors
 from factcheck.reports.csv_export import csv_lines
 from factcheck.reports.forms import CsvOptionsForm, ReportForm
@@ -48,7 +48,10 @@ def claims_csv(request: HttpRequest) -> HttpResponseBase:
     if queue_filter.form.errors or options.errors:
         return HttpResponseBadRequest(_errors_text(queue_filter.form, options), content_type="text/plain; charset=utf-8")
     rows = selectors.csv_rows(user=request.user, values=queue_filter.values)
-    response = StreamingHttpResponse(csv_lines(rows, bom=options.cleaned_data["bom"]), content_type="text/csv; charset=utf-8")
+    organisation = organisation_banner()  # read only: an export seeds nothing
+    publisher = f"{organisation.name} (demo organisation)" if organisation.is_demo else organisation.name
+    lines = csv_lines(rows, bom=options.cleaned_data["bom"], publisher=publisher)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="claims-{timezone.now():%Y%m%d-%H%M%S}.csv"'
     return response
 

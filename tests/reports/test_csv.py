@@ -56,12 +56,12 @@ def test_rows_carry_claim_article_and_verdict_columns(reviewer, editor) -> None:
     waiting = claim_in_article(sentence="Boston has 4,000 fewer officers.", priority=10.0, status=Claim.Status.NEW, seen_at=NEWEST)
     text, rows = download(login(reviewer))
     assert text.splitlines()[0].split(",") == HEADER
-    assert [row["claim_id"] for row in rows] == [str(checked.pk), str(waiting.pk)]  # queue order
+    assert [row["appearance_id"] for row in rows] == [str(checked.pk), str(waiting.pk)]  # queue order
     first = rows[0]
     assert {key: first[key] for key in (
         "claim", "claim_type", "all_types", "quantities", "speaker", "speaker_title", "article", "article_url", "outlet", "status", "tags",
         "assignee", "verdict_revision", "verdict_status", "verdict_rating", "verdict_headline", "verdict_claim_reviewed", "verdict_explanation",
-        "verdict_author", "published_revision", "published_rating", "approved_by", "cluster_size",
+        "verdict_author", "published_revision", "published_rating", "approved_by", "claim_appearances",
     )} == {
         "claim": "ICE detained nearly 1,500 people in May.", "claim_type": "Numeric / statistical", "all_types": "numeric, official_action",
         "quantities": "under 1,500 people", "speaker": "Todd Lyons", "speaker_title": "Acting ICE Director",
@@ -70,10 +70,20 @@ def test_rows_carry_claim_article_and_verdict_columns(reviewer, editor) -> None:
         "verdict_rating": "Mostly false", "verdict_headline": "Arrests were lower", "verdict_explanation": "ICE data shows 1,100.",
         "verdict_claim_reviewed": "ICE detained nearly 1,500 people in May.",
         "verdict_author": reviewer.username, "published_revision": "1", "published_rating": "Mostly false", "approved_by": editor.username,
-        "cluster_size": "1",
+        "claim_appearances": "1",
     }
     assert first["approved_at"] and first["checkworthiness"] == "0.8" and first["priority"] == "85.0"  # the queue's rank: 80 standing + 5 recency (a week old)
     assert (rows[1]["verdict_rating"], rows[1]["published_rating"], rows[1]["status"]) == ("", "", "New")
+    # The published line names the organisation (the tests' is a real one), the unpublished one no one.
+    assert (first["published_by"], rows[1]["published_by"]) == ("Factcheck desk", "")
+
+
+def test_a_demo_organisations_published_lines_say_so(reviewer, editor, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.FACTCHECK_ORG_URL = ""  # a fresh install's seed: a demo
+    checked = claim_in_article(sentence="ICE detained nearly 1,500 people in May.", priority=80.0)
+    publish(checked, author=reviewer, approver=editor, rating="mostly_false", headline="Lower", explanation="ICE data shows 1,100.")
+    _, rows = download(login(reviewer))
+    assert [row["published_by"] for row in rows] == ["Factcheck desk (demo organisation)"]
 
 
 def test_cluster_columns_and_a_pending_revision(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
@@ -84,7 +94,7 @@ def test_cluster_columns_and_a_pending_revision(reviewer, editor) -> None:  # ty
     first.refresh_from_db()
     services.verdict_draft(claim=first, actor=reviewer, rating="mostly_false", headline="Closer to 1,100", explanation="Revised.")
     _, rows = download(login(reviewer))
-    assert [(row["cluster_key"], row["cluster_size"], row["cluster_outlets"]) for row in rows] == [(cluster.cluster_key, "2", "2")] * 2
+    assert [(row["claim_key"], row["claim_appearances"], row["claim_outlets"]) for row in rows] == [(cluster.cluster_key, "2", "2")] * 2
     # The current revision awaits approval; the published one is still revision 1.
     assert {key: rows[0][key] for key in ("verdict_revision", "verdict_status", "verdict_rating", "published_revision", "published_rating")} == {
         "verdict_revision": "2", "verdict_status": "Awaiting approval", "verdict_rating": "Mostly false",
@@ -107,7 +117,7 @@ def test_the_same_filters_give_the_same_claims_as_the_queue(reviewer, django_ass
         _, rows = download(client, "?" + query)
     values = queue_filter_from(QueryDict(query)).values
     expected = claim_selectors.queue_claim_ids(user=reviewer, values=values, limit=1000)
-    assert [int(row["claim_id"]) for row in rows] == expected
+    assert [int(row["appearance_id"]) for row in rows] == expected
     assert 0 < len(expected) < 30
 
 
@@ -118,7 +128,7 @@ def test_no_row_cap(reviewer) -> None:  # type: ignore[no-untyped-def]
         Claim(article=article, claim_key=f"{n:040x}", sentence=f"Claim {n}.", start_offset=n, end_offset=n + 1, priority=n % 13) for n in range(123)
     )
     _, rows = download(login(reviewer))
-    assert len(rows) == 123 and len({row["claim_id"] for row in rows}) == 123
+    assert len(rows) == 123 and len({row["appearance_id"] for row in rows}) == 123
 
 
 def test_formula_cells_are_neutralised_and_numbers_are_not(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -150,7 +160,7 @@ def test_bom_option(reviewer) -> None:  # type: ignore[no-untyped-def]
     client = login(reviewer)
     with_bom, rows = download(client, "?bom=1")
     without, _ = download(client)
-    assert with_bom.startswith("\ufeffclaim_id,") and without.startswith("claim_id,")
+    assert with_bom.startswith("\ufeffappearance_id,") and without.startswith("appearance_id,")
     assert rows[0]["claim"] == "Café owners paid €1,200 more in rent."
     response = client.get(URL + "?bom=yes")
     assert response.status_code == 400 and b"bom must be 1" in response.content
@@ -168,7 +178,7 @@ def test_access_method_and_no_side_effects(reviewer, editor, admin_user, outside
     events = AuditEvent.objects.count()
     for user in (reviewer, editor, admin_user):
         _, rows = download(login(user))
-        assert [row["claim_id"] for row in rows] == [str(claim.pk)]
+        assert [row["appearance_id"] for row in rows] == [str(claim.pk)]
     assert login(outsider).get(URL).status_code == 403
     anonymous = Client().get(URL)
     assert anonymous.status_code == 302 and anonymous["Location"].startswith("/login/")
