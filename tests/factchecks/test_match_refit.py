@@ -90,7 +90,7 @@ def test_a_refit_worse_on_the_held_out_decisions_is_not_switched_on(store: Path,
     assert learning.active_version(ModelKind.MATCHING).label == "shipped" and services.active_matching_artifact_dir() == ""
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_a_better_refit_once_promoted_is_what_matches_and_a_rollback_restores_the_shipped_one(store: Path, reviewer, admin_user) -> None:  # type: ignore[no-untyped-def]
     decided_world(reviewer, truthful_training=True)
     candidate = refit.matching_refit(by=admin_user)
