@@ -104,7 +104,7 @@ def test_a_verdict_covers_every_appearance_with_the_clusters_notes_and_evidence(
     # The CSV lists each appearance with the cluster's verdict.
     response = logged_in(reviewer).get(reverse("reports:claims_csv"))
     ids = {str(c.pk) for c in (globe, breitbart, masslive)}
-    rows = [row for row in csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())) if row["claim_id"] in ids]
+    rows = [row for row in csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())) if row["appearance_id"] in ids]
     assert len(rows) == 3
     assert {(row["verdict_rating"], row["published_rating"]) for row in rows} == {("Unverifiable", "Unverifiable")}
     # One ClaimReview in the feed for the one claim.
