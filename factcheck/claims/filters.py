@@ -125,7 +125,7 @@ class QueueFilterForm(forms.Form):
     score_max = forms.FloatField(required=False, min_value=0, max_value=1, label="Score to (0–1)")
     assignee = forms.RegexField(
         required=False,
-        regex=r"^(mine|unassigned|[0-9]{1,18})$",
+        regex=r"^(mine|unassigned|[0-9]{1,40})$",
         error_messages={"invalid": "Assignee must be 'mine', 'unassigned' or a user id."},
     )
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
