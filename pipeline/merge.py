@@ -88,11 +88,11 @@ def merge_run(
         conn.execute(ANALYZE_CLAIMS)
     conn.execute(statement("apply_cluster_remap"), params)
     write_signatures(conn)
-    conn.execute(statement("run_touched"), params)
+    params["cluster_keys"] = conn.execute(statement("run_touched"), params).fetchone()[0]
     conn.execute(statement("unify_cluster_state"), params)
-    conn.execute(statement("refresh_clusters"))
-    conn.execute(statement("drop_empty_clusters"))
-    refresh_priorities(conn)
+    conn.execute(statement("refresh_clusters"), params)
+    conn.execute(statement("drop_empty_clusters"), params)
+    refresh_priorities(conn, cluster_keys=params["cluster_keys"])
     conn.execute(statement("clear_run_scratch"), params)
     return staged, len(written)
 
@@ -124,8 +124,8 @@ def write_signatures(conn: psycopg.Connection[Any]) -> None:
     conn.execute(statement("upsert_signatures"))
 
 
-def refresh_priorities(conn: psycopg.Connection[Any]) -> None:
-    """The standing priorities of the touched clusters' members; every claim's when the
+def refresh_priorities(conn: psycopg.Connection[Any], *, cluster_keys: list[str]) -> None:
+    """The standing priorities of the touched clusters' (`cluster_keys`) members; every claim's when the
     weights changed since the stored priorities were computed (a re-rank that never ran).
     Then the weights' version is recorded as the basis. (It is read before the refresh:
     weights saved in between make the next merge refresh everything again.)"""
@@ -134,6 +134,6 @@ def refresh_priorities(conn: psycopg.Connection[Any]) -> None:
     if basis is not None and basis[0] != version:
         conn.execute(statement("refresh_all_priorities"))
     else:
-        conn.execute(statement("refresh_cluster_priorities"))
+        conn.execute(statement("refresh_cluster_priorities"), {"cluster_keys": cluster_keys})
     conn.execute(CLEAR_PRIORITY_BASIS)
     conn.execute(SET_PRIORITY_BASIS, {"weights_version": version})

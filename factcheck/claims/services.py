@@ -360,12 +360,7 @@ def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Seq
 
 # --- the cluster -------------------------------------------------------------------------
 
-# The cluster statistics and standing priorities of the clusters a split changed, through
-# the pipeline's own statements (they read the temporary table run_touched).
-SPLIT_TOUCHED = "CREATE TEMP TABLE run_touched (cluster_key varchar(40)) ON COMMIT DROP"
-SPLIT_TOUCHED_ROWS = "INSERT INTO run_touched (cluster_key) VALUES (%s), (%s)"
-SPLIT_TOUCHED_DROP = "DROP TABLE run_touched"
-RERANK_TOUCHED = "CREATE TEMP TABLE run_touched ON COMMIT DROP AS SELECT DISTINCT cluster_key FROM claims WHERE cluster_key <> ''"
+EVERY_CLUSTER = "SELECT COALESCE(array_agg(DISTINCT cluster_key), '{}') FROM claims WHERE cluster_key <> ''"
 
 
 def _split_key(claim: Claim) -> str:
@@ -423,11 +418,11 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
     with connection.cursor() as cursor:
         # As a merge would: never beside one (claims_rerank holds the same lock).
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
-        cursor.execute(SPLIT_TOUCHED)
-        cursor.execute(SPLIT_TOUCHED_ROWS, [old_key, claim.cluster_key])
-        cursor.execute(statement("refresh_clusters"))
-        cursor.execute(statement("refresh_cluster_priorities"))
-        cursor.execute(SPLIT_TOUCHED_DROP)
+        # The statistics and standing priorities of both sides, through the pipeline's own
+        # statements, which take the clusters to refresh as a parameter.
+        touched = {"cluster_keys": [old_key, claim.cluster_key]}
+        cursor.execute(statement("refresh_clusters"), touched)
+        cursor.execute(statement("refresh_cluster_priorities"), touched)
     _record(claim, actor=actor, verb="claim.split", before=before, comment=reason, cluster=claim.cluster_key, moved_to=heir, moved=moved)
     remaining = Claim.objects.get(pk=heir)
     audit_record(
@@ -843,9 +838,9 @@ def claims_rerank() -> int:
         (version,) = cursor.fetchone()
         # New weights can make another appearance its cluster's lead: every cluster's
         # statistics and lead first (the merge's own statement), then every priority.
-        cursor.execute(RERANK_TOUCHED)
-        cursor.execute(statement("refresh_clusters"))
-        cursor.execute(SPLIT_TOUCHED_DROP)
+        cursor.execute(EVERY_CLUSTER)
+        (every_cluster,) = cursor.fetchone()
+        cursor.execute(statement("refresh_clusters"), {"cluster_keys": every_cluster})
         cursor.execute(statement("refresh_all_priorities"))
         changed = cursor.rowcount
         cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])

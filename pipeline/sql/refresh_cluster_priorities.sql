@@ -1,5 +1,6 @@
 -- The standing priority (claim_priority_parts, claims migration 0027) of every member of the
--- clusters the run touched: their outlet counts and leads may have moved. One claim, one
+-- clusters in %(cluster_keys)s (those a run or a split touched): their outlet counts and
+-- leads may have moved. One claim, one
 -- score: every appearance takes the parts of its cluster's lead appearance
 -- (claim_clusters.lead_claim_id, refresh_clusters.sql), so the cluster ranks the same
 -- whichever outlet's wording the pipeline read; a claim in no cluster row ranks on its own.
@@ -12,7 +13,7 @@ WITH p AS (
     CROSS JOIN LATERAL claim_priority_parts(
         COALESCE(lead.score, c.score), COALESCE(lead.claim_type, c.claim_type), COALESCE(lead.rank_signals, c.rank_signals), cc.outlet_count
     ) pp
-    WHERE c.cluster_key IN (SELECT cluster_key FROM run_touched)
+    WHERE c.cluster_key = ANY(%(cluster_keys)s::text[])
 )
 UPDATE claims c SET priority = (p.parts ->> 'priority')::double precision, priority_parts = p.parts - 'priority'
 FROM p

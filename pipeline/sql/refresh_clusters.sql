@@ -1,6 +1,7 @@
 -- Appearances, distinct outlets (an article with no known outlet counts as its own), the
--- first appearance and the lead appearance of each cluster the run touched; a row is written
--- only where they differ. The lead is the appearance whose own standing parts rank highest
+-- first appearance and the lead appearance of each cluster in %(cluster_keys)s (the clusters a
+-- run touched, pipeline/sql/run_touched.sql; the two sides of a split; every cluster for a
+-- re-rank); a row is written only where they differ. The lead is the appearance whose own standing parts rank highest
 -- (claim_priority_parts of its own score, type and signals; ties to the smallest id): its
 -- parts rank every appearance (refresh_cluster_priorities.sql).
 WITH stats AS (
@@ -13,7 +14,7 @@ WITH stats AS (
     FROM claims c
     JOIN articles a ON a.id = c.article_id
     CROSS JOIN LATERAL claim_priority_parts(c.score, c.claim_type, c.rank_signals, 1) own
-    WHERE c.cluster_key IN (SELECT cluster_key FROM run_touched)
+    WHERE c.cluster_key = ANY(%(cluster_keys)s::text[])
     GROUP BY c.cluster_key
 )
 INSERT INTO claim_clusters (cluster_key, size, outlet_count, first_claim_id, first_seen_at, lead_claim_id, updated_at)

@@ -1,7 +1,7 @@
 -- The cluster is the unit of triage (factcheck.claims.models.Claim): every appearance of a
 -- cluster carries the same reviewer state (status, assignee, tags, dismiss reason, version).
--- Once the run's claims are in their final clusters, each touched cluster whose appearances
--- differ takes one state:
+-- Once the run's claims are in their final clusters, each cluster of %(cluster_keys)s (those the
+-- run touched) whose appearances differ takes one state:
 --   * appearances nobody worked on (a new one the merge inserted as new, unassigned,
 --     untagged; or a stored one never touched) take the state of the rest of the cluster at
 --     its version: nothing changed for whoever has those open, so no page goes stale, and a
@@ -21,7 +21,7 @@ WITH members AS MATERIALIZED (
            CASE c.status WHEN 'approved' THEN 6 WHEN 'drafted' THEN 5 WHEN 'returned' THEN 4 WHEN 'in_research' THEN 3
                          WHEN 'check' THEN 2 WHEN 'dismissed' THEN 1 ELSE 0 END AS advance
     FROM claims c
-    WHERE c.cluster_key IN (SELECT cluster_key FROM run_touched) AND c.cluster_key <> ''
+    WHERE c.cluster_key = ANY(%(cluster_keys)s::text[]) AND c.cluster_key <> ''
 ), differing AS (
     SELECT cluster_key, max(version) AS top_version, min(id) AS first_id,
            count(DISTINCT (status, assignee_id, tags, dismiss_reason)) FILTER (WHERE NOT untouched) AS worked_states,

@@ -9,17 +9,18 @@ from django.db import migrations, models
 from pipeline.sql import statement
 
 EVERY_SHARED_CLUSTER = """
-CREATE TEMP TABLE run_touched ON COMMIT DROP AS
-SELECT cluster_key FROM claims WHERE cluster_key <> '' GROUP BY cluster_key HAVING count(*) > 1
+SELECT COALESCE(array_agg(cluster_key), '{}') FROM (
+    SELECT cluster_key FROM claims WHERE cluster_key <> '' GROUP BY cluster_key HAVING count(*) > 1
+) shared
 """
 
 
 def unify_stored_clusters(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
         cursor.execute(EVERY_SHARED_CLUSTER)
+        (shared,) = cursor.fetchone()
         # No run merged these: the audit rows name each cluster alone.
-        cursor.execute(statement("unify_cluster_state"), {"run_id": None})
-        cursor.execute("DROP TABLE run_touched")
+        cursor.execute(statement("unify_cluster_state"), {"run_id": None, "cluster_keys": shared})
 
 
 class Migration(migrations.Migration):
