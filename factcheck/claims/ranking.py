@@ -1,6 +1,6 @@
 """The queue's ranking weights: their defaults and the range an admin may set each in.
 
-The formula is the PostgreSQL function claim_priority_parts (migration 0011), which reads the
+The formula is the PostgreSQL function claim_priority_parts (sql_functions/), which reads the
 weights from the one-row table ranking_weights; the pipeline's merge and the web app's re-rank
 both call it. Each part is a weight times a signal in [0, 1] (check-worthiness is the model's
 probability; contestability the ranking model's, pipeline.nlp.contestability; public_interest,

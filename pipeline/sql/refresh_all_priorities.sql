@@ -1,4 +1,4 @@
--- Every claim's standing priority (claim_priority_parts, claims migration 0027) with the
+-- Every claim's standing priority (claim_priority_parts, factcheck/claims/sql_functions/) with the
 -- current weights, from its cluster's lead appearance as refresh_cluster_priorities.sql
 -- takes it: the web app's re-rank after a change of weights
 -- (factcheck.claims.services.claims_rerank), and a merge that finds the weights changed since

@@ -1,4 +1,4 @@
--- The standing priority (claim_priority_parts, claims migration 0027) of every member of the
+-- The standing priority (claim_priority_parts, factcheck/claims/sql_functions/) of every member of the
 -- clusters in %(cluster_keys)s (those a run or a split touched): their outlet counts and
 -- leads may have moved. One claim, one
 -- score: every appearance takes the parts of its cluster's lead appearance

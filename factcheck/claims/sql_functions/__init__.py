@@ -1,0 +1,54 @@
+"""The PostgreSQL functions the web app and the pipeline share, one `.sql` file each: the
+current definition, the one home of each.
+
+    definition("claim_seen_day")  ->  the CREATE OR REPLACE FUNCTION statement to run
+
+Migrations apply them (`apply`); tests/web/test_sql_functions.py checks that the database's
+functions are exactly these files. To change a function: edit its file and add a migration
+that runs `apply(schema_editor, ["its_name"])` (and whatever its new results need, such as
+recomputing stored priorities). Migrations before 0029 wrote their definitions inline; they
+stay as history.
+
+A file's only substitution is the default ranking weights, spliced in as a jsonb literal
+where `%(default_weights)s` stands (PostgreSQL takes no parameters in DDL).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from importlib import resources
+from typing import Any
+
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+
+# In the order they can be created from nothing (none calls another).
+FUNCTIONS = (
+    "claim_priority_parts",
+    "claim_recency_points",
+    "claim_queue_ranking",
+    "claim_seen_day",
+    "claim_text_has_words",
+    "claim_word_pairs",
+    "claim_query_pairs",
+)
+
+DEFAULT_WEIGHTS_SLOT = "%(default_weights)s"
+
+
+def default_weights_literal() -> str:
+    return "'" + json.dumps(DEFAULT_RANKING_WEIGHTS, sort_keys=True).replace("'", "''") + "'"
+
+
+def definition(name: str) -> str:
+    if name not in FUNCTIONS:
+        raise ValueError(f"No SQL function file for {name!r}: add it to FUNCTIONS.")
+    text = resources.files(__package__).joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    return text.replace(DEFAULT_WEIGHTS_SLOT, default_weights_literal())
+
+
+def apply(schema_editor: Any, names: Iterable[str] = FUNCTIONS) -> None:
+    """Create or replace each named function from its file (a migration's schema editor, or
+    any object with execute(sql))."""
+    for name in names:
+        schema_editor.execute(definition(name))
