@@ -88,7 +88,8 @@ def merge_run(
         conn.execute(ANALYZE_CLAIMS)
     conn.execute(statement("apply_cluster_remap"), params)
     write_signatures(conn)
-    params["cluster_keys"] = conn.execute(statement("run_touched"), params).fetchone()[0]
+    touched = conn.execute(statement("run_touched"), params).fetchone()
+    params["cluster_keys"] = touched[0] if touched else []
     conn.execute(statement("unify_cluster_state"), params)
     conn.execute(statement("refresh_clusters"), params)
     conn.execute(statement("drop_empty_clusters"), params)

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -22,12 +18,25 @@ from django.db.models import Field, Model, Q
 from django.utils import timezone
 
 from factcheck.articles.models import Article, ImportBatch, Outlet
-from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, detect_format, read_rows
-from factcheck.articles.rows import ROW_VALUE_ERRORS, PreparedArticle, RowError, prepare_article
+from factcheck.articles.readers import ReadPosition, SourceRow, detect_format, read_rows
+from factcheck.articles.rows import PreparedArticle, prepare_article
 from factcheck.queueing import queued_row_send, queued_rows_resend
 from factcheck.runs.models import PipelineRun, PipelineRunArticle
 from factcheck.runs.selectors import article_ids_unscheduled
 from factcheck.runs.services import run_create
+from factcheck.uploads import (
+    ChunkRow,
+    batch_create,
+    batch_fail,
+    chunk_record,
+    file_import,
+    import_process,
+    row_errors,
+    row_prepare,
+    rows_import,
+    upload_delete,
+    upload_start,
+)
 from pipeline.text import content_hash, normalise_text
 
 logger = logging.getLogger(__name__)
@@ -130,10 +139,11 @@ def articles_import(
 
 
 # --- Bulk import: files streamed in chunks ----------------------------------------------------
-# Each chunk of rows is one transaction that inserts its new articles (one INSERT, each row
-# whole or absent) and moves the batch's counters, which double as the resume point. A crash
-# loses at most the chunk in flight; running the same batch again starts after the last
-# committed chunk, and the unique hash and url make any overlap a duplicate, never a copy.
+# The upload, the chunks, the resume point and the per-row errors are factcheck.uploads', shared
+# with the fact-check library's import; what is the articles' own is here: a row's checks
+# (rows.prepare_article), a chunk's one INSERT of its new articles (each row whole or absent;
+# the unique hash and url make any overlap with an earlier attempt a duplicate, never a copy),
+# and the pipeline run over what the import stored.
 
 IMPORT_LOCK_KEY = 0x46430000_00000000  # pg advisory lock key space for import batches: "FC" << 48
 ProgressCallback = Callable[[ImportBatch], None]
@@ -157,37 +167,16 @@ def _insert_articles_sql() -> str:
     )
 
 
-@dataclass(frozen=True)
-class _ChunkRow:
-    """What a chunk keeps of a row until it is stored: the prepared article, or where the
-    row was and why it was rejected. Never the raw row: a rejected row's text (up to a
-    physical line's cap, megabytes) would otherwise stay in memory for the whole chunk."""
-
-    number: int
-    where: str
-    article: PreparedArticle | None
-    error: str
-
-    @property
-    def held_bytes(self) -> int:
-        # What the prepared row holds, about: its text and metadata (characters, not bytes,
-        # which is close enough for a cap and costs nothing to count).
-        return 0 if self.article is None else len(self.article.text) + len(self.article.metadata_json)
+def _held_chars(article: PreparedArticle) -> int:
+    # What the prepared row holds, about: its text and metadata (characters, not bytes, which
+    # is close enough for a cap and costs nothing to count).
+    return len(article.text) + len(article.metadata_json)
 
 
-def _row_prepare(row: SourceRow, *, default_outlet: str, max_text_chars: int) -> _ChunkRow:
-    if row.fields is None:
-        return _ChunkRow(row.number, row.where, None, row.error)
-    try:
-        article = prepare_article(row.fields, default_outlet=default_outlet, max_text_chars=max_text_chars)
-    except RowError as exc:
-        return _ChunkRow(row.number, row.where, None, str(exc))
-    except ROW_VALUE_ERRORS as exc:
-        # A value no check foresaw fails its row, never the file's good rows; a crash (disk,
-        # database, memory) is not a value's fault and stops the import, to resume.
-        logger.exception("Import row %s (%s) could not be prepared", row.number, row.where)
-        return _ChunkRow(row.number, row.where, None, f"This row could not be read ({type(exc).__name__}).")
-    return _ChunkRow(row.number, row.where, article, "")
+def _row_prepare(row: SourceRow, *, default_outlet: str, max_text_chars: int) -> ChunkRow[PreparedArticle]:
+    return row_prepare(
+        row, lambda fields: prepare_article(fields, default_outlet=default_outlet, max_text_chars=max_text_chars), noun="row", label="Import"
+    )
 
 
 def _outlet_ids(names: set[str], cache: dict[str, int]) -> None:
@@ -213,13 +202,11 @@ def _url_conflict(
 
 
 @transaction.atomic
-def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, outlet_cache: dict[str, int]) -> None:
-    errors = [
-        {"row": item.number, "where": item.where, "reason": item.error} for item in rows if item.article is None
-    ]
-    prepared = [item for item in rows if item.article is not None]
-    hashes = {item.article.content_hash for item in prepared if item.article}
-    urls = {item.article.url for item in prepared if item.article and item.article.url}
+def _chunk_store(*, batch: ImportBatch, rows: list[ChunkRow[PreparedArticle]], bytes_read: int, outlet_cache: dict[str, int]) -> None:
+    errors = row_errors(rows)
+    prepared = [item.prepared for item in rows if item.prepared is not None]
+    hashes = {article.content_hash for article in prepared}
+    urls = {article.url for article in prepared if article.url}
     stored = list(
         Article.objects.filter(Q(content_hash__in=hashes) | Q(url__in=urls)).values_list("id", "content_hash", "url", "import_batch_id")
     )
@@ -232,9 +219,10 @@ def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, 
     new: list[PreparedArticle] = []
     seen_hashes: set[str] = set()
     first_row_of_url: dict[str, int] = {}
-    for item in prepared:
-        article = item.article
-        assert article is not None
+    for item in rows:
+        article = item.prepared
+        if article is None:
+            continue
         if article.content_hash in seen_hashes or article.content_hash in stored_hashes:
             continue  # the same text again: a duplicate, counted
         if article.url and (conflict := _url_conflict(article, batch, first_row_of_url, stored_by_url)):
@@ -246,7 +234,6 @@ def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, 
         if article.url:
             first_row_of_url[article.url] = item.number
         new.append(article)
-    errors.sort(key=lambda error: int(str(error["row"])))
     inserted = 0
     if new:
         _outlet_ids({a.outlet for a in new}, outlet_cache)
@@ -269,8 +256,6 @@ def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, 
             # A concurrent import may have stored some of them since the check: ON CONFLICT
             # skipped those, and they count as duplicates.
             inserted = len(cursor.fetchall())
-    listed = min(batch.rows_rejected, settings.FACTCHECK_IMPORT_MAX_LISTED_ERRORS)
-    new_errors = errors[: max(0, settings.FACTCHECK_IMPORT_MAX_LISTED_ERRORS - listed)]
     counts = {
         "rows_read": batch.rows_read + len(rows),
         "rows_stored": batch.rows_stored + inserted,
@@ -278,59 +263,24 @@ def _chunk_store(*, batch: ImportBatch, rows: list[_ChunkRow], bytes_read: int, 
         "rows_duplicate": batch.rows_duplicate + len(rows) - len(errors) - inserted,
         "bytes_read": bytes_read,
     }
-    with connection.cursor() as cursor:
-        # Appending in SQL: the error list is never read back into this process.
-        cursor.execute(
-            f"UPDATE {ImportBatch._meta.db_table} SET rows_read = %s, rows_stored = %s, rows_rejected = %s, "
-            "rows_duplicate = %s, bytes_read = %s, errors = errors || %s::jsonb WHERE id = %s",
-            [*counts.values(), json.dumps(new_errors), batch.pk],
-        )
-    for name, value in counts.items():
-        setattr(batch, name, value)
+    chunk_record(batch=batch, counts=counts, errors=errors)
 
 
 def _rows_import(*, batch: ImportBatch, rows: Iterator[SourceRow], position: ReadPosition, on_progress: ProgressCallback | None) -> None:
-    chunk_size = settings.FACTCHECK_IMPORT_CHUNK_ROWS
-    chunk_max_chars = settings.FACTCHECK_IMPORT_CHUNK_MAX_CHARS
     max_text_chars = settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS
-    resume_after = batch.rows_read
     outlet_cache: dict[str, int] = {}
-    chunk: list[_ChunkRow] = []
-    held = 0
-    for row in rows:
-        if row.number <= resume_after:
-            continue  # stored or reported by an earlier attempt at this batch
-        item = _row_prepare(row, default_outlet=batch.default_outlet, max_text_chars=max_text_chars)
-        del row  # the raw row (its text) goes now, not when the next one replaces it
-        chunk.append(item)
-        held += item.held_bytes
-        # A chunk ends at its row count or at its text budget, whichever comes first: a chunk
-        # of long articles would otherwise hold (and send in one INSERT) gigabytes.
-        if len(chunk) >= chunk_size or held >= chunk_max_chars:
-            _chunk_store(batch=batch, rows=chunk, bytes_read=position.bytes, outlet_cache=outlet_cache)
-            chunk = []
-            held = 0
-            if on_progress is not None:
-                on_progress(batch)
-    if chunk:
-        _chunk_store(batch=batch, rows=chunk, bytes_read=position.bytes, outlet_cache=outlet_cache)
-    if on_progress is not None:
-        on_progress(batch)
-
-
-def _batch_fail(*, batch: ImportBatch, error: str, discard_upload: bool) -> None:
-    fields: dict[str, object] = {"status": ImportBatch.Status.FAILED, "error": error, "finished_at": timezone.now()}
-    if discard_upload:
-        upload_delete(batch.upload_name)
-        fields["upload_name"] = ""
-    ImportBatch.objects.filter(pk=batch.pk).update(**fields)
-    batch.refresh_from_db()
+    rows_import(
+        batch=batch, rows=rows, position=position, on_progress=on_progress,
+        prepare=lambda row: _row_prepare(row, default_outlet=batch.default_outlet, max_text_chars=max_text_chars),
+        store=lambda chunk, bytes_read: _chunk_store(batch=batch, rows=chunk, bytes_read=bytes_read, outlet_cache=outlet_cache),
+        held_chars=_held_chars,
+    )
 
 
 def _batch_finish(*, batch: ImportBatch, start_pipeline: bool) -> None:
     """Mark the batch done and queue one pipeline run over everything it stored, atomically."""
     if batch.rows_read == 0:
-        _batch_fail(batch=batch, error="The file holds no articles.", discard_upload=True)
+        batch_fail(batch=batch, error="The file holds no articles.", discard_upload=True)
         return
     with transaction.atomic():
         locked = ImportBatch.objects.select_for_update().get(pk=batch.pk)
@@ -349,32 +299,9 @@ def _batch_finish(*, batch: ImportBatch, start_pipeline: bool) -> None:
     batch.refresh_from_db()
 
 
-def _batch_lock(batch_id: int) -> AbstractContextManager[bool]:
-    return advisory_lock(IMPORT_LOCK_KEY + batch_id)
-
-
-@contextmanager
-def advisory_lock(key: int) -> Iterator[bool]:
-    """A session-level advisory lock: one process works on an import at a time, and a crashed
-    one releases it with its connection, so a redelivered task can take over."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-        held = bool(cursor.fetchone()[0])
-    try:
-        yield held
-    finally:
-        if held:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
-
-
-def upload_path(upload_name: str) -> Path:
-    return Path(settings.FACTCHECK_UPLOAD_DIR) / upload_name
-
-
-def upload_delete(upload_name: str) -> None:
-    if upload_name:
-        upload_path(upload_name).unlink(missing_ok=True)
+def _batch_read(batch: ImportBatch, stream: BinaryIO, position: ReadPosition, on_progress: ProgressCallback | None) -> None:
+    rows = read_rows(stream, position, file_format=batch.format, name=batch.source, max_text_chars=settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS)
+    _rows_import(batch=batch, rows=rows, position=position, on_progress=on_progress)
 
 
 def import_batch_process(
@@ -382,63 +309,20 @@ def import_batch_process(
 ) -> ImportBatch | None:
     """Import (or resume) a batch from its file. Idempotent: a finished batch is left alone,
     and a batch another process is working on is skipped (returns None)."""
-    batch = ImportBatch.objects.filter(pk=batch_id).first()
-    if batch is None or batch.status == ImportBatch.Status.DONE:
-        return batch
-    with _batch_lock(batch_id) as held:
-        if not held:
-            return None
-        batch.refresh_from_db()
-        if batch.status == ImportBatch.Status.DONE:
-            return batch
-        source_path = path or (upload_path(batch.upload_name) if batch.upload_name else None)
-        if source_path is None or not source_path.is_file():
-            _batch_fail(batch=batch, error="The file to import is gone; upload it again.", discard_upload=True)
-            return batch
-        ImportBatch.objects.filter(pk=batch.pk).update(status=ImportBatch.Status.IMPORTING, error="", finished_at=None)
-        batch.status = ImportBatch.Status.IMPORTING
-        position = ReadPosition()
-        try:
-            with open(source_path, "rb") as stream:
-                rows = read_rows(
-                    stream, position, file_format=batch.format, name=batch.source, max_text_chars=settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS
-                )
-                _rows_import(batch=batch, rows=rows, position=position, on_progress=on_progress)
-        except ImportFileError as exc:
-            _batch_fail(batch=batch, error=str(exc), discard_upload=True)
-            return batch
-        except BaseException as exc:
-            # Keep the file: the rows stored so far are committed and a re-run resumes after them.
-            _batch_fail(batch=batch, error=f"Stopped after row {batch.rows_read}: {exc!r}. Run it again to resume.", discard_upload=False)
-            raise
-        _batch_finish(batch=batch, start_pipeline=start_pipeline)
-    return batch
-
-
-def _batch_create(
-    *, source: str, file_format: str, created_by: User | None, default_outlet: str = "", status: str, **fields: Any
-) -> ImportBatch:
-    batch = ImportBatch(
-        source=source[:500],
-        format=file_format,
-        default_outlet=" ".join(default_outlet.split())[:200],
-        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
-        status=status,
-        **fields,
+    return import_process(
+        model=ImportBatch, pk=batch_id, lock_key=IMPORT_LOCK_KEY, path=path,
+        start=lambda source_path: {},
+        read=lambda batch, stream, position: _batch_read(batch, stream, position, on_progress),
+        finish=lambda batch: _batch_finish(batch=batch, start_pipeline=start_pipeline),
     )
-    batch.full_clean()
-    batch.save()
+
+
+def _batch_create(*, source: str, file_format: str, created_by: User | None, default_outlet: str = "", status: str, **fields: Any) -> ImportBatch:
+    batch: ImportBatch = batch_create(
+        ImportBatch, source=source, created_by=created_by, format=file_format, default_outlet=" ".join(default_outlet.split())[:200],
+        status=status, **fields,
+    )
     return batch
-
-
-def file_digest(path: Path) -> tuple[str, int]:
-    digest = hashlib.sha256()
-    size = 0
-    with open(path, "rb") as handle:
-        while block := handle.read(1024 * 1024):
-            digest.update(block)
-            size += len(block)
-    return digest.hexdigest(), size
 
 
 def articles_import_file(
@@ -452,52 +336,29 @@ def articles_import_file(
     """Import a file in this process (the command line). An unfinished batch of the same file
     is resumed rather than started over."""
     file_format = detect_format(path.name)
-    sha256, size = file_digest(path)
-    batch = (
-        ImportBatch.objects.filter(file_sha256=sha256, format=file_format, upload_name="")
-        .exclude(status=ImportBatch.Status.DONE)
-        .order_by("-created_at")
-        .first()
-    )
-    if batch is None:
-        batch = _batch_create(
+    batch: ImportBatch = file_import(
+        model=ImportBatch, path=path, unfinished={"format": file_format}, what="Import",
+        create=lambda sha256, size: _batch_create(
             source=path.name, file_format=file_format, created_by=created_by, default_outlet=default_outlet,
             status=ImportBatch.Status.QUEUED, file_sha256=sha256, file_size=size,
-        )
-    result = import_batch_process(batch_id=batch.pk, path=path, start_pipeline=start_pipeline, on_progress=on_progress)
-    if result is None:
-        raise ImportFileError(f"Import #{batch.pk} of this file is running in another process.")
-    return result
-
-
-def upload_store(uploaded: UploadedFile) -> tuple[str, str, int]:
-    """Copy an upload under FACTCHECK_UPLOAD_DIR chunk by chunk; returns (name, sha256, size)."""
-    directory = Path(settings.FACTCHECK_UPLOAD_DIR)
-    directory.mkdir(parents=True, exist_ok=True)
-    name = f"{uuid.uuid4().hex}{PurePosixPath(uploaded.name or '').suffix.lower()[:10]}"
-    digest = hashlib.sha256()
-    size = 0
-    with open(directory / name, "wb") as target:
-        for block in uploaded.chunks():
-            digest.update(block)
-            size += len(block)
-            target.write(block)
-    return name, digest.hexdigest(), size
+        ),
+        process=lambda pk, source_path: import_batch_process(batch_id=pk, path=source_path, start_pipeline=start_pipeline, on_progress=on_progress),
+    )
+    return batch
 
 
 def import_upload_start(*, uploaded: UploadedFile, created_by: User | None, default_outlet: str = "") -> ImportBatch:
     """Store an uploaded file as a new batch: small files import now, large ones in Celery."""
     file_format = detect_format(uploaded.name or "")
-    upload_name, sha256, size = upload_store(uploaded)
-    batch = _batch_create(
-        source=uploaded.name or "upload", file_format=file_format, created_by=created_by, default_outlet=default_outlet,
-        status=ImportBatch.Status.QUEUED, upload_name=upload_name, file_sha256=sha256, file_size=size,
+    batch: ImportBatch = upload_start(
+        uploaded=uploaded,
+        create=lambda upload_name, sha256, size: _batch_create(
+            source=uploaded.name or "upload", file_format=file_format, created_by=created_by, default_outlet=default_outlet,
+            status=ImportBatch.Status.QUEUED, upload_name=upload_name, file_sha256=sha256, file_size=size,
+        ),
+        process=lambda pk: import_batch_process(batch_id=pk),
+        send=_batch_send,
     )
-    if size <= settings.FACTCHECK_IMPORT_INLINE_MAX_BYTES:
-        import_batch_process(batch_id=batch.pk)
-        batch.refresh_from_db()
-    else:
-        _enqueue(batch.pk)
     return batch
 
 

@@ -1,21 +1,20 @@
 """Writes for the fact-check library: imports, matching new fact-checks to the queue, and a
 reviewer's decision on a match.
 
-Imports follow the article import (factcheck.articles.services): the file is streamed, each
-chunk of rows is one transaction with the import's counters (the resume point), rows that
-fail are reported with where they were, and a re-import changes nothing: rows are keyed by
-(publisher, external id) and compared by a hash of what they store.
+Imports run on the upload machinery both importers share (factcheck.uploads): the file is
+streamed, each chunk of rows is one transaction with the import's counters (the resume point),
+rows that fail are reported with where they were. What is the library's own is here: a
+re-import changes nothing, as rows are keyed by (publisher, external id) and compared by a
+hash of what they store.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -26,9 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.articles.readers import ImportFileError, ReadPosition, SourceRow, max_line_bytes
-from factcheck.articles.rows import ROW_VALUE_ERRORS, RowError
-from factcheck.articles.services import advisory_lock, file_digest, upload_delete, upload_path, upload_store
+from factcheck.articles.readers import ReadPosition, SourceRow, max_line_bytes
 from factcheck.audit.services import audit_record
 from factcheck.cache import QUEUE_CHANGES
 from factcheck.claims.errors import StaleVersion, TransitionNotAllowed
@@ -43,6 +40,19 @@ from factcheck.learning.models import ModelKind, ModelVersion
 from factcheck.learning.selectors import active_version
 from factcheck.learning.services import model_store_path
 from factcheck.queueing import queued_row_send, queued_rows_resend
+from factcheck.uploads import (
+    ChunkRow,
+    batch_create,
+    batch_fail,
+    chunk_record,
+    file_import,
+    import_process,
+    row_errors,
+    row_prepare,
+    rows_import,
+    upload_delete,
+    upload_start,
+)
 from pipeline.match_store import UPSERT_CLAIM_MATCHES
 
 logger = logging.getLogger(__name__)
@@ -59,26 +69,10 @@ _STORED_FIELDS = (
 # --- Import -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _ChunkRow:
-    number: int
-    where: str
-    factcheck: PreparedFactCheck | None
-    error: str
-
-
-def _row_prepare(row: SourceRow, *, layout: str, publisher: str) -> _ChunkRow:
-    if row.fields is None:
-        return _ChunkRow(row.number, row.where, None, row.error)
-    try:
-        return _ChunkRow(row.number, row.where, prepare_factcheck(row.fields, layout=layout, publisher=publisher), "")
-    except RowError as exc:
-        return _ChunkRow(row.number, row.where, None, str(exc))
-    except ROW_VALUE_ERRORS as exc:
-        # A value no check foresaw fails its row, never the file's good rows; a crash (disk,
-        # database, memory) is not a value's fault and stops the import, to resume.
-        logger.exception("Fact-check import row %s (%s) could not be prepared", row.number, row.where)
-        return _ChunkRow(row.number, row.where, None, f"This record could not be read ({type(exc).__name__}).")
+def _row_prepare(row: SourceRow, *, layout: str, publisher: str) -> ChunkRow[PreparedFactCheck]:
+    return row_prepare(
+        row, lambda fields: prepare_factcheck(fields, layout=layout, publisher=publisher), noun="record", label="Fact-check import"
+    )
 
 
 def _entry(prepared: PreparedFactCheck, digest: str, batch: FactCheckImport, now: Any) -> FactCheck:
@@ -93,10 +87,9 @@ def _entry(prepared: PreparedFactCheck, digest: str, batch: FactCheckImport, now
 
 
 @transaction.atomic
-def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: int) -> None:
-    errors = [{"row": item.number, "where": item.where, "reason": item.error} for item in rows if item.factcheck is None]
-    prepared = [item for item in rows if item.factcheck is not None]
-    keys = {(item.factcheck.publisher, item.factcheck.external_id) for item in prepared if item.factcheck}
+def _chunk_store(*, batch: FactCheckImport, rows: list[ChunkRow[PreparedFactCheck]], bytes_read: int) -> None:
+    errors = row_errors(rows)
+    keys = {(item.prepared.publisher, item.prepared.external_id) for item in rows if item.prepared is not None}
     stored: dict[tuple[str, str], FactCheck] = {
         (entry.publisher, entry.external_id): entry
         for entry in FactCheck.objects.filter(
@@ -108,9 +101,10 @@ def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: i
     to_update: dict[tuple[str, str], FactCheck] = {}
     created = updated = unchanged = 0
     first_row_of_key: dict[tuple[str, str], int] = {}
-    for item in prepared:
-        record = item.factcheck
-        assert record is not None
+    for item in rows:
+        record = item.prepared
+        if record is None:
+            continue
         key = (record.publisher, record.external_id)
         digest = record.content_hash
         known = to_create.get(key) or to_update.get(key) or stored.get(key)
@@ -139,8 +133,6 @@ def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: i
         FactCheck.objects.bulk_create(list(to_create.values()), ignore_conflicts=True)
     if to_update:
         FactCheck.objects.bulk_update(list(to_update.values()), fields=list(_STORED_FIELDS))
-    listed = min(batch.rows_rejected, settings.FACTCHECK_IMPORT_MAX_LISTED_ERRORS)
-    errors.sort(key=lambda error: int(str(error["row"])))
     counts = {
         "rows_read": batch.rows_read + len(rows),
         "rows_created": batch.rows_created + created,
@@ -149,49 +141,12 @@ def _chunk_store(*, batch: FactCheckImport, rows: list[_ChunkRow], bytes_read: i
         "rows_rejected": batch.rows_rejected + len(errors),
         "bytes_read": bytes_read,
     }
-    new_errors = errors[: max(0, settings.FACTCHECK_IMPORT_MAX_LISTED_ERRORS - listed)]
-    with connection.cursor() as cursor:
-        # Appended in SQL: the error list is never read back into this process.
-        cursor.execute(
-            f"UPDATE {FactCheckImport._meta.db_table} SET rows_read = %s, rows_created = %s, rows_updated = %s, rows_unchanged = %s, "
-            "rows_rejected = %s, bytes_read = %s, errors = errors || %s::jsonb WHERE id = %s",
-            [*counts.values(), json.dumps(new_errors), batch.pk],
-        )
-    for name, value in counts.items():
-        setattr(batch, name, value)
-
-
-def _rows_import(*, batch: FactCheckImport, rows: Iterator[SourceRow], position: ReadPosition, on_progress: ProgressCallback | None) -> None:
-    chunk_size = settings.FACTCHECK_IMPORT_CHUNK_ROWS
-    resume_after = batch.rows_read
-    chunk: list[_ChunkRow] = []
-    for row in rows:
-        if row.number <= resume_after:
-            continue  # stored or reported by an earlier attempt at this import
-        chunk.append(_row_prepare(row, layout=batch.layout, publisher=batch.publisher))
-        if len(chunk) >= chunk_size:
-            _chunk_store(batch=batch, rows=chunk, bytes_read=position.bytes)
-            chunk = []
-            if on_progress is not None:
-                on_progress(batch)
-    if chunk:
-        _chunk_store(batch=batch, rows=chunk, bytes_read=position.bytes)
-    if on_progress is not None:
-        on_progress(batch)
-
-
-def _import_fail(*, batch: FactCheckImport, error: str, discard_upload: bool) -> None:
-    fields: dict[str, object] = {"status": FactCheckImport.Status.FAILED, "error": error, "finished_at": timezone.now()}
-    if discard_upload:
-        upload_delete(batch.upload_name)
-        fields["upload_name"] = ""
-    FactCheckImport.objects.filter(pk=batch.pk).update(**fields)
-    batch.refresh_from_db()
+    chunk_record(batch=batch, counts=counts, errors=errors)
 
 
 def _import_finish(*, batch: FactCheckImport) -> None:
     if batch.rows_read == 0:
-        _import_fail(batch=batch, error="The file holds no fact-checks.", discard_upload=True)
+        batch_fail(batch=batch, error="The file holds no fact-checks.", discard_upload=True)
         return
     with transaction.atomic():
         FactCheckImport.objects.filter(pk=batch.pk).update(status=FactCheckImport.Status.DONE, error="", finished_at=timezone.now(), upload_name="")
@@ -207,52 +162,32 @@ def _file_layout(path: Path) -> str:
         return detect_layout(stream.read(HEAD_BYTES))
 
 
+def _import_read(batch: FactCheckImport, stream: BinaryIO, position: ReadPosition, on_progress: ProgressCallback | None) -> None:
+    line_limit = max_line_bytes(settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS)
+    rows_import(
+        batch=batch, rows=read_factcheck_rows(stream, position, layout=batch.layout, line_limit=line_limit), position=position,
+        on_progress=on_progress,
+        prepare=lambda row: _row_prepare(row, layout=batch.layout, publisher=batch.publisher),
+        store=lambda chunk, bytes_read: _chunk_store(batch=batch, rows=chunk, bytes_read=bytes_read),
+    )
+
+
 def factcheck_import_process(*, import_id: int, path: Path | None = None, on_progress: ProgressCallback | None = None) -> FactCheckImport | None:
     """Import (or resume) an import from its file. Idempotent: a finished import is left
     alone, and one another process is working on is skipped (returns None)."""
-    batch = FactCheckImport.objects.filter(pk=import_id).first()
-    if batch is None or batch.status == FactCheckImport.Status.DONE:
-        return batch
-    with advisory_lock(IMPORT_LOCK_KEY + import_id) as held:
-        if not held:
-            return None
-        batch.refresh_from_db()
-        if batch.status == FactCheckImport.Status.DONE:
-            return batch
-        source_path = path or (upload_path(batch.upload_name) if batch.upload_name else None)
-        if source_path is None or not source_path.is_file():
-            _import_fail(batch=batch, error="The file to import is gone; upload it again.", discard_upload=True)
-            return batch
-        position = ReadPosition()
-        try:
-            layout = _file_layout(source_path)
-            FactCheckImport.objects.filter(pk=batch.pk).update(status=FactCheckImport.Status.IMPORTING, layout=layout, error="", finished_at=None)
-            batch.status, batch.layout = FactCheckImport.Status.IMPORTING, layout
-            with open(source_path, "rb") as stream:
-                line_limit = max_line_bytes(settings.FACTCHECK_IMPORT_MAX_TEXT_CHARS)
-                rows = read_factcheck_rows(stream, position, layout=layout, line_limit=line_limit)
-                _rows_import(batch=batch, rows=rows, position=position, on_progress=on_progress)
-        except ImportFileError as exc:
-            _import_fail(batch=batch, error=str(exc), discard_upload=True)
-            return batch
-        except BaseException as exc:
-            # Keep the file: the chunks stored so far are committed and a re-run resumes after them.
-            _import_fail(batch=batch, error=f"Stopped after row {batch.rows_read}: {exc!r}. Run it again to resume.", discard_upload=False)
-            raise
-        _import_finish(batch=batch)
-    return batch
+    return import_process(
+        model=FactCheckImport, pk=import_id, lock_key=IMPORT_LOCK_KEY, path=path,
+        start=lambda source_path: {"layout": _file_layout(source_path)},
+        read=lambda batch, stream, position: _import_read(batch, stream, position, on_progress),
+        finish=lambda batch: _import_finish(batch=batch),
+    )
 
 
 def _import_create(*, source: str, created_by: User | None, publisher: str, **fields: Any) -> FactCheckImport:
-    batch = FactCheckImport(
-        source=source[:500],
-        publisher=" ".join(publisher.split())[:200],
-        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
-        status=FactCheckImport.Status.QUEUED,
-        **fields,
+    batch: FactCheckImport = batch_create(
+        FactCheckImport, source=source, created_by=created_by, publisher=" ".join(publisher.split())[:200],
+        status=FactCheckImport.Status.QUEUED, **fields,
     )
-    batch.full_clean()
-    batch.save()
     return batch
 
 
@@ -262,33 +197,28 @@ def factchecks_import_file(
     """Import a file in this process (the command line). An unfinished import of the same
     file and publisher is resumed rather than started over."""
     _file_layout(path)  # an unknown layout is refused before anything is recorded
-    sha256, size = file_digest(path)
     publisher = " ".join(publisher.split())[:200]
-    batch = (
-        FactCheckImport.objects.filter(file_sha256=sha256, publisher=publisher, upload_name="")
-        .exclude(status=FactCheckImport.Status.DONE)
-        .order_by("-created_at")
-        .first()
-    ) or _import_create(source=path.name, created_by=created_by, publisher=publisher, file_sha256=sha256, file_size=size)
-    result = factcheck_import_process(import_id=batch.pk, path=path, on_progress=on_progress)
-    if result is None:
-        raise ImportFileError(f"Fact-check import #{batch.pk} of this file is running in another process.")
-    return result
+    batch: FactCheckImport = file_import(
+        model=FactCheckImport, path=path, unfinished={"publisher": publisher}, what="Fact-check import",
+        create=lambda sha256, size: _import_create(
+            source=path.name, created_by=created_by, publisher=publisher, file_sha256=sha256, file_size=size
+        ),
+        process=lambda pk, source_path: factcheck_import_process(import_id=pk, path=source_path, on_progress=on_progress),
+    )
+    return batch
 
 
 def factcheck_import_upload_start(*, uploaded: UploadedFile, created_by: User | None, publisher: str = "") -> FactCheckImport:
     """Store an uploaded file as a new import: small files import now, large ones in Celery."""
-    upload_name, sha256, size = upload_store(uploaded)
-    batch = _import_create(
-        source=uploaded.name or "upload", created_by=created_by, publisher=publisher,
-        upload_name=upload_name, file_sha256=sha256, file_size=size,
+    batch: FactCheckImport = upload_start(
+        uploaded=uploaded,
+        create=lambda upload_name, sha256, size: _import_create(
+            source=uploaded.name or "upload", created_by=created_by, publisher=publisher,
+            upload_name=upload_name, file_sha256=sha256, file_size=size,
+        ),
+        process=lambda pk: factcheck_import_process(import_id=pk),
+        send=_import_send,
     )
-    if size <= settings.FACTCHECK_IMPORT_INLINE_MAX_BYTES:
-        factcheck_import_process(import_id=batch.pk)
-        batch.refresh_from_db()
-    else:
-        batch_id = batch.pk
-        transaction.on_commit(lambda: _import_send(batch_id))
     return batch
 
 

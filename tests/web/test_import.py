@@ -201,6 +201,9 @@ def test_a_batch_held_by_another_process_is_left_alone(tmp_path: Path) -> None:
     with psycopg.connect(**params, autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(%s)", [services.IMPORT_LOCK_KEY + batch.pk])
         assert import_batch_process(batch_id=batch.pk, path=path) is None
+        # Released here, not by closing the connection: the server ends a closed session's
+        # backend (and frees its locks) a moment after the client has gone on.
+        other.execute("SELECT pg_advisory_unlock(%s)", [services.IMPORT_LOCK_KEY + batch.pk])
     assert import_batch_process(batch_id=batch.pk, path=path).status == ImportBatch.Status.DONE  # type: ignore[union-attr]
 
 
