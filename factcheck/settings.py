@@ -1,6 +1,8 @@
 """Django settings, read from the environment with working local defaults.
 
-Bad values fail loudly at start-up with ImproperlyConfigured rather than at first use.
+Bad values fail loudly at start-up with ImproperlyConfigured rather than at first use. Each
+setting is declared once, in the block of its topic (after the parsers below); a block never
+changes another's settings. docs/settings.md lists the environment variables.
 """
 
 from __future__ import annotations
@@ -122,6 +124,16 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
+def cache_url_beside(broker_url: str) -> str:
+    """The broker's Redis, next database number: cache keys never mix with Celery's queues."""
+    parts = urlsplit(broker_url)
+    if parts.scheme not in {"redis", "rediss"}:
+        raise ImproperlyConfigured("Set CACHE_URL (a redis:// URL) when the broker is not Redis.")
+    db = int(parts.path.lstrip("/") or 0)
+    return parts._replace(path=f"/{(db + 1) % 16}").geturl()
+
+
+# --- Django: debug, secret key, hosts, apps, middleware, templates ------------------------
 DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
@@ -170,11 +182,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy header (FACTCHECK_CONTENT_SECURITY_POLICY, below).
+    "factcheck.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Request bodies refused by their Content-Length (FACTCHECK_ANONYMOUS_MAX_BODY_BYTES, below).
+    "factcheck.middleware.RequestBodyLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
@@ -229,10 +245,12 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "factcheck.wsgi.application"
 
+# --- Database -----------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL", "postgresql://127.0.0.1:5432/factcheck")
 DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Logins: passwords, throttling, the proxy that names the client ------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
@@ -245,6 +263,22 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "claims:list"
 LOGOUT_REDIRECT_URL = "login"
 
+FACTCHECK_LOGIN_MAX_FAILURES = env_int("FACTCHECK_LOGIN_MAX_FAILURES", 5, minimum=1)
+FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS", 30, minimum=1)
+FACTCHECK_LOGIN_WINDOW_SECONDS = env_int("FACTCHECK_LOGIN_WINDOW_SECONDS", 900, minimum=1)
+# The project's own nginx (scripts/nginx.conf.template) sets X-Real-IP to the address it saw;
+# the header is believed only on connections from DJANGO_TRUSTED_PROXIES (the proxy's own
+# addresses: gunicorn listens on loopback behind it), never from a client that sends it itself.
+FACTCHECK_TRUSTED_PROXY_HEADER = env_str("DJANGO_TRUSTED_PROXY_HEADER", "HTTP_X_REAL_IP")
+FACTCHECK_TRUSTED_PROXIES = frozenset(
+    address.strip() for address in env_str("DJANGO_TRUSTED_PROXIES", "127.0.0.1,::1").split(",") if address.strip()
+)
+
+# The client address for login throttling behind a proxy: entries counted from the right of
+# DJANGO_TRUSTED_PROXY_HEADER (each proxy appends one to X-Forwarded-For; see ratelimit.py).
+FACTCHECK_TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 1, minimum=1)
+
+# --- Language, time, static files ---------------------------------------------------------
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
@@ -268,12 +302,19 @@ FACTCHECK_UPLOAD_MAX_BYTES = env_int("FACTCHECK_UPLOAD_MAX_BYTES", 1024**3, mini
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024**2, minimum=0)
 # Form fields other than the file (pasted text included) stay under this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024**2, minimum=1)
+# Request bodies are refused by their Content-Length before anything reads them
+# (factcheck/middleware.py): anonymous requests (the login forms) may send this much;
+# signed-in ones DATA_UPLOAD_MAX_MEMORY_SIZE, admins' uploads FACTCHECK_UPLOAD_MAX_BYTES.
+FACTCHECK_ANONYMOUS_MAX_BODY_BYTES = env_int("FACTCHECK_ANONYMOUS_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
 # Files up to this size import inside the request; larger ones go to a Celery task.
 FACTCHECK_IMPORT_INLINE_MAX_BYTES = env_int("FACTCHECK_IMPORT_INLINE_MAX_BYTES", 1024**2, minimum=0)
 # An article text longer than this (characters, after normalisation) is rejected.
 FACTCHECK_IMPORT_MAX_TEXT_CHARS = env_int("FACTCHECK_IMPORT_MAX_TEXT_CHARS", 500_000, minimum=1)
 # Rows per transaction: a crash loses at most one chunk of work, never half an article.
 FACTCHECK_IMPORT_CHUNK_ROWS = env_int("FACTCHECK_IMPORT_CHUNK_ROWS", 1000, minimum=1)
+# An import chunk also ends once its prepared articles hold this many characters of text and
+# metadata, so a chunk of long articles stays small in memory (and in its one INSERT).
+FACTCHECK_IMPORT_CHUNK_MAX_CHARS = env_int("FACTCHECK_IMPORT_CHUNK_MAX_CHARS", 16_000_000, minimum=1)
 # Rejected rows listed one by one on the batch (the counter always counts them all).
 FACTCHECK_IMPORT_MAX_LISTED_ERRORS = env_int("FACTCHECK_IMPORT_MAX_LISTED_ERRORS", 10_000, minimum=1)
 FACTCHECK_IMPORT_SOFT_TIME_LIMIT = env_int("FACTCHECK_IMPORT_SOFT_TIME_LIMIT", 3600, minimum=1)
@@ -358,7 +399,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_CLASSES": ["factcheck.api.throttling.ApiUserThrottle", "factcheck.api.throttling.ApiAnonThrottle"],
 }
+# API rate limits (factcheck/api/throttling.py), DRF's "N/second|minute|hour|day".
+FACTCHECK_API_RATE_USER = env_str("FACTCHECK_API_RATE_USER", "1200/minute")
+FACTCHECK_API_RATE_ANON = env_str("FACTCHECK_API_RATE_ANON", "60/minute")
+for _name, _rate in (("FACTCHECK_API_RATE_USER", FACTCHECK_API_RATE_USER), ("FACTCHECK_API_RATE_ANON", FACTCHECK_API_RATE_ANON)):
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"{_name} must look like 600/minute (per second, minute, hour or day), got {_rate!r}")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Factcheck API",
     "DESCRIPTION": "Read-only access to claims, clusters and verdicts. Authenticate with `Authorization: Token <token>` "
@@ -373,6 +421,25 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Redis: the Celery broker, the shared cache, sessions ---------------------------------
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+# A cache every web process shares: login throttling counts live here. Redis down must not take
+# pages down: the cache answers "miss" when Redis does not (sessions then come from PostgreSQL,
+# cached_db's own fallback), and gives up on a hung Redis quickly.
+_redis_cache: dict[str, Any] = {
+    "BACKEND": "factcheck.cache.FailSoftRedisCache",
+    "LOCATION": env_str("CACHE_URL", "") or cache_url_beside(CELERY_BROKER_URL),
+    "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "factcheck"),
+    "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5, "retry_on_timeout": False},
+}
+# Sessions: the same Redis, each entry kept at most this long (see factcheck/cache.py: a
+# logout during an outage cannot be undone in Redis; this bounds how long it is ignored).
+CACHES: dict[str, dict[str, Any]] = {
+    "default": _redis_cache,
+    "sessions": {**_redis_cache, "BACKEND": "factcheck.cache.SessionCache"},
+}
+SESSION_CACHE_ALIAS = "sessions"
+FACTCHECK_SESSION_CACHE_SECONDS = env_int("FACTCHECK_SESSION_CACHE_SECONDS", 300, minimum=1)
 # Sessions are read from the shared Redis cache (written through to PostgreSQL, read from it
 # when the cache has lost them): one query less on every request.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
@@ -381,61 +448,6 @@ SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # A refused form says what to do, in the app's layout (factcheck/refusals.py).
 CSRF_FAILURE_VIEW = "factcheck.refusals.csrf_failure"
-
-# --- Celery -------------------------------------------------------------------------------
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
-
-
-def cache_url_beside(broker_url: str) -> str:
-    """The broker's Redis, next database number: cache keys never mix with Celery's queues."""
-    parts = urlsplit(broker_url)
-    if parts.scheme not in {"redis", "rediss"}:
-        raise ImproperlyConfigured("Set CACHE_URL (a redis:// URL) when the broker is not Redis.")
-    db = int(parts.path.lstrip("/") or 0)
-    return parts._replace(path=f"/{(db + 1) % 16}").geturl()
-
-
-# A cache every web process shares: login throttling counts live here.
-CACHES: dict[str, dict[str, Any]] = {
-    "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": env_str("CACHE_URL", "") or cache_url_beside(CELERY_BROKER_URL),
-        "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "factcheck"),
-    }
-}
-FACTCHECK_LOGIN_MAX_FAILURES = env_int("FACTCHECK_LOGIN_MAX_FAILURES", 5, minimum=1)
-FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("FACTCHECK_LOGIN_MAX_FAILURES_PER_ADDRESS", 30, minimum=1)
-FACTCHECK_LOGIN_WINDOW_SECONDS = env_int("FACTCHECK_LOGIN_WINDOW_SECONDS", 900, minimum=1)
-# The project's own nginx (scripts/nginx.conf.template) sets X-Real-IP to the address it saw;
-# the header is believed only on connections from DJANGO_TRUSTED_PROXIES (the proxy's own
-# addresses: gunicorn listens on loopback behind it), never from a client that sends it itself.
-FACTCHECK_TRUSTED_PROXY_HEADER = env_str("DJANGO_TRUSTED_PROXY_HEADER", "HTTP_X_REAL_IP")
-FACTCHECK_TRUSTED_PROXIES = frozenset(
-    address.strip() for address in env_str("DJANGO_TRUSTED_PROXIES", "127.0.0.1,::1").split(",") if address.strip()
-)
-
-CELERY_RESULT_BACKEND = None
-CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_SERIALIZER = "json"
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_DEFAULT_QUEUE", "factcheck")
-CELERY_SPARK_QUEUE = env_str("CELERY_SPARK_QUEUE", "factcheck-spark")
-CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
-CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
-# Spark runs get their own, longer limits (seconds).
-SPARK_SOFT_TIME_LIMIT = env_int("SPARK_SOFT_TIME_LIMIT", 3 * 3600, minimum=1)
-SPARK_TIME_LIMIT = env_int("SPARK_TIME_LIMIT", 3 * 3600 + 300, minimum=1)
-if SPARK_TIME_LIMIT <= SPARK_SOFT_TIME_LIMIT:
-    raise ImproperlyConfigured("SPARK_TIME_LIMIT must be greater than SPARK_SOFT_TIME_LIMIT")
-# Redis re-delivers unacknowledged messages after this; it must exceed the longest hard limit
-# or a long Spark run (or import) would be delivered twice while still running.
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": max(SPARK_TIME_LIMIT, FACTCHECK_IMPORT_TIME_LIMIT, FACTCHECK_BULK_TIME_LIMIT, FACTCHECK_REFIT_TIME_LIMIT) + 600
-}
-CELERY_TASK_ROUTES = {"factcheck.runs.tasks.run_pipeline": {"queue": CELERY_SPARK_QUEUE}}
 
 # --- Spark --------------------------------------------------------------------------------
 SPARK_MASTER = env_str("SPARK_MASTER", "local[*]")
@@ -447,6 +459,11 @@ SPARK_LOG_DIR = Path(env_str("SPARK_LOG_DIR", str(BASE_DIR / ".var" / "spark-log
 SPARK_LOG_TAIL_LINES = env_int("SPARK_LOG_TAIL_LINES", 60, minimum=1)
 # Local runs start their JVM from a class-data sharing archive made here by set-up; empty: none.
 SPARK_CLASS_ARCHIVE_DIR = env_str("SPARK_CLASS_ARCHIVE_DIR", str(BASE_DIR / ".var" / "spark-cds"))
+# Spark runs get their own, longer Celery limits (seconds).
+SPARK_SOFT_TIME_LIMIT = env_int("SPARK_SOFT_TIME_LIMIT", 3 * 3600, minimum=1)
+SPARK_TIME_LIMIT = env_int("SPARK_TIME_LIMIT", 3 * 3600 + 300, minimum=1)
+if SPARK_TIME_LIMIT <= SPARK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("SPARK_TIME_LIMIT must be greater than SPARK_SOFT_TIME_LIMIT")
 
 # --- Faults: run retries, heartbeats, the reaper, a Redis outage ---------------------------
 # A failed run is queued again up to this many attempts in all, waiting RETRY_SECONDS before
@@ -486,6 +503,28 @@ FACTCHECK_FETCH_HOST_DELAY_SECONDS = env_float("FACTCHECK_FETCH_HOST_DELAY_SECON
 # comma-separated names. Addresses themselves (127.0.0.1) are never allowed this way.
 FACTCHECK_FETCH_ALLOWED_HOSTS = frozenset(host.strip().lower() for host in env_str("FACTCHECK_FETCH_ALLOWED_HOSTS", "").split(",") if host.strip())
 
+# --- Celery -------------------------------------------------------------------------------
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_DEFAULT_QUEUE", "factcheck")
+CELERY_SPARK_QUEUE = env_str("CELERY_SPARK_QUEUE", "factcheck-spark")
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
+# Redis re-delivers unacknowledged messages after this; it must exceed the longest hard limit
+# or a long Spark run (or import) would be delivered twice while still running.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": max(SPARK_TIME_LIMIT, FACTCHECK_IMPORT_TIME_LIMIT, FACTCHECK_BULK_TIME_LIMIT, FACTCHECK_REFIT_TIME_LIMIT) + 600
+}
+CELERY_TASK_ROUTES = {"factcheck.runs.tasks.run_pipeline": {"queue": CELERY_SPARK_QUEUE}}
+# Sending gives up after three tries (about a second when Redis refuses, at most 6 s when it
+# hangs) rather than holding a page; the run or import stays queued and the reaper sends it.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_BEAT_SCHEDULE = {
     "runs-reap": {"task": "factcheck.runs.tasks.runs_reap", "schedule": float(FACTCHECK_REAPER_SECONDS), "options": {"expires": FACTCHECK_REAPER_SECONDS}},
     "sources-poll-due": {
@@ -494,20 +533,8 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": FACTCHECK_SOURCES_BEAT_SECONDS},
     },
 }
-# Redis down must not take pages down: the cache answers "miss" when Redis does not (sessions
-# then come from PostgreSQL, cached_db's own fallback), and gives up on a hung Redis quickly.
-CACHES["default"]["BACKEND"] = "factcheck.cache.FailSoftRedisCache"
-CACHES["default"]["OPTIONS"] = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5, "retry_on_timeout": False}
-# Sessions: the same Redis, each entry kept at most this long (see factcheck/cache.py: a
-# logout during an outage cannot be undone in Redis; this bounds how long it is ignored).
-CACHES["sessions"] = {**CACHES["default"], "BACKEND": "factcheck.cache.SessionCache"}
-SESSION_CACHE_ALIAS = "sessions"
-FACTCHECK_SESSION_CACHE_SECONDS = env_int("FACTCHECK_SESSION_CACHE_SECONDS", 300, minimum=1)
-# Sending gives up after three tries (about a second when Redis refuses, at most 6 s when it
-# hangs) rather than holding a page; the run or import stays queued and the reaper sends it.
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
-CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 
+# --- Logging ------------------------------------------------------------------------------
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -527,34 +554,8 @@ CHECKWORTHINESS_DATA_DIR = env_str(
     "CHECKWORTHINESS_DATA_DIR", str(BASE_DIR.parent / "shared" / "data" / "checkthat2024_task1_en")
 )
 
-# --- Hardening: hostile input, request bodies, logins, deployment (issue 13) ----------------
-# Kept in one block; each setting names what it protects.
-
-# An import chunk also ends once its prepared articles hold this many characters of text and
-# metadata, so a chunk of long articles stays small in memory (and in its one INSERT).
-FACTCHECK_IMPORT_CHUNK_MAX_CHARS = env_int("FACTCHECK_IMPORT_CHUNK_MAX_CHARS", 16_000_000, minimum=1)
-
-# Request bodies are refused by their Content-Length before anything reads them
-# (factcheck/middleware.py): anonymous requests (the login forms) may send this much;
-# signed-in ones DATA_UPLOAD_MAX_MEMORY_SIZE, admins' uploads FACTCHECK_UPLOAD_MAX_BYTES.
-FACTCHECK_ANONYMOUS_MAX_BODY_BYTES = env_int("FACTCHECK_ANONYMOUS_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
-    "factcheck.middleware.RequestBodyLimitMiddleware",
-)
-
-# The client address for login throttling behind a proxy: entries counted from the right of
-# DJANGO_TRUSTED_PROXY_HEADER (each proxy appends one to X-Forwarded-For; see ratelimit.py).
-FACTCHECK_TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 1, minimum=1)
-# API rate limits (factcheck/api/throttling.py), DRF's "N/second|minute|hour|day".
-FACTCHECK_API_RATE_USER = env_str("FACTCHECK_API_RATE_USER", "1200/minute")
-FACTCHECK_API_RATE_ANON = env_str("FACTCHECK_API_RATE_ANON", "60/minute")
-for _name, _rate in (("FACTCHECK_API_RATE_USER", FACTCHECK_API_RATE_USER), ("FACTCHECK_API_RATE_ANON", FACTCHECK_API_RATE_ANON)):
-    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
-        raise ImproperlyConfigured(f"{_name} must look like 600/minute (per second, minute, hour or day), got {_rate!r}")
-REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["factcheck.api.throttling.ApiUserThrottle", "factcheck.api.throttling.ApiAnonThrottle"]
-
-# TLS and browser protections, all off by default for `make up` on http://127.0.0.1 and set in
+# --- Security: TLS and browser protections ------------------------------------------------
+# All off by default for `make up` on http://127.0.0.1 and set in
 # production (docs/deployment.md lists the environment; a test runs `check --deploy` on it).
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0)
@@ -579,8 +580,4 @@ FACTCHECK_CONTENT_SECURITY_POLICY = env_str(
     "FACTCHECK_CONTENT_SECURITY_POLICY",
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
-)
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
-    "factcheck.middleware.ContentSecurityPolicyMiddleware",
 )
