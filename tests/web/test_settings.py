@@ -1,6 +1,11 @@
+import ast
+from collections import Counter
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+from factcheck import settings as settings_module
 from factcheck.settings import database_from_url, env_bool, env_int
 
 
@@ -45,3 +50,27 @@ def test_env_parsers_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("X_INT", "-1")
     with pytest.raises(ImproperlyConfigured):
         env_int("X_INT", 1, minimum=0)
+
+
+def test_each_setting_is_declared_once() -> None:
+    """factcheck/settings.py declares each setting once, in the block of its topic: no
+    statement at module level assigns a setting twice, assigns into one (CACHES["x"] = ...)
+    or changes one in place (MIDDLEWARE.insert(...)). A block that changed an earlier one's
+    setting hid what the setting was from anyone reading that block."""
+    tree = ast.parse(Path(settings_module.__file__).read_text())
+    declared: Counter[str] = Counter()
+    changed: list[str] = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign | ast.AugAssign) else []
+        for target in targets:
+            if isinstance(node, ast.AugAssign) or isinstance(target, ast.Subscript | ast.Attribute):
+                changed.append(ast.unparse(target))
+            elif isinstance(target, ast.Name) and target.id.isupper():
+                declared[target.id] += 1
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+            owner = node.value.func.value
+            if isinstance(owner, ast.Name) and owner.id.isupper():
+                changed.append(ast.unparse(node.value.func))
+    assert len(declared) > 100
+    assert [name for name, count in declared.items() if count > 1] == []
+    assert changed == []
