@@ -18,6 +18,7 @@ from factcheck.claims.models import Annotation, Claim, ClaimCluster, ClusterSpli
 from factcheck.claims.selectors import claim_cluster_ids, claim_workspace
 from tests.conftest import PERSONA_PASSWORD
 from tests.reports.helpers import claim_in_article, cluster_of, publish
+from tests.workflow.factories import make_claim
 
 pytestmark = pytest.mark.django_db
 
@@ -186,3 +187,28 @@ def test_the_queue_shows_one_row_per_cluster_with_its_appearances(reviewer) -> N
     # A filter that matches another appearance shows the cluster through it.
     html = logged_in(reviewer).get(reverse("claims:list"), {"outlet": masslive.article.outlet_id}).content.decode()
     assert f'id="claim-{masslive.pk}"' in html and f'id="claim-{breitbart.pk}"' not in html
+
+
+def test_migration_0020_unifies_stored_clusters_through_the_merge_statement(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The migration that made the cluster the unit of triage runs the merge's own statement
+    (unify_cluster_state.sql) over every stored cluster of two or more, naming them as its
+    cluster_keys parameter: a cluster whose appearances differ takes one state, a cluster of
+    one is left alone."""
+    import importlib
+    from types import SimpleNamespace
+
+    from django.db import connection
+
+    migration = importlib.import_module("factcheck.claims.migrations.0020_cluster_splits")
+    worked = make_claim(cluster_key="k" * 40, status=Claim.Status.IN_RESEARCH, assignee=reviewer, tags=["budget"], version=3)
+    fresh = make_claim(cluster_key="k" * 40)
+    alone = make_claim(cluster_key="l" * 40, status=Claim.Status.DISMISSED, dismiss_reason="Opinion.")
+
+    migration.unify_stored_clusters(None, SimpleNamespace(connection=connection))
+
+    fresh.refresh_from_db()
+    assert (fresh.status, fresh.assignee_id, fresh.tags, fresh.version) == (Claim.Status.IN_RESEARCH, reviewer.pk, ["budget"], 3)
+    alone.refresh_from_db()
+    assert (alone.status, alone.dismiss_reason) == (Claim.Status.DISMISSED, "Opinion.")
+    worked.refresh_from_db()
+    assert worked.version == 3
