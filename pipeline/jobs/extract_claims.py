@@ -193,7 +193,10 @@ def process_run(
         # (docs/benchmarks.md). Its rows are stored once the merge has given the claims ids.
         step = time.perf_counter()
         memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
-        pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
+        # As Arrow columns, not Row objects: at ten times the corpus the pairs run to millions
+        # and building a Row for each cost the driver more than the shuffle that found them.
+        found = candidate_pairs(memberships_df).toArrow()
+        pairs = sorted(set(zip(found.column("src").to_pylist(), found.column("dst").to_pylist(), strict=True)))
         timings["cluster.pairs"] = round(time.perf_counter() - step, 3)
         pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
         part = time.perf_counter()
