@@ -140,7 +140,8 @@ def main() -> int:
                 steps = sorted({key for run in runs for key in run if key.startswith("merge")}, key=lambda key: -statistics.median(r.get(key, 0) for r in runs))
                 figures = ", ".join(f"{key} {statistics.median(r.get(key, 0) for r in runs):.2f}s" for key in steps)
                 per_k = statistics.median(r["merge"] for r in runs) / claims * 1000
-                print(f"x{copies} [{name}] {int(claims)} claims, median of {len(runs)}: {figures}; {per_k:.3f} s per 1,000 claims; load {load_average()}", flush=True)
+                print(f"x{copies} [{name}] {int(claims)} claims, median of {len(runs)}: {figures}; "
+                      f"{per_k:.3f} s per 1,000 claims; load {load_average()}", flush=True)
     return 0
 
 

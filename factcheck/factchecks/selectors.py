@@ -172,7 +172,9 @@ def import_progress(*, import_id: int) -> ImportProgress | None:
         )
         listed, shown = cursor.fetchone()
     shown_list = json.loads(shown) if isinstance(shown, str) else list(shown or [])
-    pending = FactCheck.objects.filter(import_batch_id=batch.pk, match_pending_since__isnull=False).count() if batch.status == FactCheckImport.Status.DONE else 0
+    pending = 0
+    if batch.status == FactCheckImport.Status.DONE:
+        pending = FactCheck.objects.filter(import_batch_id=batch.pk, match_pending_since__isnull=False).count()
     return ImportProgress(batch=batch, errors_shown=shown_list, errors_listed=listed, matching_pending=pending)
 
 
