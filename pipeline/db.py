@@ -270,9 +270,9 @@ class PostgresRun:
     def read_candidate_claims(self, nodes: Iterable[int]) -> dict[int, list[NodeClaim]]:
         return read_candidate_claims(self.dsn, run_id=self.run_id, nodes=nodes)
 
-    def merge(self, clustering: Clustering) -> tuple[int, int]:
+    def merge(self, clustering: Clustering, timings: dict[str, float] | None = None) -> tuple[int, int]:
         with connect(self.dsn) as conn:
-            return merge_run(conn, run_id=self.run_id, clustering=clustering, model_version_id=self.model_version_id)
+            return merge_run(conn, run_id=self.run_id, clustering=clustering, model_version_id=self.model_version_id, timings=timings)
 
     def read_library(self) -> list[dict[str, str]]:
         return read_library(self.dsn)

@@ -20,7 +20,9 @@ to change what reviewers decided for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -62,39 +64,65 @@ COPY_REMAP = "COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN"
 
 
 def merge_run(
-    conn: psycopg.Connection[Any], *, run_id: int, clustering: Clustering, model_version_id: int | None = None
+    conn: psycopg.Connection[Any],
+    *,
+    run_id: int,
+    clustering: Clustering,
+    model_version_id: int | None = None,
+    timings: dict[str, float] | None = None,
 ) -> tuple[int, int]:
     """Merge the run's staged claims under the clustering's decisions, in the caller's
     transaction (committed with it); the claims written record `model_version_id` as the
-    model version that scored them. Returns (distinct staged claims, claims inserted or changed)."""
+    model version that scored them. Returns (distinct staged claims, claims inserted or changed).
+    `timings`, if given, receives the seconds of each step ("merge.<step>"): the run's
+    timings carry them, so a slow merge says which statement it spent its time in."""
     params: dict[str, Any] = {"run_id": run_id, "model_version_id": model_version_id}
-    conn.execute(LOCK, {"lock": MERGE_LOCK_ID})
-    conn.execute(WORK_MEM)
-    write_clustering(conn, run_id=run_id, assigned=clustering.assigned.items(), remap=clustering.remap)
-    conn.execute(SCRATCH_STATISTICS)
-    for analyze in ANALYZE_SCRATCH:
-        conn.execute(analyze)
-    conn.execute(statement("run_staged"), params)
-    conn.execute(ANALYZE_RUN_STAGED)
-    conn.execute(DEFAULT_STATISTICS)
-    staged = scalar(conn, COUNT_RUN_STAGED)
-    planned_claims = scalar(conn, PLANNED_CLAIMS)
+    spent = timings if timings is not None else {}
 
-    written = {claim_id for (claim_id,) in conn.execute(statement("merge_claims"), params)}
+    @contextmanager
+    def step(name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        yield
+        spent[f"merge.{name}"] = round(spent.get(f"merge.{name}", 0.0) + time.perf_counter() - started, 3)
+
+    with step("lock"):
+        conn.execute(LOCK, {"lock": MERGE_LOCK_ID})
+    conn.execute(WORK_MEM)
+    with step("write_clustering"):
+        write_clustering(conn, run_id=run_id, assigned=clustering.assigned.items(), remap=clustering.remap)
+    with step("run_staged"):
+        conn.execute(SCRATCH_STATISTICS)
+        for analyze in ANALYZE_SCRATCH:
+            conn.execute(analyze)
+        conn.execute(statement("run_staged"), params)
+        conn.execute(ANALYZE_RUN_STAGED)
+        conn.execute(DEFAULT_STATISTICS)
+        staged = scalar(conn, COUNT_RUN_STAGED)
+        planned_claims = scalar(conn, PLANNED_CLAIMS)
+
+    with step("merge_claims"):
+        written = {claim_id for (claim_id,) in conn.execute(statement("merge_claims"), params)}
     if planned_claims < staged:
         # The claims table grew from (about) nothing in this transaction, a first run: planned
         # on its old statistics, the statements below nest loops over every claim. Only then,
         # so a run's cost does not grow with what is stored.
-        conn.execute(ANALYZE_CLAIMS)
-    conn.execute(statement("apply_cluster_remap"), params)
-    write_signatures(conn)
-    touched = conn.execute(statement("run_touched"), params).fetchone()
-    params["cluster_keys"] = touched[0] if touched else []
-    conn.execute(statement("unify_cluster_state"), params)
-    conn.execute(statement("refresh_clusters"), params)
-    conn.execute(statement("drop_empty_clusters"), params)
-    refresh_priorities(conn, cluster_keys=params["cluster_keys"])
-    conn.execute(statement("clear_run_scratch"), params)
+        with step("analyze_claims"):
+            conn.execute(ANALYZE_CLAIMS)
+    with step("apply_cluster_remap"):
+        conn.execute(statement("apply_cluster_remap"), params)
+    with step("signatures"):
+        write_signatures(conn)
+    with step("unify_cluster_state"):
+        touched = conn.execute(statement("run_touched"), params).fetchone()
+        params["cluster_keys"] = touched[0] if touched else []
+        conn.execute(statement("unify_cluster_state"), params)
+    with step("refresh_clusters"):
+        conn.execute(statement("refresh_clusters"), params)
+        conn.execute(statement("drop_empty_clusters"), params)
+    with step("refresh_priorities"):
+        refresh_priorities(conn, cluster_keys=params["cluster_keys"])
+    with step("clear_scratch"):
+        conn.execute(statement("clear_run_scratch"), params)
     return staged, len(written)
 
 

@@ -34,8 +34,9 @@ class RunStore(Protocol):
         """node -> the claims behind it (the run's and the stored), for the exact step."""
         ...
 
-    def merge(self, clustering: Clustering) -> tuple[int, int]:
-        """Merge the staged claims under the clustering: (distinct claims, claims written)."""
+    def merge(self, clustering: Clustering, timings: dict[str, float] | None = None) -> tuple[int, int]:
+        """Merge the staged claims under the clustering: (distinct claims, claims written);
+        `timings`, if given, receives the seconds of the merge's steps."""
         ...
 
     def read_library(self) -> list[dict[str, str]]:
@@ -121,7 +122,7 @@ class InMemoryRun:
                 claims.setdefault(claim_node(claim.claim_key), []).append(NodeClaim(claim.claim_key, tokens, False, claim.cluster_key))
         return claims
 
-    def merge(self, clustering: Clustering) -> tuple[int, int]:
+    def merge(self, clustering: Clustering, timings: dict[str, float] | None = None) -> tuple[int, int]:
         self.merged.append(clustering)
         return len(clustering.assigned), 0
 

@@ -43,7 +43,7 @@ from factcheck.claims.filters import (
     with_recency,
     words_sql,
 )
-from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, RankingWeights, SavedView, Verdict
+from factcheck.claims.models import Annotation, BulkAction, Claim, Evidence, PriorityBasis, RankingWeights, SavedView, Verdict
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
 
@@ -713,6 +713,13 @@ def ranking_weights_current() -> RankingWeights:
     """The weights the queue is ranked with: the stored row, or (none stored) the defaults
     claim_priority_parts falls back to, unsaved, as version 0."""
     return RankingWeights.objects.filter(pk=1).first() or RankingWeights(pk=1, weights=dict(DEFAULT_RANKING_WEIGHTS), version=0)
+
+
+def ranking_basis_version() -> int | None:
+    """The version of the weights the stored priorities were computed with (the re-rank and
+    the pipeline's merge record it once done), or None before any: while it lags the current
+    version, a re-rank is under way (or its task is still to run)."""
+    return PriorityBasis.objects.order_by("id").values_list("weights_version", flat=True).first()
 
 
 def ranking_weights_changes(*, limit: int = 10) -> list[AuditEvent]:

@@ -843,7 +843,10 @@ def claims_rerank() -> int:
         cursor.execute(statement("refresh_clusters"), {"cluster_keys": every_cluster})
         cursor.execute(statement("refresh_all_priorities"))
         changed = cursor.rowcount
-        cursor.execute("UPDATE claim_priority_basis SET weights_version = %s", [version])
+        # The basis as the merge records it (one row): also where no run has merged yet, so
+        # the ranking page can say the re-rank is done (selectors.ranking_basis_version).
+        cursor.execute("DELETE FROM claim_priority_basis")
+        cursor.execute("INSERT INTO claim_priority_basis (weights_version) VALUES (%s)", [version])
         return changed
 
 

@@ -852,6 +852,7 @@ def _ranking_page(request: HttpRequest, form: RankingWeightsForm, *, status: int
     context = {
         "form": form,
         "current": selectors.ranking_weights_current(),
+        "ranked_with": selectors.ranking_basis_version(),
         "defaults": DEFAULT_RANKING_WEIGHTS,
         "changes": selectors.ranking_weights_changes(),
     }

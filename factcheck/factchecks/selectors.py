@@ -149,6 +149,15 @@ class ImportProgress:
     batch: FactCheckImport
     errors_shown: list[dict[str, object]]
     errors_listed: int
+    # The import's entries still waiting for the queue's claims to be matched against them
+    # (services.factchecks_match_new clears each once matched): the page says "being matched"
+    # while there are some, and that matching is done once there are none.
+    matching_pending: int = 0
+
+    @property
+    def is_settled(self) -> bool:
+        """Nothing left to report: the import finished and its entries are matched."""
+        return self.batch.is_finished and not self.matching_pending
 
 
 def import_progress(*, import_id: int) -> ImportProgress | None:
@@ -163,7 +172,10 @@ def import_progress(*, import_id: int) -> ImportProgress | None:
         )
         listed, shown = cursor.fetchone()
     shown_list = json.loads(shown) if isinstance(shown, str) else list(shown or [])
-    return ImportProgress(batch=batch, errors_shown=shown_list, errors_listed=listed)
+    pending = 0
+    if batch.status == FactCheckImport.Status.DONE:
+        pending = FactCheck.objects.filter(import_batch_id=batch.pk, match_pending_since__isnull=False).count()
+    return ImportProgress(batch=batch, errors_shown=shown_list, errors_listed=listed, matching_pending=pending)
 
 
 def imports_recent(*, limit: int = 20) -> list[FactCheckImport]:

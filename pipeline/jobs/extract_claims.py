@@ -193,14 +193,23 @@ def process_run(
         # (docs/benchmarks.md). Its rows are stored once the merge has given the claims ids.
         step = time.perf_counter()
         memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
-        pairs = sorted({(row.src, row.dst) for row in candidate_pairs(memberships_df).collect()})
+        # As Arrow columns, not Row objects: at ten times the corpus the pairs run to millions
+        # and building a Row for each cost the driver more than the shuffle that found them.
+        found = candidate_pairs(memberships_df).toArrow()
+        pairs = sorted(set(zip(found.column("src").to_pylist(), found.column("dst").to_pylist(), strict=True)))
+        timings["cluster.pairs"] = round(time.perf_counter() - step, 3)
         pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
-        clustering = resolve_clusters(pairs, store.read_candidate_claims(chain.from_iterable(pairs)))
+        part = time.perf_counter()
+        candidates = store.read_candidate_claims(chain.from_iterable(pairs))
+        timings["cluster.read"] = round(time.perf_counter() - part, 3)
+        part = time.perf_counter()
+        clustering = resolve_clusters(pairs, candidates)
+        timings["cluster.resolve"] = round(time.perf_counter() - part, 3)
         timings["cluster"] = round(time.perf_counter() - step, 3)
 
         progress(stage="writing", progress=0.8)
         step = time.perf_counter()
-        staged, written = store.merge(clustering)
+        staged, written = store.merge(clustering, timings)
         timings["load"] = round(time.perf_counter() - step, 3)
 
         step = time.perf_counter()

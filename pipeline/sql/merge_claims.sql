@@ -1,45 +1,53 @@
 -- One statement merges the run's claims into `claims`, each under its final cluster and with
--- the priority claim_priority_parts gives it there (its cluster's outlets counted from the
--- run's claims and the stored members of the clusters they join), so a new claim is written
--- once. Pipeline-owned columns are updated only when they differ, so a re-run writes
--- nothing; reviewer-owned columns (status, assignee, version) are never in the SET list, so
--- reviewers' work is never overwritten. A row written records the model version that scored
--- the run (NULL: the run named none). Returns the ids written.
+-- its final standing priority: the parts claim_priority_parts gives its cluster's lead
+-- appearance (the highest own priority, ties to the smallest id, as refresh_clusters.sql
+-- picks it) with the cluster's outlets, counted from the run's claims and the stored members
+-- of the clusters they join. So a new claim is written once: refresh_cluster_priorities.sql
+-- finds the run's claims as it would set them and rewrites only stored members whose cluster
+-- changed (every write of a claim updates all its indexes). Pipeline-owned columns are
+-- updated only when they differ, so a re-run writes nothing; reviewer-owned columns (status,
+-- assignee, version) are never in the SET list, so reviewers' work is never overwritten. A
+-- row written records the model version that scored the run (NULL: the run named none). A
+-- new claim takes the id run_staged.sql took for it. Returns the ids written.
 WITH remap AS (
     SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
 ), run_clusters AS (
     SELECT cluster_key FROM run_staged UNION SELECT old_key FROM remap
-), appearances AS (
-    SELECT cluster_key, article_id FROM run_staged
+), appearances AS MATERIALIZED (
+    SELECT id, cluster_key, article_id, score, claim_type, rank_signals FROM run_staged
     UNION ALL
     -- The stored members of the run's clusters, found through claim_cluster_key_idx from the
     -- run's cluster keys: driven from the claims table with an IN filter, the planner read
     -- every stored claim. The run's own claims are counted from run_staged (an anti join
     -- against the run's few rows).
-    SELECT COALESCE(r.new_key, c.cluster_key), c.article_id
+    SELECT c.id, COALESCE(r.new_key, c.cluster_key), c.article_id, c.score, c.claim_type, c.rank_signals
     FROM run_clusters k
     JOIN claims c ON c.cluster_key = k.cluster_key
     LEFT JOIN remap r ON r.old_key = c.cluster_key
     WHERE NOT EXISTS (SELECT 1 FROM run_staged s WHERE s.claim_key = c.claim_key)
-), outlets AS (
+), clusters AS (
     -- An appearance counts its outlet; an article with no known outlet counts as its own.
-    SELECT m.cluster_key, count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count
-    FROM appearances m JOIN articles a ON a.id = m.article_id
+    SELECT m.cluster_key, count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count,
+           (array_agg(m.id ORDER BY (own.parts ->> 'priority')::float8 DESC, m.id))[1] AS lead_id
+    FROM appearances m
+    JOIN articles a ON a.id = m.article_id
+    CROSS JOIN LATERAL claim_priority_parts(m.score, m.claim_type, m.rank_signals, 1) own
     GROUP BY m.cluster_key
 ), p AS (
-    SELECT s.*, pp.parts, COALESCE(a.published_at, a.created_at) AS seen_at
+    SELECT s.*, pp.parts || jsonb_build_object('lead_claim_id', lead.id) AS parts, COALESCE(a.published_at, a.created_at) AS seen_at
     FROM run_staged s
     JOIN articles a ON a.id = s.article_id
-    LEFT JOIN outlets o ON o.cluster_key = s.cluster_key
-    CROSS JOIN LATERAL claim_priority_parts(s.score, s.claim_type, s.rank_signals, o.outlet_count) pp
+    JOIN clusters k ON k.cluster_key = s.cluster_key
+    JOIN appearances lead ON lead.id = k.lead_id
+    CROSS JOIN LATERAL claim_priority_parts(lead.score, lead.claim_type, lead.rank_signals, k.outlet_count) pp
 )
 INSERT INTO claims (
-    article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
+    id, article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
     quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
     seen_at, model_version_id, status, first_run_id, last_run_id, created_at, updated_at, version
 )
 SELECT
-    p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
+    p.id, p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
     p.rank_signals, p.context, p.cluster_key, (p.parts ->> 'priority')::double precision, p.parts - 'priority',
     p.seen_at, %(model_version_id)s::bigint, 'new', p.run_id, p.run_id, now(), now(), 1

@@ -18,7 +18,7 @@ from factcheck.articles.readers import ImportFileError, ReadPosition
 from factcheck.factchecks import readers
 from factcheck.factchecks.models import FactCheck, FactCheckImport
 from factcheck.factchecks.readers import detect_layout, read_json_document
-from factcheck.factchecks.services import QUEUE_UNAVAILABLE
+from factcheck.factchecks.services import QUEUE_UNAVAILABLE, factchecks_match_new
 from factcheck.factchecks.tasks import factcheck_import_run
 from factcheck.runs.services import runs_reap
 from tests.conftest import PERSONA_PASSWORD, SHARED_DATA
@@ -270,8 +270,15 @@ def test_upload_page_imports_small_files_at_once_and_shows_the_summary(admin_use
     assert set(FactCheck.objects.values_list("publisher", flat=True)) == {"PolitiFact.com"}
     page = client.get(response["Location"]).content.decode()
     assert "7 rows read: 4 new, 0 updated, 0 unchanged, 3 rejected." in page and "13 tab-separated fields" in page
+    # Imported, not yet matched against the queue (the matching message is still to come):
+    # the page says so and keeps polling until it is done.
     partial = client.get(response["Location"], headers={"HX-Request": "true"}).content.decode()
-    assert partial.startswith('<div id="import-progress"') and "hx-get" not in partial  # finished: no more polling
+    assert partial.startswith('<div id="import-progress"') and "hx-get" in partial
+    assert "being matched against them (4 still to match)" in partial
+    factchecks_match_new(factcheck_ids=list(FactCheck.objects.values_list("id", flat=True)))
+    partial = client.get(response["Location"], headers={"HX-Request": "true"}).content.decode()
+    assert "have been matched against them" in partial and "being matched" not in partial
+    assert "hx-get" not in partial  # finished and matched: no more polling
 
 
 @pytest.fixture(autouse=True)

@@ -261,6 +261,37 @@ def test_a_cluster_across_three_outlets_is_merged_with_its_final_spread() -> Non
     assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
 
 
+def test_a_new_claim_is_written_once_with_its_clusters_lead_and_a_stronger_newcomer_leads_the_stored() -> None:
+    """Every write of a claim updates all of its indexes: the merge inserts each new claim with
+    the priority of its cluster's lead, and the refresh after it rewrites none of them."""
+    dsn = database_url_for_job()
+    articles = [article_ingest(data=ArticleInput(text=f"{AGAIN} {outlet}", outlet=outlet), batch=None)[0] for outlet in ("A", "B", "C")]
+    run = run_create(article_ids=[article.pk for article in articles[:2]])
+    a, b, c = "a" * 40, "b" * 40, "c" * 40
+    weak, strong = claim_row(articles[0].pk, a, 0, 40), claim_row(articles[1].pk, b, 0, 40)
+    strong = strong[:8] + (0.9,) + strong[9:]  # b scores higher: b leads, though a has the smaller id
+    stage(run.pk, [weak, strong])
+    with db.connect(dsn) as conn:
+        assert merge_run(conn, run_id=run.pk, clustering=Clustering(assigned={a: a, b: a}, remap=[])) == (2, 2)
+        updates = conn.execute("SELECT n_tup_upd FROM pg_stat_xact_user_tables WHERE relname = 'claims'").fetchone()
+    assert updates == (0,)  # inserted once, not updated after
+    lead = Claim.objects.get(claim_key=b)
+    assert ClaimCluster.objects.get(cluster_key=a).lead_claim_id == lead.pk
+    assert {(claim.priority, claim.priority_parts["lead_claim_id"], claim.priority_parts["checkworthiness"]) for claim in Claim.objects.all()} == {
+        (lead.priority, lead.pk, 27.0)
+    }
+
+    # A later run: a stronger appearance joins the stored cluster. It is inserted leading it;
+    # the stored members take its parts (those are the only rows the refresh rewrites).
+    run2 = run_create(article_ids=[articles[2].pk])
+    stronger = claim_row(articles[2].pk, c, 0, 40)
+    stage(run2.pk, [stronger[:8] + (1.0,) + stronger[9:]])
+    assert merge(run2.pk, assigned=[(c, a)]) == (1, 1)
+    newcomer = Claim.objects.get(claim_key=c)
+    assert ClaimCluster.objects.get(cluster_key=a).lead_claim_id == newcomer.pk
+    assert {(claim.priority_parts["lead_claim_id"], claim.priority_parts["outlets"]) for claim in Claim.objects.all()} == {(newcomer.pk, 3)}
+
+
 def test_priorities_follow_growing_clusters_and_newer_articles_rewrite_nothing() -> None:
     database_url_for_job()
     old, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)

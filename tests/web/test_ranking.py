@@ -161,7 +161,11 @@ def test_admin_changes_the_weights_audited_and_the_rerank_reorders_the_queue(  #
     assert event.after == {"weights": weights.weights, "version": 2}
 
     assert queue_order(reviewer) == [public.pk, company.pk]  # nothing moves before the task runs
+    waiting = client.get(reverse("claims:ranking")).content.decode()
+    assert "being re-ranked with this version (it is ranked with version 1 until then)" in waiting and 'hx-select="#rerank-status"' in waiting
     ranking_rerank(2)
+    done = client.get(reverse("claims:ranking")).content.decode()
+    assert "The queue is ranked with this version." in done and "being re-ranked" not in done and "every 2s" not in done
     assert queue_order(reviewer) == [company.pk, public.pk]  # check-worthiness alone now
     company.refresh_from_db()
     assert company.priority_parts["weights_version"] == 2 and company.priority_parts["checkworthiness"] == 59.4
