@@ -31,7 +31,7 @@ QUEUE_FILTER_HELP = {
     "date_from": "Article published on or after (its import date when it has none).",
     "date_to": "Article published on or before; not before date_from.",
     "has_number": "'yes': claims with a parsed quantity; 'no': without.",
-    "checked_before": "'yes': a confirmed match to a library fact-check, or a suggestion scoring FACTCHECK_CHECKED_BEFORE_MIN_SCORE (0.5) or more.",
+    "checked_before": "'yes': a confirmed match to a library fact-check, or a suggestion scoring FACTCHECK_CHECKED_BEFORE_MIN_SCORE (0.03) or more.",
     "tag": "One tag.",
     "run": "A pipeline run's id: the claims that run found first.",
     "import": "An import batch's id: the claims its pipeline runs found first.",

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from pipeline.nlp.verification import Verifier, features_matrix
+from pipeline.nlp.verification import Verifier, features_matrix, reranker_logits
 
 ARTIFACT_PACKAGE_PATH = ("models", "matching")
 EMBEDDING_FILES = ("embedding.npz", "tokenizer.json")
@@ -653,7 +653,7 @@ class MatchIndex:
         results: list[list[tuple[str, float]]] = [[] for _ in texts]
         if not texts or not self.ids or top <= 0:
             return results
-        q_rows, d_rows, scores = self.scored(texts, top, dates)
+        q_rows, d_rows, scores = self.scored(texts, top, dates, min_score)
         scores = np.round(scores, 6)
         for start, stop in _runs(q_rows):
             docs = d_rows[start:stop]
@@ -661,31 +661,38 @@ class MatchIndex:
             results[q_rows[start]] = [(self.ids[docs[i]], float(scores[start + i])) for i in order if scores[start + i] >= min_score]
         return results
 
-    def scored(self, texts: Sequence[str], top: int = 5, dates: Sequence[date | None] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def scored(
+        self, texts: Sequence[str], top: int = 5, dates: Sequence[date | None] | None = None, min_score: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(pair query rows, pair library rows, match probability) of the pairs `match` ranks:
         every candidate scored by the re-rankers; with a verifier, only each text's best
-        max(top, VERIFY_DEPTH) of them, scored by the verifier."""
+        max(top, VERIFY_DEPTH) of them, scored by the verifier, less those that could not reach
+        `min_score` whatever their parts (`Verifier.ceiling`; most pairs of news claims)."""
         q_rows, d_rows, matrix = self.features(texts, dates, max(top, self.config.candidates))
         if len(q_rows) == 0 or self.verifier is None:
             return q_rows, d_rows, self.probability(matrix) if len(q_rows) else np.zeros(0)
-        keep, verify = self.verification_features(texts, q_rows, d_rows, matrix, max(top, VERIFY_DEPTH))
+        keep, verify = self.verification_features(texts, q_rows, d_rows, matrix, max(top, VERIFY_DEPTH), min_score)
         return q_rows[keep], d_rows[keep], self.verifier.probability(verify, self.config.base_rate)
 
     def verification_features(
-        self, texts: Sequence[str], q_rows: np.ndarray, d_rows: np.ndarray, matrix: np.ndarray, depth: int
+        self, texts: Sequence[str], q_rows: np.ndarray, d_rows: np.ndarray, matrix: np.ndarray, depth: int, floor: float = 0.0
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(which pairs were kept: each text's `depth` best by the re-rankers, in pair order;
-        their VERIFY_FEATURES)."""
+        """(which pairs were kept: each text's `depth` best by the re-rankers, in pair order, less
+        those whose ceiling is under `floor`; their VERIFY_FEATURES)."""
         raw = self.probability(matrix)
         # Within each text's run of pairs: best first, ties by library order; keep the first `depth`.
         order = np.lexsort((d_rows, -raw, q_rows))
         starts = np.r_[0, np.flatnonzero(np.diff(q_rows[order])) + 1]
         place = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
         keep = np.sort(order[place < depth])
-        claims = [texts[i] for i in q_rows[keep]]
-        checks = [self.counts.claims[i] for i in d_rows[keep]]
         embedding = matrix[keep, FEATURES.index("embedding_cosine_claim")]
         chars = matrix[keep, FEATURES.index("char_cosine")]
+        if floor > 0 and self.verifier is not None:
+            # Half a unit of the sixth place below the floor: `match` rounds before it compares.
+            reachable = self.verifier.ceiling(np.column_stack([reranker_logits(raw[keep]), embedding, chars]), self.config.base_rate) >= floor - 5e-7
+            keep, embedding, chars = keep[reachable], embedding[reachable], chars[reachable]
+        claims = [texts[i] for i in q_rows[keep]]
+        checks = [self.counts.claims[i] for i in d_rows[keep]]
         return keep, features_matrix(claims, checks, raw[keep], embedding, chars)
 
     def probability(self, matrix: np.ndarray) -> np.ndarray:

@@ -48,9 +48,20 @@ VERIFY_FEATURES = (
     "years_both",
     "years_conflict",
     "negation_differs",
+    "actor_query_covered",
+    "actor_check_covered",
     "embedding_cosine_claim",
     "char_cosine",
 )
+
+# The features read from the claims' parts, with the range each can take: what `Verifier.ceiling`
+# bounds a pair's probability by before they are read (the others are known from retrieval).
+RETRIEVAL_FEATURES = ("reranker_logit", "embedding_cosine_claim", "char_cosine")
+PART_RANGES = {
+    name: (0.0, 5.0) if name.endswith("_missing") else (0.0, 1.0)
+    for name in VERIFY_FEATURES
+    if name not in RETRIEVAL_FEATURES
+}
 
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'’.-]*[A-Za-z0-9]|[A-Z])(?:\s+(?:of|de|bin|al|van|von|the)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
 _NUMBER = re.compile(
@@ -63,6 +74,15 @@ _SCALE = {"bn": 1e9, "billion": 1e9, "m": 1e6, "million": 1e6, "k": 1e3, "thousa
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)s?\b")
 _NEGATION_WORDS = frozenset("not no never none nobody nothing neither nor without cannot denies denied deny false falsely".split())
 _TOKEN = re.compile(r"[a-z0-9]+")
+# What a claim's parts are not read from: links, a tweet's trailer ("— Name (@handle) May 4, 2017")
+# and the day of a written date ("12 January", "January 12,"), which is no figure of the claim.
+_URL = re.compile(r"https?://\S+|pic\.twitter\.com/\S+|\bwww\.\S+")
+_TRAILER = re.compile(r"[—–-]+\s*[^—–\n]{0,80}\(@\w+\)\s*\w+ \d{1,2}, \d{4}\W*$")
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DAY = re.compile(r"\b(?:" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?\b,?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?=\W))")
+# A handle or a hashtag is read as the words it joins ("#BoycottPepsi": Boycott Pepsi).
+_TAG = re.compile(r"[@#](\w+)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Capitalised words that name nobody: sentence openers, titles, months and days, the words a
 # check's own phrasing starts with ("Says", "Photograph shows").
 _NOT_NAMES = frozenset(
@@ -94,6 +114,7 @@ class ClaimParts:
     numbers: frozenset[float]  # figures, scaled (1.8bn -> 1.8e9); years left out
     years: frozenset[int]
     negated: bool
+    actor: frozenset[str]  # the first name (a claim's subject, usually): its words
 
 
 @lru_cache(maxsize=300_000)
@@ -119,11 +140,16 @@ def _number(digits: str, unit: str | None) -> float | None:
 def claim_parts(text: str) -> ClaimParts:
     """The parts of a claim's text (cached: a library's checks recur across claims)."""
     text = unicodedata.normalize("NFKC", text).replace("’", "'")
+    text = _TRAILER.sub("", _URL.sub(" ", text))
+    text = _TAG.sub(lambda m: _CAMEL.sub(" ", m.group(1)), text)
+    text = _DAY.sub(lambda m: re.sub(r"\d+(?:st|nd|rd|th)?,?", "", m.group(0)), text)
     names: set[str] = set()
+    actor: set[str] = set()
     for match in _CAPITALISED.finditer(text):
-        for word in _TOKEN.findall(match.group(0).lower()):
-            if word not in _NOT_NAMES and not word.isdigit() and len(word) > 1:
-                names.add(_stem(word))
+        run = {_stem(word) for word in _TOKEN.findall(match.group(0).lower()) if word not in _NOT_NAMES and not word.isdigit() and len(word) > 1}
+        if run and not actor:
+            actor = run
+        names |= run
     lower = text.lower()
     tokens = _TOKEN.findall(lower)
     words = {_stem(w) for w in tokens if w not in _STOP and not w.isdigit()}
@@ -145,6 +171,7 @@ def claim_parts(text: str) -> ClaimParts:
         numbers=frozenset(numbers),
         years=frozenset(years),
         negated="n't" in lower or not _NEGATION_WORDS.isdisjoint(tokens),
+        actor=frozenset(actor),
     )
 
 
@@ -181,6 +208,8 @@ def pair_features(claim: ClaimParts, check: ClaimParts, reranker_logit: float, e
         float(years_both),
         float(years_both and not (claim.years & check.years)),
         float(claim.negated != check.negated),
+        _covered(claim.actor, check.words) if claim.actor else 0.5,
+        _covered(check.actor, claim.words) if check.actor else 0.5,
         embedding_cosine,
         char_cosine,
     ]
@@ -203,6 +232,11 @@ class Verifier:
     base_rate: float  # the assumed share of a desk's claims that repeat an earlier check
     slope: float = 1.0
     offset: float = 0.0
+    # The range each feature took in training: a pair is read within it, since a linear model
+    # extrapolates badly (a check's own words have a character cosine of 1, which no training
+    # pair reached, and the cosines' weights only correct the re-rankers within that range).
+    lower: np.ndarray | None = None
+    upper: np.ndarray | None = None
 
     @classmethod
     def from_json(cls, model: Mapping[str, Any]) -> Verifier:
@@ -216,6 +250,8 @@ class Verifier:
             float(model["base_rate"]),
             float(model.get("slope", 1.0)),
             float(model.get("offset", 0.0)),
+            np.asarray(model["lower"], np.float64) if "lower" in model else None,
+            np.asarray(model["upper"], np.float64) if "upper" in model else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -229,6 +265,8 @@ class Verifier:
             "base_rate": self.base_rate,
             "slope": self.slope,
             "offset": self.offset,
+            **({"lower": self.lower.tolist()} if self.lower is not None else {}),
+            **({"upper": self.upper.tolist()} if self.upper is not None else {}),
         }
 
     def prior_shift(self, base_rate: float | None = None) -> float:
@@ -243,22 +281,53 @@ class Verifier:
         z = self.slope * self.logit(matrix) + self.offset + self.prior_shift(base_rate)
         return 1 / (1 + np.exp(-z))
 
+    def ceiling(self, retrieval: np.ndarray, base_rate: float | None = None) -> np.ndarray:
+        """The highest probability each pair could get whatever its parts, from RETRIEVAL_FEATURES
+        alone (columns in that order): a pair whose ceiling is under the floor a caller keeps
+        need not be read (the parts are the slow half of the stage)."""
+        known = [self.features.index(name) for name in RETRIEVAL_FEATURES]
+        retrieval = self._within(retrieval, known)
+        base = ((retrieval - self.mean[known]) / self.scale[known]) @ self.coefficients[known] + self.intercept
+        high = low = 0.0
+        for i, name in enumerate(self.features):
+            if name in RETRIEVAL_FEATURES:
+                continue
+            lo, hi = PART_RANGES[name]
+            ends = self.coefficients[i] * (np.array([lo, hi]) - self.mean[i]) / self.scale[i]
+            high, low = high + float(ends.max()), low + float(ends.min())
+        z = self.slope * (base + (high if self.slope >= 0 else low)) + self.offset + self.prior_shift(base_rate)
+        return 1 / (1 + np.exp(-z))
+
     def logit(self, matrix: np.ndarray) -> np.ndarray:
         """The pair model's logit, before calibration."""
         if matrix.shape[1] != len(self.features):
             raise ValueError(f"verifier expects {len(self.features)} features, got {matrix.shape[1]}")
-        return ((matrix - self.mean) / self.scale) @ self.coefficients + self.intercept
+        return ((self._within(matrix, list(range(len(self.features)))) - self.mean) / self.scale) @ self.coefficients + self.intercept
+
+    def _within(self, matrix: np.ndarray, columns: list[int]) -> np.ndarray:
+        if self.lower is not None:
+            matrix = np.maximum(matrix, self.lower[columns])
+        if self.upper is not None:
+            matrix = np.minimum(matrix, self.upper[columns])
+        return matrix
+
+
+def reranker_logits(probability: np.ndarray) -> np.ndarray:
+    """The re-rankers' probabilities as the logits the verifier reads (clipped: a probability of
+    exactly 0 or 1 has none)."""
+    clipped = np.clip(np.asarray(probability, np.float64), 1e-6, 1 - 1e-6)
+    return np.log(clipped / (1 - clipped))
 
 
 def features_matrix(
     claims: Sequence[str], checks: Sequence[str], reranker: np.ndarray, embedding: np.ndarray, chars: np.ndarray
 ) -> np.ndarray:
-    """VERIFY_FEATURES for aligned pairs (claim text, check text, the re-ranker's probability,
+    """VERIFY_FEATURES for aligned pairs (claim text, check text, the re-rankers' probability,
     the claim-embedding cosine, the character n-gram cosine)."""
-    probability = np.clip(np.asarray(reranker, np.float64), 1e-6, 1 - 1e-6)
-    logits = np.log(probability / (1 - probability)).tolist()
     rows = [
         pair_features(claim_parts(claim), claim_parts(check), z, e, c)
-        for claim, check, z, e, c in zip(claims, checks, logits, np.asarray(embedding).tolist(), np.asarray(chars).tolist(), strict=True)
+        for claim, check, z, e, c in zip(
+            claims, checks, reranker_logits(reranker).tolist(), np.asarray(embedding).tolist(), np.asarray(chars).tolist(), strict=True
+        )
     ]
     return np.asarray(rows, np.float64).reshape(len(rows), len(VERIFY_FEATURES))

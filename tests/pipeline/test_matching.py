@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -104,7 +105,10 @@ def test_a_library_of_one_verdict_scores_a_repeat_as_a_match() -> None:
     artifact = read_artifact()
     library = [{"id": "ours", "claim": SHORT_1500}]
     index = MatchIndex.build(library, artifact)
-    assert index.match([SHORT_1500], top=1)[0][0][1] > 0.9
+    # Badged, though well under the 0.99 the re-rankers give it: the verifier's correction for
+    # their trust in shared character n-grams (learnt where no pair was this close) weighs against
+    # a check's own words when the re-rankers are not sure (docs/matching.md, known misses).
+    assert index.match([SHORT_1500], top=1)[0][0][1] >= BADGE
     # The paraphrase names ICE only as "immigration agents": the verifier (pipeline.nlp.verification)
     # finds the names disagree, so it is a lead (0.03 at a 1 % base rate), still above anything unrelated.
     [[(_, paraphrase)]] = index.match(["Immigration agents arrested almost 1,500 people in Massachusetts in May."], top=1)
@@ -280,7 +284,9 @@ IMPOSTOR_LIBRARY = [
     {"id": "nordstrom", "claim": "Retail chain Nordstrom filed for Chapter 11 bankruptcy after Scott Baio boycotts."},
     *LIBRARY,
 ]
-BADGE = 0.5  # FACTCHECK_CHECKED_BEFORE_MIN_SCORE
+# The shipped badge threshold (FACTCHECK_CHECKED_BEFORE_MIN_SCORE's default), which
+# `python -m pipeline.train_verification fit` chose on the train half of the news matching set.
+BADGE = read_artifact().metadata["verifier"]["badge_threshold"]
 
 
 @pytest.fixture(scope="module")
@@ -293,7 +299,7 @@ def impostor_index() -> MatchIndex:
     [
         pytest.param(
             *IMPOSTORS[1],
-            marks=pytest.mark.xfail(strict=True, reason="known miss: the verifier still badges Disney's shareholders as the Obama photo (docs/matching.md)"),
+            marks=pytest.mark.xfail(strict=True, reason="known miss: Disney and Al-Walid against the Obama photo, over the badge (docs/matching.md)"),
         )
         if number == 1
         else IMPOSTORS[number]
@@ -334,3 +340,38 @@ def test_the_base_rate_a_desk_sets_moves_the_probability(monkeypatch: pytest.Mon
     monkeypatch.setenv(BASE_RATE_ENV, "1.5")
     with pytest.raises(ValueError, match=BASE_RATE_ENV):
         MatchConfig()
+
+
+def test_the_badge_threshold_is_the_one_chosen_on_the_train_half() -> None:
+    from django.conf import settings
+
+    if "FACTCHECK_CHECKED_BEFORE_MIN_SCORE" in os.environ:
+        pytest.skip("the environment sets its own badge threshold")
+    assert settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE == BADGE
+
+
+def test_pairs_left_unread_under_the_floor_change_nothing(impostor_index: MatchIndex) -> None:
+    # Verification skips the pairs whose ceiling (Verifier.ceiling: their retrieval features, every
+    # part at its most favourable) is under the caller's floor; what is kept must be what reading
+    # every pair and then applying the floor gives.
+    texts = [text for text, _ in IMPOSTORS] + seed_sentences()[:40]
+    for floor in (0.0005, 0.01, 0.2):
+        everything = impostor_index.match(texts, top=5)
+        kept = impostor_index.match(texts, top=5, min_score=floor)
+        assert kept == [[(entry, score) for entry, score in found if score >= floor] for found in everything]
+    q_rows, d_rows, matrix = impostor_index.features(texts, None, 20)
+    read_all, _ = impostor_index.verification_features(texts, q_rows, d_rows, matrix, 5)
+    read_some, _ = impostor_index.verification_features(texts, q_rows, d_rows, matrix, 5, 0.01)
+    assert 0 < len(read_some) < len(read_all)  # ... and some are skipped
+
+
+def test_a_tweets_trailer_links_and_dates_are_not_its_figures() -> None:
+    from pipeline.nlp.verification import claim_parts
+
+    parts = claim_parts(
+        "Jan 12, 1958: Rainmaker Charles Hatfield died in #EagleRock. In 1904, LA paid him for 18 inches of rain. "
+        "https://t.co/DPdQqE8Dhq pic.twitter.com/JmRszVFc4H — LAhistory (@LAhistory) January 12, 2017"
+    )
+    assert parts.numbers == {18.0} and parts.years == {1904, 1958}
+    assert {"hatfield", "eagle", "rock"} <= parts.names and "lahistory" not in parts.names
+    assert parts.actor == {"rainmaker", "charle", "hatfield"}

@@ -236,7 +236,7 @@ def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(rev
     ClaimMatch.objects.create(claim=matched, factcheck=snopes, score=0.9, rank=2, status=ClaimMatch.Status.CONFIRMED)
     ClaimMatch.objects.create(claim=rejected, factcheck=snopes, score=0.8, status=ClaimMatch.Status.REJECTED)
     # A suggestion the matcher finds unlikely is listed on the claim page, not as "Checked before".
-    ClaimMatch.objects.create(claim=unlikely, factcheck=snopes, score=0.2, rank=1)
+    ClaimMatch.objects.create(claim=unlikely, factcheck=snopes, score=0.02, rank=1)
     client = logged_in(reviewer)
     with django_assert_max_num_queries(QUEUE_MAX_QUERIES):
         html = client.get(reverse("claims:list")).content.decode()
@@ -261,9 +261,9 @@ def test_a_kept_compilation_of_the_filters_is_each_users_and_follows_the_setting
         assert shown_ids(reviewers_view.get(reverse("claims:list"), {"assignee": "mine"}).content.decode()) == [mine.pk]
         assert shown_ids(editors_view.get(reverse("claims:list"), {"assignee": "mine"}).content.decode()) == [theirs.pk]
     check = FactCheck.objects.create(claim="A check.", publisher="Snopes", external_id="s-kept")
-    ClaimMatch.objects.create(claim=theirs, factcheck=check, score=0.3, rank=1)
+    ClaimMatch.objects.create(claim=theirs, factcheck=check, score=0.02, rank=1)
     assert shown_ids(reviewers_view.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == []
-    settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE = 0.25
+    settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE = 0.01
     assert shown_ids(reviewers_view.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [theirs.pk]
 
 
