@@ -26,9 +26,9 @@ from dataclasses import dataclass
 DEFAULT_RANKING_WEIGHTS: dict[str, float] = {
     "checkworthiness": 30.0,
     # Chosen out of fold on our graded BBC claims (docs/model.md): the model's probability
-    # that a desk would take the claim outweighs the rest together, which then order the
-    # claims it cannot tell apart.
-    "contestability": 80.0,
+    # that a desk would take the claim outweighs the rest together (about twice), which then
+    # order the claims it cannot tell apart.
+    "contestability": 160.0,
     "public_interest": 20.0,
     "source": 12.0,
     "specificity": 12.0,

@@ -18,6 +18,7 @@ from django.core.management.base import CommandError
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims import services
 from factcheck.claims.models import Claim, TriageLabel
+from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 from factcheck.claims.refit import checkworthiness_refit
 from factcheck.learning import selectors
 from factcheck.learning.models import ModelKind, ModelVersion
@@ -137,4 +138,4 @@ def test_rescore_gives_stored_claims_contestability_and_the_active_version(revie
     )
     assert claim.rank_signals["contestability"] == round(expected, 4) and expected > 0.5
     assert claim.model_version == selectors.active_version(ModelKind.CHECKWORTHINESS)
-    assert claim.priority_parts["contestability"] == round(80 * round(expected, 4), 4)
+    assert claim.priority_parts["contestability"] == round(DEFAULT_RANKING_WEIGHTS["contestability"] * round(expected, 4), 4)

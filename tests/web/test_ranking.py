@@ -73,8 +73,8 @@ def test_the_function_gives_every_part_and_their_sum_with_the_default_weights() 
 
 def test_contestability_counts_its_weight_times_the_ranking_models_probability() -> None:
     contested = priority_parts(score=0.9, claim_type="numeric", signals={**ECONOMY, "contestability": 0.8125}, outlets=2, days_old=7)
-    assert contested["contestability"] == 65.0  # 80 x 0.8125
-    assert contested["priority"] == pytest.approx(80.8 + 65.0, abs=1e-9)
+    assert contested["contestability"] == 130.0  # 160 x 0.8125
+    assert contested["priority"] == pytest.approx(80.8 + 130.0, abs=1e-9)
 
 
 def test_the_function_keeps_four_decimals_and_counts_routine_against() -> None:
@@ -262,7 +262,7 @@ def test_every_appearance_of_a_cluster_ranks_by_its_leads_wording(reviewer) -> N
     weak.refresh_from_db()
     assert ClaimCluster.objects.get(cluster_key="e" * 40).lead_claim_id == strong.pk
     assert weak.priority == strong.priority and weak.priority_parts == strong.priority_parts
-    assert strong.priority_parts["contestability"] == 72.0 and strong.priority_parts["lead_claim_id"] == strong.pk
+    assert strong.priority_parts["contestability"] == 144.0 and strong.priority_parts["lead_claim_id"] == strong.pk
     page = logged_in(reviewer).get(reverse("claims:detail", args=[weak.pk])).content.decode()
     assert f"Ranked as its cluster, by the wording of appearance #{strong.pk}." in page
     # The lead follows the weights: with contestability switched off the higher check-worthiness leads.
@@ -297,3 +297,20 @@ def test_the_rerank_waits_for_a_merge_in_progress() -> None:
     thread.join()
     claim.refresh_from_db()
     assert claim.priority == pytest.approx(59.8, abs=1e-9)
+
+
+@pytest.mark.django_db
+def test_the_weight_migration_moves_an_untouched_contestability_weight_and_leaves_an_admins() -> None:
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("factcheck.claims.migrations.0029_contestability_weight")
+    stored = RankingWeights.objects.get(pk=1)
+    for before, after in ((80.0, DEFAULT_RANKING_WEIGHTS["contestability"]), (55.0, 55.0)):
+        RankingWeights.objects.filter(pk=1).update(weights={**stored.weights, "contestability": before}, version=stored.version)
+        with connection.schema_editor() as editor:
+            migration.forward(apps, editor)
+        now = RankingWeights.objects.get(pk=1)
+        assert now.weights["contestability"] == after
+        assert now.version == stored.version + (1 if before != after else 0)
