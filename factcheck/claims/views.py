@@ -39,7 +39,7 @@ from factcheck.articles.models import Article
 from factcheck.articles.selectors import MetadataKey, article_metadata_values, article_titles_matching
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
-from factcheck.claims.filters import META_SEPARATOR, QueueFilter, my_claims_querystring, queue_filter_from
+from factcheck.claims.filters import META_SEPARATOR, MY_CLAIMS_VALUES, QueueFilter, my_claims_querystring, queue_filter_from
 from factcheck.claims.forms import (
     AnnotationForm,
     AssignForm,
@@ -96,10 +96,25 @@ def _view_suffix(view: str | None) -> str:
     return "" if view is None else "?" + urlencode({"view": view})
 
 
+# What "next claim" goes on to: work still to do (MY_CLAIMS_VALUES's statuses), never a claim
+# dismissed, drafted (waiting for an editor) or approved since the view was opened.
+STILL_TO_DO = frozenset(MY_CLAIMS_VALUES["status"])
+
+
+def next_claim_values(values: dict[str, Any]) -> dict[str, Any]:
+    """A view's filters as "next claim" walks them: its statuses narrowed to the work still to
+    do. A view that names only finished statuses (dismissed claims, to look them over) is
+    walked as it is: every claim it shows is finished."""
+    chosen = values.get("status") or sorted(STILL_TO_DO)
+    to_do = [status for status in chosen if status in STILL_TO_DO]
+    return {**values, "status": to_do or chosen}
+
+
 def _next_in_view(request: HttpRequest, claim: Claim, view: str) -> str | None:
-    """The next claim after `claim` in the view's order (the queue's, or a search's groups),
-    whatever the claim's state now: its position is where the view showed it, (total, id)."""
-    values = queue_filter_from(QueryDict(view)).values
+    """The next claim after `claim` in the view's order (the queue's, or a search's groups)
+    that is still to do (next_claim_values), whatever the claim's state now: its position is
+    where the view showed it, (total, id)."""
+    values = next_claim_values(queue_filter_from(QueryDict(view)).values)
     found = selectors.next_in_view(user=request.user, values=values, claim_id=claim.pk, total=claim.total)  # type: ignore[attr-defined]  # claims_for_pages annotates it
     return reverse("claims:detail", args=[found]) + _view_suffix(view) if found is not None else None
 
