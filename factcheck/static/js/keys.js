@@ -48,13 +48,15 @@
     return currentRowId ? document.getElementById(currentRowId) : null;
   }
 
-  function setCurrent(row) {
+  function setCurrent(row, keepFocus) {
     var old = currentRow();
     if (old) old.classList.remove("is-current");
     if (!row) { currentRowId = null; return; }
     currentRowId = row.id;
     row.classList.add("is-current");
-    row.focus({ preventScroll: true });
+    // A click on a row's button keeps the focus there: moving it to the row would blur the
+    // button before its form is sent, and htmx would send the form without the button's action.
+    if (!keepFocus) row.focus({ preventScroll: true });
     row.scrollIntoView({ block: "nearest" });
   }
 
@@ -213,7 +215,7 @@
   // Clicking a row makes it the current one.
   document.addEventListener("click", function (event) {
     var row = event.target.closest && event.target.closest("[data-rows] [data-row]");
-    if (row && row.id !== currentRowId) setCurrent(row);
+    if (row && row.id !== currentRowId) setCurrent(row, row.contains(document.activeElement) && document.activeElement !== row);
   });
 
   function updateSelectedCount() {
