@@ -335,6 +335,7 @@ def claim_count(request: HttpRequest) -> HttpResponse:
         "search": queue_filter.values.get("q") or "",
         "in_article": queue_filter.values.get("in_article") == "yes",
         "is_my_claims": queue_filter.querystring() == my_claims_querystring(),
+        "count_url": reverse("claims:count") + (f"?{queue_filter.querystring()}" if queue_filter.querystring() else ""),
     }
     return render(request, "claims/queue_count.html", context, using="jinja2")
 
@@ -425,6 +426,16 @@ def my_claims(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@role_required(Role.REVIEWER)
+def inbox(request: HttpRequest) -> HttpResponse:
+    """"My work": the claims assigned to me still to do and the verdicts sent back to me, for
+    every reviewer role; an editor sees how many verdicts wait for their approval as well."""
+    work = selectors.inbox_for(user=request.user)
+    awaiting = selectors.verdicts_awaiting_approval(user=request.user) if has_role(request.user, Role.EDITOR) else None
+    return render(request, "claims/inbox.html", {"inbox": work, "awaiting": awaiting, "mine_url": _queue_url(my_claims_querystring())}, using="jinja2")
+
+
+@require_GET
 @role_required(Role.EDITOR)
 def approvals(request: HttpRequest) -> HttpResponse:
     """The editor's inbox: verdicts awaiting approval that this editor may approve (none they
@@ -474,7 +485,17 @@ def queue_row_action(request: HttpRequest, pk: int) -> HttpResponse:
             messages.error(request, f"“{_truncate(claim.sentence, 60)}”: {error}")
         return redirect(_next_url(request))
     row = queue_rows([selectors.queue_row(user=request.user, pk=pk)], user=request.user)[0]
-    return HttpResponse(render_queue_rows(request, [row], here=_next_url(request), row_error=error, held=held), status=status)
+    markup = render_queue_rows(request, [row], here=_next_url(request), row_error=error, held=held)
+    if error:
+        return HttpResponse(markup, status=status)
+    # The counts move with the action: the navigation's sent out of band (in a <template>, as
+    # htmx reads out-of-band parts of a table row's answer), the queue's asked for again.
+    counts = engines["jinja2"].get_template("claims/work_counts.html").render(
+        {"work_counts": selectors.work_counts_cached(user=request.user), "oob": True}, request=request
+    )
+    response = HttpResponse(markup + mark_safe(f"<template>{counts}</template>"), status=status)  # noqa: S308 - rendered, escaped
+    response["HX-Trigger"] = "claims-changed"
+    return response
 
 
 @require_POST
