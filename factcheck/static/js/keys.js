@@ -131,6 +131,11 @@
     if (dialog.open) { dialog.close(); return; }
     buildHelp(dialog);
     dialog.showModal();
+    // showModal focuses the first control, the Close button under the whole list, and the
+    // dialog opened scrolled to its end: start at the title instead.
+    var title = dialog.querySelector("#key-help-title");
+    if (title) title.focus({ preventScroll: true });
+    dialog.scrollTop = 0;
   }
 
   document.addEventListener("click", function (event) {
