@@ -699,13 +699,20 @@ def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
             first_of_cluster.append(claim)
     more = len(first_of_cluster) > INBOX_MAX_CLAIMS
     first_of_cluster = first_of_cluster[:INBOX_MAX_CLAIMS]
-    comments = dict(
-        Verdict.objects.filter(claim_id__in=[c.pk for c in first_of_cluster if c.status == Claim.Status.RETURNED], status=Verdict.Status.RETURNED)
-        .order_by("claim_id", "-created_at", "-id")
-        .distinct("claim_id")
-        .values_list("claim_id", "review_comment")
+    # The editor's comment, from whichever appearance of the cluster the verdict was written on.
+    sent_back = [c for c in first_of_cluster if c.status == Claim.Status.RETURNED]
+    comments: dict[str, str] = {}
+    found = (
+        Verdict.objects.filter(
+            Q(claim__cluster_key__in=[c.cluster_key for c in sent_back if c.cluster_key]) | Q(claim_id__in=[c.pk for c in sent_back if not c.cluster_key]),
+            status=Verdict.Status.RETURNED,
+        )
+        .order_by("-updated_at", "-id")
+        .values_list("claim__cluster_key", "claim_id", "review_comment")
     )
-    returned = [InboxEntry(c, comments.get(c.pk, "")) for c in first_of_cluster if c.status == Claim.Status.RETURNED]
+    for cluster_key, claim_id, comment in found:
+        comments.setdefault(cluster_key or f"#{claim_id}", comment)
+    returned = [InboxEntry(c, comments.get(c.cluster_key or f"#{c.pk}", "")) for c in sent_back]
     assigned = [InboxEntry(c, "") for c in first_of_cluster if c.status != Claim.Status.RETURNED]
     return Inbox(returned=returned, assigned=assigned, more=more)
 

@@ -143,8 +143,8 @@ def _cluster_label(size: int | None, outlets: int | None) -> str:
     if size < 2:
         return ""
     if outlets < 2:
-        return f"{size} appearances"
-    return f"{outlets} outlets" + (f" · {size} appearances" if size > outlets else "")
+        return f"{size:,} appearances"
+    return f"{outlets:,} outlets" + (f" · {size:,} appearances" if size > outlets else "")
 
 
 @dataclass(frozen=True)
@@ -405,7 +405,7 @@ def metadata_filter_fields(keys: list[MetadataKey], *, chosen: list[str]) -> Met
         selected = next((pair for pair in remaining if pair in pairs), None)
         if selected is not None:
             remaining.remove(selected)
-        options = [(pair, f"{item.value} ({item.articles})", pair == selected) for pair, item in zip(pairs, entry.values, strict=True)]
+        options = [(pair, f"{item.value} ({item.articles:,})", pair == selected) for pair, item in zip(pairs, entry.values, strict=True)]
         selects.append(MetadataSelect(key=entry.key, options=options))
     return MetadataFields(selects=selects, hidden=remaining)
 
@@ -565,7 +565,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
     if len(claim_ids) <= settings.FACTCHECK_BULK_INLINE_MAX:
         outcome = services.bulk_apply(actor=actor, action=action, params=params, claim_ids=claim_ids)
         messages.success(
-            request, f"{BulkKind(action).label}: {outcome.done} claims done, {outcome.skipped} skipped (not allowed in their status, or held by someone else)."
+            request, f"{BulkKind(action).label}: {outcome.done:,} claims done, {outcome.skipped:,} skipped (not allowed in their status, or held by someone else)."
         )
         return redirect(_queue_url(filters))
     bulk_action = services.bulk_action_create(user=actor, action=action, params=params, claim_ids=claim_ids)

@@ -94,7 +94,7 @@ def test_on_a_phone_the_claim_pages_actions_come_before_the_article(browser, liv
     page.goto(f"{live_server.url}/claims/{claim.pk}/")
     widths = page.evaluate("() => [document.querySelector('#verdict-form').getBoundingClientRect().width, document.querySelector('main').clientWidth]")
     assert widths[0] > 0.85 * widths[1], widths
-    tops = page.evaluate("() => [document.querySelector('#workflow').getBoundingClientRect().top, document.querySelector('#article-text').getBoundingClientRect().top]")
+    tops = page.evaluate("() => ['#workflow', '#article-text'].map(s => document.querySelector(s).getBoundingClientRect().top)")
     assert tops[0] < tops[1], tops
 
 

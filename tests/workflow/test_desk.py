@@ -98,3 +98,17 @@ def test_pages_print_big_counts_with_separators(reviewer, monkeypatch) -> None: 
     monkeypatch.setattr(selectors, "work_counts_cached", lambda user: selectors.WorkCounts(my_claims_left=15404, awaiting_my_approval=None))
     html = logged_in(reviewer).get(reverse("claims:inbox")).content.decode()
     assert "data-my-claims-left>15,404 left<" in html
+
+
+def test_my_work_shows_a_cluster_once_with_its_returned_comment(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    """A cluster is one piece of work: listed once, with the editor's comment whichever of its
+    appearances the verdict was written on."""
+    written_on = make_claim(priority=40.0, sentence="ICE detained 1,500 people in May.")
+    shown = make_claim(outlet="Boston Globe", priority=70.0, sentence="ICE detained 1,500 people in May.")
+    Claim.objects.filter(pk__in=[written_on.pk, shown.pk]).update(cluster_key=written_on.claim_key)
+    written_on.refresh_from_db()
+    verdict = draft(written_on, reviewer)
+    services.verdict_return(verdict=verdict, actor=editor, comment="Cite the May table.")
+    html = logged_in(reviewer).get(reverse("claims:inbox")).content.decode()
+    assert html.count('id="inbox-claim-') == 1 and f'id="inbox-claim-{shown.pk}"' in html
+    assert "Cite the May table." in html

@@ -225,7 +225,7 @@
 
   function updateSelectedCount() {
     var count = document.querySelectorAll("[data-rows] input[type=checkbox][name=ids]:checked").length;
-    document.querySelectorAll("[data-selected-count]").forEach(function (el) { el.textContent = String(count); });
+    document.querySelectorAll("[data-selected-count]").forEach(function (el) { el.textContent = count.toLocaleString("en"); });
   }
   document.addEventListener("change", function (event) {
     if (event.target.matches && event.target.matches("input[type=checkbox][name=ids]")) updateSelectedCount();
