@@ -697,7 +697,8 @@ def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
         if unit not in seen:
             seen.add(unit)
             first_of_cluster.append(claim)
-    more = len(first_of_cluster) > INBOX_MAX_CLAIMS
+    # Read to its limit, the appearances may hide more clusters than were kept.
+    more = len(first_of_cluster) > INBOX_MAX_CLAIMS or len(claims) == INBOX_MAX_CLAIMS * 4
     first_of_cluster = first_of_cluster[:INBOX_MAX_CLAIMS]
     # The editor's comment, from whichever appearance of the cluster the verdict was written on.
     sent_back = [c for c in first_of_cluster if c.status == Claim.Status.RETURNED]

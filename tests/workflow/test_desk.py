@@ -52,6 +52,18 @@ def test_my_work_lists_what_was_assigned_and_what_came_back(reviewer, editor, dj
     assert "verdicts awaiting your approval" in html or "verdict awaiting your approval" in html
 
 
+def test_my_work_reads_in_a_fixed_number_of_queries(reviewer, editor, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    for n in range(12):
+        claim = make_claim(outlet=f"Outlet {n}", priority=float(n))
+        services.claim_assign(claim=claim, actor=editor, assignee=reviewer)
+        if n % 3 == 0:
+            services.verdict_return(verdict=draft(claim, reviewer), actor=editor, comment=f"Fix {n}.")
+    client = logged_in(reviewer)
+    with django_assert_max_num_queries(12):
+        html = client.get(reverse("claims:inbox")).content.decode()
+    assert html.count('id="inbox-claim-') == 12 and "Fix 9." in html
+
+
 def test_my_work_needs_a_login_and_a_role_and_a_get(client, outsider, reviewer) -> None:  # type: ignore[no-untyped-def]
     response = client.get(reverse("claims:inbox"))
     assert response.status_code == 302 and "/login/" in response["Location"]
