@@ -56,7 +56,7 @@ KEYS: dict[str, dict[str, Key]] = {
         "evidence": Key("e", "add evidence: its kind (type a letter), Tab, address, Tab, title, Enter"),
         "note": Key("n", "write a note; Ctrl+Enter adds it"),
         "rating": Key("1", "verdict rating: 1 to 7 pick the rating in the list"),
-        "headline": Key("h", "verdict headline; Tab to the explanation, Ctrl+Enter sends it (then the next claim)"),
+        "headline": Key("h", "verdict headline; Tab to “Claim reviewed”, Tab again to the explanation; Ctrl+Enter sends it (then the next claim)"),
         "submit": Key("Control+Enter", "in a text box: send its form"),
     },
     "run": {

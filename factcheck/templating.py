@@ -26,6 +26,17 @@ from markupsafe import Markup
 from factcheck.keys import key_attrs, key_doc, page_keys
 
 
+def thousands(value: Any) -> str:
+    """A count as people read it: 15,404, not 15404. Anything not a whole number is printed
+    as it is (a count not known yet, "?")."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = int(str(value))
+        except ValueError:
+            return str(value)
+    return f"{value:,}"
+
+
 def url(name: str, *args: Any) -> str:
     return reverse(name, args=args)
 
@@ -33,6 +44,7 @@ def url(name: str, *args: Any) -> str:
 def environment(**options: Any) -> Environment:
     env = Environment(**options)
     env.globals.update(url=url, static=static, key=key_attrs, key_doc=key_doc, page_keys=page_keys)
+    env.filters["thousands"] = thousands
     return env
 
 

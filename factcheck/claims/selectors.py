@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
-from django.db.models import Func, IntegerField, Prefetch, Q, QuerySet
+from django.db.models import Exists, Func, IntegerField, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -653,6 +653,69 @@ def verdicts_awaiting_approval(*, user: AbstractBaseUser | AnonymousUser) -> lis
         .defer("claim__article__text", "claim__article__search", "claim__search")
         .order_by("updated_at", "id")
     )
+
+
+# A reviewer's inbox lists this many claims; the rest are in the queue's "My claims".
+INBOX_MAX_CLAIMS = 200
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    claim: Claim
+    returned_comment: str  # the editor's, when the verdict was sent back; "" otherwise
+
+
+@dataclass(frozen=True)
+class Inbox:
+    returned: list[InboxEntry]  # verdicts sent back to me (I wrote them, or hold the claim)
+    assigned: list[InboxEntry]  # the rest of my claims still to do
+    more: bool  # past INBOX_MAX_CLAIMS
+
+
+def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
+    """"My work": what was assigned to me and is still to do (MY_CLAIMS_VALUES's statuses), and
+    every claim whose verdict came back to me, returned first, then by standing priority. One
+    entry a cluster: its appearances share the cluster's state."""
+    returned_to_me = Verdict.objects.filter(claim__cluster_key=OuterRef("cluster_key"), status=Verdict.Status.RETURNED).filter(
+        Q(author_id=user.pk) | Q(contributor_ids__contains=[user.pk])
+    )
+    returned_own = Verdict.objects.filter(claim_id=OuterRef("pk"), status=Verdict.Status.RETURNED).filter(
+        Q(author_id=user.pk) | Q(contributor_ids__contains=[user.pk])
+    )
+    mine = Q(assignee_id=user.pk, status__in=MY_CLAIMS_VALUES["status"])
+    back_to_me = Q(status=Claim.Status.RETURNED) & (Exists(returned_own) | (~Q(cluster_key="") & Exists(returned_to_me)))
+    claims = list(
+        Claim.objects.filter(mine | back_to_me)
+        .select_related("article__outlet", "assignee")
+        .defer("article__text", "article__search", "search")
+        .order_by("-priority", "id")[: INBOX_MAX_CLAIMS * 4]
+    )
+    seen: set[str] = set()
+    first_of_cluster = []
+    for claim in claims:
+        unit = claim.cluster_key or f"#{claim.pk}"
+        if unit not in seen:
+            seen.add(unit)
+            first_of_cluster.append(claim)
+    # Read to its limit, the appearances may hide more clusters than were kept.
+    more = len(first_of_cluster) > INBOX_MAX_CLAIMS or len(claims) == INBOX_MAX_CLAIMS * 4
+    first_of_cluster = first_of_cluster[:INBOX_MAX_CLAIMS]
+    # The editor's comment, from whichever appearance of the cluster the verdict was written on.
+    sent_back = [c for c in first_of_cluster if c.status == Claim.Status.RETURNED]
+    comments: dict[str, str] = {}
+    found = (
+        Verdict.objects.filter(
+            Q(claim__cluster_key__in=[c.cluster_key for c in sent_back if c.cluster_key]) | Q(claim_id__in=[c.pk for c in sent_back if not c.cluster_key]),
+            status=Verdict.Status.RETURNED,
+        )
+        .order_by("-updated_at", "-id")
+        .values_list("claim__cluster_key", "claim_id", "review_comment")
+    )
+    for cluster_key, claim_id, comment in found:
+        comments.setdefault(cluster_key or f"#{claim_id}", comment)
+    returned = [InboxEntry(c, comments.get(c.cluster_key or f"#{c.pk}", "")) for c in sent_back]
+    assigned = [InboxEntry(c, "") for c in first_of_cluster if c.status != Claim.Status.RETURNED]
+    return Inbox(returned=returned, assigned=assigned, more=more)
 
 
 @dataclass(frozen=True)

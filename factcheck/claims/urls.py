@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.claim_list, name="list"),
     path("count/", views.claim_count, name="count"),
     path("mine/", views.my_claims, name="mine"),
+    path("inbox/", views.inbox, name="inbox"),
     path("approvals/", views.approvals, name="approvals"),
     path("<int:pk>/", views.claim_detail, name="detail"),
     path("<int:pk>/triage/", views.claim_triage, name="triage"),

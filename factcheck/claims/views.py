@@ -39,7 +39,7 @@ from factcheck.articles.models import Article
 from factcheck.articles.selectors import MetadataKey, article_metadata_values, article_titles_matching
 from factcheck.claims import selectors, services
 from factcheck.claims.errors import HeldByOther, StaleVersion, WorkflowError
-from factcheck.claims.filters import META_SEPARATOR, QueueFilter, my_claims_querystring, queue_filter_from
+from factcheck.claims.filters import META_SEPARATOR, MY_CLAIMS_VALUES, QueueFilter, my_claims_querystring, queue_filter_from
 from factcheck.claims.forms import (
     AnnotationForm,
     AssignForm,
@@ -96,10 +96,25 @@ def _view_suffix(view: str | None) -> str:
     return "" if view is None else "?" + urlencode({"view": view})
 
 
+# What "next claim" goes on to: work still to do (MY_CLAIMS_VALUES's statuses), never a claim
+# dismissed, drafted (waiting for an editor) or approved since the view was opened.
+STILL_TO_DO = frozenset(MY_CLAIMS_VALUES["status"])
+
+
+def next_claim_values(values: dict[str, Any]) -> dict[str, Any]:
+    """A view's filters as "next claim" walks them: its statuses narrowed to the work still to
+    do. A view that names only finished statuses (dismissed claims, to look them over) is
+    walked as it is: every claim it shows is finished."""
+    chosen = values.get("status") or sorted(STILL_TO_DO)
+    to_do = [status for status in chosen if status in STILL_TO_DO]
+    return {**values, "status": to_do or chosen}
+
+
 def _next_in_view(request: HttpRequest, claim: Claim, view: str) -> str | None:
-    """The next claim after `claim` in the view's order (the queue's, or a search's groups),
-    whatever the claim's state now: its position is where the view showed it, (total, id)."""
-    values = queue_filter_from(QueryDict(view)).values
+    """The next claim after `claim` in the view's order (the queue's, or a search's groups)
+    that is still to do (next_claim_values), whatever the claim's state now: its position is
+    where the view showed it, (total, id)."""
+    values = next_claim_values(queue_filter_from(QueryDict(view)).values)
     found = selectors.next_in_view(user=request.user, values=values, claim_id=claim.pk, total=claim.total)  # type: ignore[attr-defined]  # claims_for_pages annotates it
     return reverse("claims:detail", args=[found]) + _view_suffix(view) if found is not None else None
 
@@ -128,8 +143,8 @@ def _cluster_label(size: int | None, outlets: int | None) -> str:
     if size < 2:
         return ""
     if outlets < 2:
-        return f"{size} appearances"
-    return f"{outlets} outlets" + (f" · {size} appearances" if size > outlets else "")
+        return f"{size:,} appearances"
+    return f"{outlets:,} outlets" + (f" · {size:,} appearances" if size > outlets else "")
 
 
 @dataclass(frozen=True)
@@ -320,6 +335,7 @@ def claim_count(request: HttpRequest) -> HttpResponse:
         "search": queue_filter.values.get("q") or "",
         "in_article": queue_filter.values.get("in_article") == "yes",
         "is_my_claims": queue_filter.querystring() == my_claims_querystring(),
+        "count_url": reverse("claims:count") + (f"?{queue_filter.querystring()}" if queue_filter.querystring() else ""),
     }
     return render(request, "claims/queue_count.html", context, using="jinja2")
 
@@ -389,7 +405,7 @@ def metadata_filter_fields(keys: list[MetadataKey], *, chosen: list[str]) -> Met
         selected = next((pair for pair in remaining if pair in pairs), None)
         if selected is not None:
             remaining.remove(selected)
-        options = [(pair, f"{item.value} ({item.articles})", pair == selected) for pair, item in zip(pairs, entry.values, strict=True)]
+        options = [(pair, f"{item.value} ({item.articles:,})", pair == selected) for pair, item in zip(pairs, entry.values, strict=True)]
         selects.append(MetadataSelect(key=entry.key, options=options))
     return MetadataFields(selects=selects, hidden=remaining)
 
@@ -407,6 +423,16 @@ def article_title_of(pk: int | None) -> str:
 def my_claims(request: HttpRequest) -> HttpResponse:
     """"My claims": the queue filtered to the claims assigned to me that I have not finished."""
     return redirect(_queue_url(my_claims_querystring()))
+
+
+@require_GET
+@role_required(Role.REVIEWER)
+def inbox(request: HttpRequest) -> HttpResponse:
+    """"My work": the claims assigned to me still to do and the verdicts sent back to me, for
+    every reviewer role; an editor sees how many verdicts wait for their approval as well."""
+    work = selectors.inbox_for(user=request.user)
+    awaiting = selectors.verdicts_awaiting_approval(user=request.user) if has_role(request.user, Role.EDITOR) else None
+    return render(request, "claims/inbox.html", {"inbox": work, "awaiting": awaiting, "mine_url": _queue_url(my_claims_querystring())}, using="jinja2")
 
 
 @require_GET
@@ -459,7 +485,17 @@ def queue_row_action(request: HttpRequest, pk: int) -> HttpResponse:
             messages.error(request, f"“{_truncate(claim.sentence, 60)}”: {error}")
         return redirect(_next_url(request))
     row = queue_rows([selectors.queue_row(user=request.user, pk=pk)], user=request.user)[0]
-    return HttpResponse(render_queue_rows(request, [row], here=_next_url(request), row_error=error, held=held), status=status)
+    markup = render_queue_rows(request, [row], here=_next_url(request), row_error=error, held=held)
+    if error:
+        return HttpResponse(markup, status=status)
+    # The counts move with the action: the navigation's sent out of band (in a <template>, as
+    # htmx reads out-of-band parts of a table row's answer), the queue's asked for again.
+    counts = engines["jinja2"].get_template("claims/work_counts.html").render(
+        {"work_counts": selectors.work_counts_cached(user=request.user), "oob": True}, request=request
+    )
+    response = HttpResponse(markup + mark_safe(f"<template>{counts}</template>"), status=status)  # noqa: S308 - rendered, escaped
+    response["HX-Trigger"] = "claims-changed"
+    return response
 
 
 @require_POST
@@ -529,7 +565,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
     if len(claim_ids) <= settings.FACTCHECK_BULK_INLINE_MAX:
         outcome = services.bulk_apply(actor=actor, action=action, params=params, claim_ids=claim_ids)
         messages.success(
-            request, f"{BulkKind(action).label}: {outcome.done} claims done, {outcome.skipped} skipped (not allowed in their status, or held by someone else)."
+            request, f"{BulkKind(action).label}: {outcome.done:,} claims done, {outcome.skipped:,} skipped (not allowed in their status, or held by someone else)."
         )
         return redirect(_queue_url(filters))
     bulk_action = services.bulk_action_create(user=actor, action=action, params=params, claim_ids=claim_ids)

@@ -142,6 +142,7 @@ PAGES: dict[str, Callable[[World], str]] = {
     "claims:bulk_detail": lambda w: reverse("claims:bulk_detail", args=[w.bulk.pk]),
     "claims:ranking": lambda w: reverse("claims:ranking"),
     "claims:approvals": lambda w: reverse("claims:approvals"),
+    "claims:inbox": lambda w: reverse("claims:inbox"),
     "runs:list": lambda w: reverse("runs:list"),
     "runs:detail": lambda w: reverse("runs:detail", args=[w.run.pk]),
     "imports:new": lambda w: reverse("imports:new"),

@@ -143,7 +143,7 @@ def test_the_run_page_polls_a_bar_with_stage_and_counts_while_running(reviewer) 
     assert 'hx-trigger="every 2s"' in html and 'hx-select="#run-detail"' in html
     assert "Step 2 of 5" in html and "Extracting claims" in html
     assert '<progress max="100" value="30"' in html
-    assert "300 of 1000 articles extracted · 900 claims so far" in html
+    assert "300 of 1,000 articles extracted · 900 claims so far" in html
     assert "Time left: about" in html and "See the" not in html
 
 
@@ -201,5 +201,5 @@ def test_the_runs_list_shows_a_bar_for_each_unfinished_run_and_polls_only_then(r
     running = extracting(done=300, seconds_in=60)
     html = client.get(reverse("runs:list")).content.decode()
     assert 'hx-trigger="every 3s"' in html
-    assert f'aria-label="Run #{running.pk}: 30% done"' in html and "Extracting claims · 300/1000 · about" in html
+    assert f'aria-label="Run #{running.pk}: 30% done"' in html and "Extracting claims · 300/1,000 · about" in html
     assert f'aria-label="Run #{done.pk}' not in html

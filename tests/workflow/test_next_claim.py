@@ -113,3 +113,35 @@ def test_the_next_claim_is_the_next_cluster_row_not_another_appearance(reviewer,
     assert response["Location"] == in_view(reverse("claims:detail", args=[other.pk]), "")
     again.refresh_from_db()
     assert again.status == "dismissed"  # the cluster's state: every appearance
+
+
+def test_next_claim_skips_work_finished_since_the_view_was_opened(reviewer, view_world) -> None:  # type: ignore[no-untyped-def]
+    """Issue 32: after a verdict the app went on to a claim just dismissed. The claims between
+    this one and the next still to do (dismissed, drafted, approved) are passed over."""
+    first, other, second = view_world["first"], view_world["other"], view_world["second"]
+    Claim.objects.filter(pk=other.pk).update(status=Claim.Status.DISMISSED, dismiss_reason="Opinion")
+    finished = [make_claim(priority=p, status=s) for p, s in ((75.0, Claim.Status.DRAFTED), (72.0, Claim.Status.APPROVED))]
+    services.claim_mark_check(claim=first, actor=reviewer)
+    response = logged_in(reviewer).post(
+        in_view(reverse("claims:verdict", args=[first.pk]), ""),
+        {"rating": "true", "headline": "Right", "explanation": "As reported.", "version": ""},
+    )
+    assert response.status_code == 302 and response["Location"] == in_view(reverse("claims:detail", args=[second.pk]), "")
+    # The page's own "next claim" link (j) skips them too.
+    page = logged_in(reviewer).get(in_view(reverse("claims:detail", args=[first.pk]), "")).content.decode()
+    assert re.search(r'<a href="([^"]+)" id="next-claim"', page).group(1) == in_view(reverse("claims:detail", args=[second.pk]), "")  # type: ignore[union-attr]
+    assert all(f"/claims/{claim.pk}/" not in page for claim in [other, *finished])
+
+
+def test_a_view_of_finished_work_walks_that_work(reviewer, view_world) -> None:  # type: ignore[no-untyped-def]
+    """A view that names only finished statuses (looking dismissals over) goes on through them;
+    a view that names some statuses still to do goes on through those only."""
+    first, other, second = view_world["first"], view_world["other"], view_world["second"]
+    Claim.objects.filter(pk__in=[first.pk, second.pk]).update(status=Claim.Status.DISMISSED, dismiss_reason="Opinion")
+    client = logged_in(reviewer)
+    page = client.get(in_view(reverse("claims:detail", args=[first.pk]), "status=dismissed")).content.decode()
+    assert re.search(r'<a href="([^"]+)" id="next-claim"', page).group(1) == in_view(reverse("claims:detail", args=[second.pk]), "status=dismissed")  # type: ignore[union-attr]
+    page = client.get(in_view(reverse("claims:detail", args=[first.pk]), "status=dismissed&status=new")).content.decode()
+    assert re.search(r'<a href="([^"]+)" id="next-claim"', page).group(1) == in_view(  # type: ignore[union-attr]
+        reverse("claims:detail", args=[other.pk]), "status=dismissed&status=new"
+    )

@@ -48,13 +48,15 @@
     return currentRowId ? document.getElementById(currentRowId) : null;
   }
 
-  function setCurrent(row) {
+  function setCurrent(row, keepFocus) {
     var old = currentRow();
     if (old) old.classList.remove("is-current");
     if (!row) { currentRowId = null; return; }
     currentRowId = row.id;
     row.classList.add("is-current");
-    row.focus({ preventScroll: true });
+    // A click on a row's button keeps the focus there: moving it to the row would blur the
+    // button before its form is sent, and htmx would send the form without the button's action.
+    if (!keepFocus) row.focus({ preventScroll: true });
     row.scrollIntoView({ block: "nearest" });
   }
 
@@ -129,6 +131,11 @@
     if (dialog.open) { dialog.close(); return; }
     buildHelp(dialog);
     dialog.showModal();
+    // showModal focuses the first control, the Close button under the whole list, and the
+    // dialog opened scrolled to its end: start at the title instead.
+    var title = dialog.querySelector("#key-help-title");
+    if (title) title.focus({ preventScroll: true });
+    dialog.scrollTop = 0;
   }
 
   document.addEventListener("click", function (event) {
@@ -213,12 +220,12 @@
   // Clicking a row makes it the current one.
   document.addEventListener("click", function (event) {
     var row = event.target.closest && event.target.closest("[data-rows] [data-row]");
-    if (row && row.id !== currentRowId) setCurrent(row);
+    if (row && row.id !== currentRowId) setCurrent(row, row.contains(document.activeElement) && document.activeElement !== row);
   });
 
   function updateSelectedCount() {
     var count = document.querySelectorAll("[data-rows] input[type=checkbox][name=ids]:checked").length;
-    document.querySelectorAll("[data-selected-count]").forEach(function (el) { el.textContent = String(count); });
+    document.querySelectorAll("[data-selected-count]").forEach(function (el) { el.textContent = count.toLocaleString("en"); });
   }
   document.addEventListener("change", function (event) {
     if (event.target.matches && event.target.matches("input[type=checkbox][name=ids]")) updateSelectedCount();
