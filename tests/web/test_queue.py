@@ -23,7 +23,7 @@ from factcheck.claims.filters import FILTER_FIELDS, QUEUE_ORDER, claims_filtered
 from factcheck.claims.models import BulkAction, Claim, ClaimCluster, QueueOrderBasis, SavedView
 from factcheck.factchecks.models import ClaimMatch, FactCheck
 from factcheck.runs.models import PipelineRun
-from tests.conftest import PERSONA_PASSWORD
+from tests.conftest import PERSONA_PASSWORD, queue_order_day
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +80,7 @@ def shown_ids(html: str) -> list[int]:
 def order_day() -> None:
     """The queue's stored order counts recency back from NEWEST's day (as the beat task would
     have set it that day), so that the tests' fixed dates keep their recency."""
-    QueueOrderBasis.objects.update_or_create(id=1, defaults={"day": (NEWEST.date() - datetime(1970, 1, 1).date()).days, "weight": 10.0, "half_life_days": 7.0})
+    queue_order_day(NEWEST)
 
 
 def expected_order(values: dict[str, Any], user) -> list[int]:  # type: ignore[no-untyped-def]
@@ -712,6 +712,28 @@ def test_the_order_moves_when_the_day_turns(reviewer, crossing: list[Claim]) -> 
     assert fresh.queue_rank == 51.5
 
 
+def test_a_refresh_that_fails_leaves_the_old_order_and_is_done_again(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
+    """The basis and the ranks move in one transaction: a refresh that fails half way (the
+    database gone during the rewrite) leaves both as they were, and the next one does it all."""
+    from django.db import OperationalError, connection
+
+    from factcheck.claims.services import QUEUE_ORDER_RANKS_SQL, queue_order_refresh
+
+    before = walk(reviewer, {}, 50)
+
+    def fail_the_rewrite(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if sql == QUEUE_ORDER_RANKS_SQL:
+            raise OperationalError("connection lost")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(fail_the_rewrite), pytest.raises(OperationalError):
+        queue_order_refresh()
+    assert QueueOrderBasis.objects.get().day == day_of(NEWEST)
+    assert walk(reviewer, {}, 50) == before
+    assert queue_order_refresh() > 0
+    assert walk(reviewer, {}, 50) == order_by_total(crossing, day=day_of(datetime.now(UTC)))
+
+
 def test_a_change_of_the_recency_weights_moves_the_order(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
     """The recency weight and half-life are in the stored order: the re-rank after a change
     rewrites it (no standing priority moved)."""
@@ -771,7 +793,8 @@ def test_pages_walk_the_stored_order_exactly(reviewer, half_life_days: float) ->
         hours = rng.choice([0, 1, 11, 12, 13, 23, 24, 25]) + 24 * rng.choice([0, 0, 1, 2, 3, 6, 13, 40, 200])
         seen_at = None if n % 23 == 5 else NEWEST - timedelta(hours=hours, minutes=rng.choice([0, 30]))
         status = rng.choice([Claim.Status.NEW, Claim.Status.NEW, Claim.Status.CHECK, Claim.Status.DISMISSED])
-        made.append(make_claim(priority=rng.choice([30.0, 34.5, 35.0, 39.9, 40.0, 45.0]), seen_at=seen_at, claim_type="numeric" if n % 3 else "quote", status=status))
+        priority = rng.choice([30.0, 34.5, 35.0, 39.9, 40.0, 45.0])
+        made.append(make_claim(priority=priority, seen_at=seen_at, claim_type="numeric" if n % 3 else "quote", status=status))
     day = day_of(NEWEST)
 
     def total(claim: Claim) -> float:
