@@ -54,7 +54,7 @@ def main() -> int:
 
     from factcheck.api.models import ApiToken
     from factcheck.api.services import api_token_create
-    from factcheck.claims.filters import encode_cursor
+    from factcheck.claims.filters import QUEUE_ORDER, encode_cursor
     from factcheck.claims.models import Claim, ClaimCluster
 
     setup_test_environment()  # the test client's host; DEBUG stays off
@@ -64,13 +64,13 @@ def main() -> int:
     client = Client(HTTP_AUTHORIZATION=f"Token {secret}")
 
     total = Claim.objects.count()
-    middle = Claim.objects.order_by("-priority", "-id").only("id", "priority")[total // 2]
-    last = Claim.objects.order_by("priority", "id").only("id", "priority")[60]
+    middle = Claim.objects.order_by(*QUEUE_ORDER).only("id", "queue_rank")[total // 2]
+    last = Claim.objects.order_by("queue_rank", "id").only("id", "queue_rank")[60]
     cluster_id = ClaimCluster.objects.order_by("-size", "id").values_list("id", flat=True)[0]
     pages = {
         "claims, first page (50)": "/api/v1/claims/",
-        f"claims, keyset page half way (~claim {total // 2:,})": f"/api/v1/claims/?cursor={encode_cursor(middle)}",
-        "claims, keyset page at the very end": f"/api/v1/claims/?cursor={encode_cursor(last)}",
+        f"claims, keyset page half way (~claim {total // 2:,})": f"/api/v1/claims/?cursor={encode_cursor(middle.queue_rank, middle.pk)}",
+        "claims, keyset page at the very end": f"/api/v1/claims/?cursor={encode_cursor(last.queue_rank, last.pk)}",
         "claims, 200 a page": "/api/v1/claims/?page_size=200",
         "claims, filtered (status=new, type=numeric, with a number)": "/api/v1/claims/?status=new&type=numeric&has_number=yes",
         "claims, search (q=deported boston)": "/api/v1/claims/?q=deported+boston",

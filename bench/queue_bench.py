@@ -1,8 +1,15 @@
 """Triage queue latency: 200,000 claims, gunicorn as in production, 10 concurrent users.
 
     python bench/queue_bench.py [--claims 200000] [--articles 4000] [--outlets 300]
+                                [--shape spread|syndicated]
                                 [--workers 3] [--threads 1] [--users 10] [--duration 15]
                                 [--only NAME] [--reuse]
+
+Two shapes of data: `spread` (dates spread over 30 days, 20,000 clusters of about three
+appearances, every other claim a cluster of its own) and `syndicated` (undated articles, so
+every claim is seen on its import day, the last three days; every claim in a cluster of 5 to
+10 appearances of one sentence across outlets, as wire copy gives). Prints the stored order's
+refresh cost (services.queue_order_refresh) when the day turns and when it stands.
 
 Fills a throw-away database `<name>_queue_bench` on DATABASE_URL's server with set-based
 INSERT ... SELECT generate_series (realistic priorities with ties, statuses, types,
@@ -59,7 +66,7 @@ SELECT
     END,
     'https://outlet' || (g %% %(outlets)s) || '.example/story/' || g,
     'Reporter ' || (g %% 97),
-    now() - make_interval(hours => g %% 2000),
+    CASE WHEN %(syndicated)s THEN NULL ELSE now() - make_interval(hours => g %% 2000) END,
     'Lead paragraph of story ' || g || E'.\n\n' || repeat('The council met again on Tuesday to hear from residents about the plan. ', 25),
     md5('article' || g) || md5('article-b' || g),
     -- Imported metadata as BBC's corpus has it: a category that groups the articles (the
@@ -81,8 +88,11 @@ SELECT
         'Elizabeth Warren','Andrea Campbell','Kim Janey','Charlie Baker','Josh Kraft'])[1 + floor(random() * 12)::int]
         || CASE WHEN g %% 7 = 0 THEN ' Jr' ELSE '' END
         ELSE '' END AS speaker,
-    CASE WHEN random() < 0.3 THEN 'k' || lpad((g %% 20000)::text, 39, '0') ELSE '' END AS cluster_key,
-    floor(random() * 30)::int AS age_days,
+    CASE WHEN %(syndicated)s
+         -- Each block of 15 claims: two clusters, of 5 to 10 appearances each.
+         THEN 'k' || lpad(((g / 15) * 2 + ((g %% 15) >= 5 + (g / 15) %% 6)::int)::text, 39, '0')
+         WHEN random() < 0.3 THEN 'k' || lpad((g %% 20000)::text, 39, '0') ELSE '' END AS cluster_key,
+    CASE WHEN %(syndicated)s THEN floor(random() * 3)::int ELSE floor(random() * 30)::int END AS age_days,
     1 + floor(random() * 3000)::int AS number
 FROM generate_series(1, %(claims)s) g;
 
@@ -95,7 +105,9 @@ SELECT
     (ARRAY['ICE detained', 'The city spent', 'Crime rose by', 'Officials deported', 'The state hired', 'Rents climbed', 'Police arrested'])[1 + c.g %% 7]
         || ' ' || c.number || ' ' || (ARRAY['people', 'million dollars', 'percent', 'officers', 'families', 'cases'])[1 + c.g %% 6]
         || ' in ' || (ARRAY['Boston', 'Worcester', 'Springfield', 'Lowell', 'Cambridge'])[1 + c.g %% 5] || ' last '
-        || (ARRAY['year', 'month', 'week', 'quarter'])[1 + c.g %% 4] || ', according to report ' || c.g || '.',
+        || (ARRAY['year', 'month', 'week', 'quarter'])[1 + c.g %% 4] || ', according to report '
+        -- A syndicated cluster's appearances cite one report.
+        || CASE WHEN %(syndicated)s THEN c.cluster_key ELSE c.g::text END || '.',
     (c.g / %(articles)s) * 300,
     (c.g / %(articles)s) * 300 + 120,
     c.score,
@@ -131,12 +143,14 @@ SELECT
     CASE WHEN c.g %% 20 = 0 THEN ARRAY['budget']::varchar(40)[] ELSE '{}'::varchar(40)[] END
 FROM bench_claims c;
 
--- The cluster is the unit of triage: its appearances share one reviewer state (its first's).
-UPDATE claims c SET status = f.status, assignee_id = f.assignee_id, dismiss_reason = f.dismiss_reason, tags = f.tags
-FROM (SELECT DISTINCT ON (cluster_key) cluster_key, status, assignee_id, dismiss_reason, tags
+-- The cluster is the unit of triage: its appearances share one reviewer state (its first's),
+-- and rank by one wording's parts (its lead's: here its first's).
+UPDATE claims c SET status = f.status, assignee_id = f.assignee_id, dismiss_reason = f.dismiss_reason, tags = f.tags,
+                    priority = f.priority, priority_parts = f.priority_parts
+FROM (SELECT DISTINCT ON (cluster_key) cluster_key, status, assignee_id, dismiss_reason, tags, priority, priority_parts
       FROM claims WHERE cluster_key LIKE 'k%%' ORDER BY cluster_key, id) f
 WHERE c.cluster_key = f.cluster_key
-  AND (c.status, c.assignee_id, c.dismiss_reason, c.tags) IS DISTINCT FROM (f.status, f.assignee_id, f.dismiss_reason, f.tags);
+  AND (c.status, c.assignee_id, c.dismiss_reason, c.tags, c.priority) IS DISTINCT FROM (f.status, f.assignee_id, f.dismiss_reason, f.tags, f.priority);
 
 INSERT INTO claim_clusters (cluster_key, size, outlet_count, first_seen_at, updated_at)
 SELECT cluster_key, count(*), least(count(DISTINCT article_id), 8), now(), now()
@@ -146,7 +160,7 @@ ANALYZE;
 """
 
 
-def fill(*, claims: int, articles: int, outlets: int) -> tuple[str, str]:
+def fill(*, claims: int, articles: int, outlets: int, syndicated: bool) -> tuple[str, str]:
     """Create the users and rows; returns the reviewer's username and the deep page's cursor."""
     from django.db import connection
 
@@ -159,7 +173,7 @@ def fill(*, claims: int, articles: int, outlets: int) -> tuple[str, str]:
     user_ids = [reviewer.pk, *(user.pk for user in others)]
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        params = {"claims": claims, "articles": articles, "outlets": outlets, "user_count": len(user_ids)}
+        params = {"claims": claims, "articles": articles, "outlets": outlets, "user_count": len(user_ids), "syndicated": syndicated}
         sql = FILL_SQL.replace("%(user_ids)s", ",".join(str(pk) for pk in user_ids))
         cursor.execute(sql, params)
         # As autovacuum leaves a settled table: the queue reads totals from its index alone
@@ -170,12 +184,35 @@ def fill(*, claims: int, articles: int, outlets: int) -> tuple[str, str]:
 
 
 def middle_cursor(claims: int) -> str:
-    """The cursor of the claim half way down the queue (queue order: total, then id)."""
-    from factcheck.claims.filters import encode_cursor, with_recency
+    """The cursor of the claim half way down the queue (queue order: queue_rank, then id)."""
+    from factcheck.claims.filters import QUEUE_ORDER, encode_cursor
     from factcheck.claims.models import Claim
 
-    total, pk = with_recency(Claim.objects.all()).order_by("-total", "-id").values_list("total", "id")[claims // 2]
-    return encode_cursor(total, pk)
+    rank, pk = Claim.objects.order_by(*QUEUE_ORDER).values_list("queue_rank", "id")[claims // 2]
+    return encode_cursor(rank, pk)
+
+
+def refresh_cost() -> None:
+    """What the stored order's refresh costs: when the day turns (the ranks computed against
+    yesterday first, so that every claim whose recency changes today is rewritten), and when
+    it stands."""
+    from django.db import connection
+
+    from factcheck.claims.services import QUEUE_ORDER_RANKS_SQL, queue_order_refresh
+
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE claim_queue_order_basis SET day = day - 1")
+        cursor.execute(QUEUE_ORDER_RANKS_SQL)
+        cursor.execute("VACUUM ANALYZE claims")
+    started = time.perf_counter()
+    rewritten = queue_order_refresh()
+    turned = time.perf_counter() - started
+    started = time.perf_counter()
+    queue_order_refresh()
+    stands = time.perf_counter() - started
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE claims")
+    print(f"order refresh: the day turns {turned * 1000:.0f} ms ({rewritten:,} ranks rewritten); the day stands {stands * 1000:.1f} ms")
 
 
 def cpu_seconds(pids: list[int]) -> dict[int, float]:
@@ -296,6 +333,7 @@ def main() -> int:
     parser.add_argument("--claims", type=int, default=200_000)
     parser.add_argument("--articles", type=int, default=4000)
     parser.add_argument("--outlets", type=int, default=300)
+    parser.add_argument("--shape", choices=["spread", "syndicated"], default="spread", help="the data's shape (see above)")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
     parser.add_argument("--users", type=int, default=10, help="concurrent users (connections)")
@@ -320,7 +358,8 @@ def main() -> int:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0)
-        username, cursor = fill(claims=args.claims, articles=args.articles, outlets=args.outlets)
+        username, cursor = fill(claims=args.claims, articles=args.articles, outlets=args.outlets, syndicated=args.shape == "syndicated")
+        refresh_cost()
     from django.db import connections
 
     connections.close_all()
@@ -330,6 +369,8 @@ def main() -> int:
     env = {
         **os.environ, "DATABASE_URL": bench_url, "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": secrets.token_urlsafe(40),
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING",
+        # The API's pages are measured as fast as they answer, not at a client's allowed rate.
+        "FACTCHECK_API_RATE_USER": "1000000/minute",
     }
     gunicorn = [
         sys.executable, "-m", "gunicorn", "factcheck.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
@@ -342,7 +383,7 @@ def main() -> int:
         pages = {
             "first page": f"{base}/claims/",
             "filtered (status=new, type=numeric, with a number)": f"{base}/claims/?status=new&type=numeric&has_number=yes",
-            "deep keyset page (half way, ~claim 100,000)": f"{base}/claims/?after={cursor}",
+            "deep keyset page (half way)": f"{base}/claims/?after={cursor}",
             "search (q=deported boston)": f"{base}/claims/?q=deported+boston",
             # Both words are common, never in that order: the phrase must be told apart from the words.
             'search for a quoted phrase (q="deported boston")': f"{base}/claims/?q=%22deported+boston%22",
@@ -356,6 +397,12 @@ def main() -> int:
             "metadata and status (category:tech, status=check)": f"{base}/claims/?meta=category%3Atech&status=check",
             "article title (article_title=housing plan)": f"{base}/claims/?article_title=housing+plan",
             "one article by title (article_title=part 1234)": f"{base}/claims/?article_title=part+1234",
+            # The API's list: every matching appearance a row, in the same order.
+            "API list, first page": f"{base}/api/v1/claims/",
+            "API list, deep keyset page (half way)": f"{base}/api/v1/claims/?cursor={cursor}",
+            "API list, filtered as above": f"{base}/api/v1/claims/?status=new&type=numeric&has_number=yes",
+            "API list, search (q=deported boston)": f"{base}/api/v1/claims/?q=deported+boston",
+            "API list, one claim (limit 1)": f"{base}/api/v1/claims/?page_size=1",
         }
         if args.only:
             pages = {name: url for name, url in pages.items() if args.only in name}

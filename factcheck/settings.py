@@ -482,6 +482,9 @@ if FACTCHECK_RUN_STALE_SECONDS <= 2 * FACTCHECK_RUN_HEARTBEAT_SECONDS:
 # sent again: the message may be lost. A second delivery is harmless (runs are claimed once).
 FACTCHECK_RUN_RESEND_SECONDS = env_int("FACTCHECK_RUN_RESEND_SECONDS", 600, minimum=1)
 FACTCHECK_REAPER_SECONDS = env_int("FACTCHECK_REAPER_SECONDS", 60, minimum=1)
+# Beat asks this often whether the day turned (the queue's stored order then moves to it:
+# claims.services.queue_order_refresh; one small statement while the day stands).
+FACTCHECK_QUEUE_ORDER_BEAT_SECONDS = env_int("FACTCHECK_QUEUE_ORDER_BEAT_SECONDS", 600, minimum=1)
 # --- Sources: feeds polled on their own schedule, pasted links (factcheck/sources) ---------
 # Beat looks for due sources this often; each source's own interval is on its row.
 FACTCHECK_SOURCES_BEAT_SECONDS = env_int("FACTCHECK_SOURCES_BEAT_SECONDS", 60, minimum=1)
@@ -529,6 +532,11 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_BEAT_SCHEDULE = {
     "runs-reap": {"task": "factcheck.runs.tasks.runs_reap", "schedule": float(FACTCHECK_REAPER_SECONDS), "options": {"expires": FACTCHECK_REAPER_SECONDS}},
+    "queue-order-refresh": {
+        "task": "factcheck.claims.tasks.queue_order_refresh",
+        "schedule": float(FACTCHECK_QUEUE_ORDER_BEAT_SECONDS),
+        "options": {"expires": FACTCHECK_QUEUE_ORDER_BEAT_SECONDS},
+    },
     "sources-poll-due": {
         "task": "factcheck.sources.tasks.sources_poll_due",
         "schedule": float(FACTCHECK_SOURCES_BEAT_SECONDS),

@@ -35,10 +35,12 @@ if [ "${BENCH_SCALEOUT:-1}" != 0 ]; then
   # shellcheck disable=SC2086 # word splitting intended: a list of arguments
   "$PY" bench/scaleout_bench.py ${BENCH_SCALEOUT_ARGS:-}
 fi
-say "Triage queue latency (200,000 claims, 10 concurrent users)"
+say "Triage queue and API list latency (1,000,000 claims, 10 concurrent users; two shapes)"
 # wrk measures the latency percentiles; without root the bench falls back to Python threads.
 if ! command -v wrk >/dev/null && is_root; then apt_install wrk; fi
-"$PY" bench/queue_bench.py
+# BENCH_QUEUE_CLAIMS=200000 make bench: a smaller fill (the 1,000,000 fills take minutes each).
+"$PY" bench/queue_bench.py --claims "${BENCH_QUEUE_CLAIMS:-1000000}" --articles 20000 --shape spread
+"$PY" bench/queue_bench.py --claims "${BENCH_QUEUE_CLAIMS:-1000000}" --articles 20000 --shape syndicated
 say "Exports: claims CSV, ClaimReview feed, PDF report (50,000 claims, 200 published verdicts)"
 "$PY" bench/export_bench.py
 say "REST API latency (200,000 claims; first vs deep keyset pages)"

@@ -11,6 +11,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,15 @@ def _organisation(settings) -> None:  # type: ignore[no-untyped-def]
 # --- Personas: who they are and what they may do --------------------------------------------
 # reviewer: sees and triages claims.  editor: reviewer + approves.  admin: everything.
 # outsider: a logged-in account with no role: 404 for objects, 403 for actions.
+
+
+def queue_order_day(moment: datetime) -> None:
+    """Have the queue's stored order count recency back from `moment`'s UTC day with the default
+    weights (as the beat task's refresh would have that day), before the test's claims are made."""
+    from factcheck.claims.models import QueueOrderBasis
+
+    day = (moment.astimezone(UTC).date() - date(1970, 1, 1)).days
+    QueueOrderBasis.objects.update_or_create(id=1, defaults={"day": day, "weight": 10.0, "half_life_days": 7.0})
 
 
 @pytest.fixture

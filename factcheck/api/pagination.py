@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import math
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -35,17 +34,16 @@ INVALID_CURSOR = "Invalid cursor: pass the next_cursor of a previous page unchan
 
 
 class QueueOrder:
-    """Claims in queue order, (total, id) descending: the queue's own cursor (the page is
-    read by the queue's own query, selectors.queue_positions)."""
+    """Claims in queue order, (queue_rank, id) descending: the queue's own cursor."""
 
     def position(self, cursor: str | None) -> tuple[float, int] | None:
         """(total, id) from a cursor; None for the first page; a 400 when it is malformed."""
         if cursor is None:
             return None
         position = decode_cursor(cursor)
-        if position is None or not math.isfinite(position[0]) or not 0 < position[1] <= MAX_ID:
+        if position is None or position.group is not None or not 0 < position.pk <= MAX_ID:
             raise ValidationError({"cursor": [INVALID_CURSOR]})
-        return position
+        return (position.rank, position.pk)
 
     def cursor_for(self, row: Any) -> str:
         return encode_cursor(row["total"], row["id"])

@@ -1,6 +1,6 @@
 """Reads for the API. Each selector fixes its query shape; filtering goes through the queue's
-filters (claims_filtered, and the queue's own page query for claim pages), so a parameter
-means the same rows in the queue, the exports and here."""
+filters (claims_filtered) and claim pages through the queue's own order and keyset, so a
+parameter means the same rows in the queue, the exports and here."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.filters import claims_filtered, recency_points
+from factcheck.claims.filters import QUEUE_ORDER, after_position, claims_filtered
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
-from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, queue_page_ids
+from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, recency_of_rank
 
 # A claim row: the claim's own columns and its article's heading; never the article's text
 # or the search vectors (most of a row's bytes, and nothing an API client needs per claim).
@@ -40,16 +40,16 @@ def claim_rows() -> QuerySet[Claim, dict[str, Any]]:
         cluster_id=Subquery(cluster.values("id")[:1]),
         cluster_size=Subquery(cluster.values("size")[:1]),
         cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
-        recency=recency_points(),
+        total=F("queue_rank"),
+        recency=recency_of_rank(),
     )
 
 
 def ranked(row: dict[str, Any]) -> dict[str, Any]:
-    """A claim row as the API shows it: `priority` is the queue's rank (the stored standing
-    priority plus the recency points added as the queue reads, to 4 decimals; `total`
-    unrounded, for the cursor) and priority_parts include the recency points."""
+    """A claim row as the API shows it: `priority` is the queue's rank (the standing priority
+    plus the recency points, to 4 decimals; `total` unrounded, for the cursor) and
+    priority_parts include the recency points."""
     recency = row.pop("recency")
-    row["total"] = row["priority"] + recency
     row["priority"] = round(row["total"], 4)
     if row["priority_parts"]:
         row["priority_parts"] = {**row["priority_parts"], "recency": recency}
@@ -59,11 +59,10 @@ def ranked(row: dict[str, Any]) -> dict[str, Any]:
 def api_claims_page(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], position: tuple[float, int] | None, limit: int
 ) -> list[dict[str, Any]]:
-    """A page of claims in queue order after `position` ((total, id)): the queue's own page
-    query picks the ids, in the same query as their rows."""
-    page = queue_page_ids(user=user, values=values, position=position, limit=limit)
-    rows = claim_rows().filter(id__in=page).order_by((F("priority") + F("recency")).desc(), "-id")
-    return [ranked(row) for row in rows]
+    """A page of claims in queue order after `position` ((queue_rank, id)), every matching
+    appearance a row."""
+    claims = after_position(claims_filtered(Claim.objects.all(), values=values, user=user), position).order_by(*QUEUE_ORDER)
+    return [ranked(row) for row in claim_rows().filter(pk__in=claims.values("pk")[:limit]).order_by(*QUEUE_ORDER)]
 
 
 def _require_role(user: AbstractBaseUser | AnonymousUser, what: str) -> None:

@@ -1,6 +1,6 @@
 """The queue's filters and order: one form that reads them from a query string, one condition
-per filter (claim_filter_q, search_for) that filters querysets and, compiled, the queue page's
-own query; the queue order (standing priority plus recency) and its cursor.
+per filter (claim_filter_q, search_for) that filters querysets; the queue order (the stored
+Claim.queue_rank, then id, descending) and its keyset cursor.
 
 The triage queue, the CSV export and the API all take the same parameters, so a view shared
 by URL means the same rows everywhere:
@@ -34,30 +34,21 @@ import binascii
 import functools
 import json
 import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.postgres.search import SearchHeadline, SearchQuery
-from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connection, models
-from django.db.models import Exists, F, FloatField, Func, OuterRef, Q, QuerySet, TextField, Value
-from django.db.models.expressions import RawSQL
+from django.db import connection
+from django.db.models import Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value
 from django.http import QueryDict
-from django.utils import timezone
 
 from factcheck.articles.models import Article
 from factcheck.claims.models import Claim
 from factcheck.factchecks.models import ClaimMatch
 from factcheck.factchecks.selectors import checked_before_q
 from factcheck.runs.models import PipelineRun
-
-T = TypeVar("T")
 
 FILTER_FIELDS = (
     "status",
@@ -198,9 +189,8 @@ def my_claims_querystring() -> str:
 # --- The filters, each defined once ---------------------------------------------------------
 #
 # Each filter is a Q over the claims table's own columns (an article's outlet or date is a
-# subquery on the articles, not a join), so the same Q both filters a queryset (the API, the
-# exports, the reports, the bulk actions) and, compiled by Django into SQL (filter_sql), goes
-# into the queue page's query, which must shape its own plan (queue_page.sql).
+# subquery on the articles, not a join), so the same Q filters every queryset: the queue, the
+# API, the exports, the reports and the bulk actions.
 
 
 def _article_ids(condition: Q) -> Q:
@@ -208,8 +198,6 @@ def _article_ids(condition: Q) -> Q:
 
 
 def _status_q(values: dict[str, Any]) -> Q:
-    """The status filter (an empty Q without one): claim_filter_q's first condition, and on
-    its own the part of the filters the queue's day index holds (FilterSQL.in_index)."""
     return Q(status__in=statuses) if (statuses := values.get("status")) else Q()
 
 
@@ -270,7 +258,10 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
     if title := (values.get("article_title") or "").strip():
         condition &= _article_ids(Q(title__icontains=title))
     if pairs := values.get("meta"):
-        condition &= _article_ids(metadata_q(pairs))
+        # Listed first: PostgreSQL cannot estimate a jsonb containment (it assumes a thousandth
+        # of the articles), and planned from that guess a common category read every claim of
+        # its articles; with their ids it knows how many claims to expect.
+        condition &= Q(article_id__in=list(Article.objects.filter(metadata_q(pairs)).values_list("id", flat=True)))
     if (low := values.get("score_min")) is not None:
         condition &= Q(score__gte=low)
     if (high := values.get("score_max")) is not None:
@@ -311,33 +302,65 @@ MY_CLAIMS_VALUES: dict[str, Any] = {
 }
 
 
-def search_query(text: str) -> SearchQuery:
-    return SearchQuery(text.strip(), search_type="websearch", config="english")
+def search_query(text: str, *, search_type: str = "websearch") -> SearchQuery:
+    return SearchQuery(text.strip(), search_type=search_type, config="english")
 
 
-# The marks around each matched word in a search's highlighted sentence (search_headline):
+# The marks around each matched word in a search's highlighted sentence (Search.headline):
 # control characters no sentence holds (the sentence is stripped of them first), so the text
 # between them can be escaped as any other text and the marks turned into <mark> elements.
 MATCH_START, MATCH_END = "\x02", "\x03"
 
 
 @dataclass(frozen=True)
+class SearchShape:
+    """How PostgreSQL reads a search's text (search_shape)."""
+
+    phrase_differs: bool  # its words as one phrase query differently from the search itself
+    word_pairs: tuple[str, ...]  # adjacent word pairs every match holds (claims.phrase_pairs)
+    phrase_pairs: tuple[str, ...]  # those of its words as one phrase
+
+
+# The pairs are claim_query_pairs' (claims migration 0025): the search index holds no word
+# positions, so a phrase's matches are found through the pairs' own index.
+SEARCH_SHAPE_SQL = (
+    "SELECT phraseto_tsquery('english', %(text)s)::text <> websearch_to_tsquery('english', %(text)s)::text,"
+    " claim_query_pairs(websearch_to_tsquery('english', %(text)s)), claim_query_pairs(phraseto_tsquery('english', %(text)s))"
+)
+
+
+def search_shape(text: str) -> SearchShape:
+    with connection.cursor() as cursor:
+        cursor.execute(SEARCH_SHAPE_SQL, {"text": text})
+        differs, words, phrase = cursor.fetchone()
+    return SearchShape(bool(differs), tuple(words), tuple(phrase))
+
+
+def holding_pairs(pairs: tuple[str, ...]) -> Q:
+    """The claims holding every one of these adjacent word pairs (nothing to ask without any).
+    Only a prefilter: the pairs can come from different places in a claim, so the phrase
+    itself is checked as well."""
+    return Q(phrase_pairs__contains=list(pairs)) if pairs else Q()
+
+
+@dataclass(frozen=True)
 class Search:
     """The q filter. A claim matches by its own sentence and speaker (in_sentence); with "in
     the whole article" ticked, also by its article's title and text (in_article, else None).
-    Kept as two conditions, not one OR: each has its own index (the claims' and the articles'
-    search vectors), and the queue plans them apart.
 
-    On the queue page a search lists its groups one after the other (`groups`), each in queue
-    order: the claims whose text has the words as typed, in that order (a phrase match:
-    "flood the zone" before "the zone ... may flood"); then the claims whose text has them
-    otherwise; then, with "in the whole article", the claims found through their article only.
-    Each group is a condition queue_page.sql pages through its index exactly and fast;
-    ranking within a group by ts_rank would read every match of a common word for each page."""
+    The queue lists a search's groups one after the other (`groups`), each in queue order: the
+    claims whose text has the words as typed, in that order (a phrase match: "flood the zone"
+    before "the zone ... may flood"), when that differs from the search; then the claims whose
+    text has them otherwise; then, with "in the whole article", the claims found through their
+    article only. Each group is a plain condition read down the queue's index."""
 
     text: str
-    in_sentence: Q
+    shape: SearchShape
     in_article: Q | None
+
+    @property
+    def in_sentence(self) -> Q:
+        return Q(search=search_query(self.text)) & holding_pairs(self.shape.word_pairs)
 
     @property
     def either(self) -> Q:
@@ -345,27 +368,25 @@ class Search:
 
     @property
     def as_phrase(self) -> Q:
-        """The claims whose own text has the words as one phrase (found through the phrase's
-        adjacent pairs when it has any: search_shape)."""
-        return Q(search=SearchQuery(self.text, search_type="phrase", config="english")) & holding_pairs(search_shape(self.text).phrase_pairs)
+        return Q(search=search_query(self.text, search_type="phrase")) & holding_pairs(self.shape.phrase_pairs)
 
     @property
     def article_only(self) -> Q:
-        """The claims found through their article and not by themselves. The article is
-        probed per claim (EXISTS), not listed (in_article's IN): a page checks this on its
-        few candidates, where IN's hashed list first reads every article the search matches
-        (all of them, for a common word). Counts keep in_article: they check every claim."""
-        if self.in_article is None:
-            return Q(pk__in=[])
-        return Q(Exists(Article.objects.filter(pk=OuterRef("article_id"), search=search_query(self.text)))) & ~self.in_sentence
+        """The claims found through their article and not by themselves, the article probed
+        per claim (EXISTS) as the walk down the queue meets it."""
+        found = Exists(Article.objects.filter(pk=OuterRef("article_id"), search=search_query(self.text)))
+        return Q(found) & ~self.in_sentence
 
-    def groups(self, *, phrase_differs: bool) -> list[Q]:
-        """The search's groups in the order the queue lists them. `phrase_differs`: whether
-        the phrase query differs from the search's own (selectors.PHRASE_DIFFERS_SQL); when it does not
-        (one word, a quoted phrase) the phrase group would be every match and the second one
-        empty, which the queue would have to walk its whole index to find out."""
-        groups = [self.in_sentence & self.as_phrase, self.in_sentence & ~self.as_phrase] if phrase_differs else [self.in_sentence]
-        return groups + ([self.article_only] if self.in_article is not None else [])
+    @property
+    def groups(self) -> list[Q]:
+        """The search's groups in the order the queue lists them (when the phrase is the search
+        itself, one word or a quoted phrase, there is one group of the claim's own text)."""
+        own = [self.in_sentence & self.as_phrase, self.in_sentence & ~self.as_phrase] if self.shape.phrase_differs else [self.in_sentence]
+        return own + ([self.article_only] if self.in_article is not None else [])
+
+    @property
+    def found_in_article_group(self) -> int | None:
+        return len(self.groups) - 1 if self.in_article is not None else None
 
     @property
     def headline(self) -> SearchHeadline:
@@ -377,51 +398,12 @@ class Search:
 def search_for(values: dict[str, Any]) -> Search | None:
     if not (text := (values.get("q") or "").strip()):
         return None
-    query = search_query(text)
-    in_article = _article_ids(Q(search=query)) if values.get("in_article") == "yes" else None
-    # A quoted phrase (or a hyphenated word) asks for words side by side: its pairs find its
-    # matches, where the search index alone finds every claim with the words.
-    return Search(text=text, in_sentence=Q(search=query) & holding_pairs(search_shape(text).word_pairs), in_article=in_article)
-
-
-# How PostgreSQL reads a search's text, in one query: whether its words as one phrase query
-# differently from the search itself; whether the search's own query holds a word-order
-# operator (<-> or <N>) outside its quoted lexemes; and the adjacent word pairs
-# (claims.phrase_pairs) every match must hold, of the search's own query and of its words as one
-# phrase (claim_query_pairs, claims migration 0025). The answer depends on the text alone, so
-# each process asks once per text.
-SEARCH_SHAPE_SQL = (
-    "SELECT phraseto_tsquery('english', %(text)s)::text <> websearch_to_tsquery('english', %(text)s)::text,"
-    r""" regexp_replace(websearch_to_tsquery('english', %(text)s)::text, '''([^'']|'''')*''', '', 'g') ~ '<',"""
-    " claim_query_pairs(websearch_to_tsquery('english', %(text)s)), claim_query_pairs(phraseto_tsquery('english', %(text)s))"
-)
-
-
-@dataclass(frozen=True)
-class SearchShape:
-    phrase_differs: bool  # Search.groups
-    in_order: bool  # selectors.in_order
-    word_pairs: tuple[str, ...]  # of the search's own query
-    phrase_pairs: tuple[str, ...]  # of its words as one phrase
-
-
-@functools.lru_cache(maxsize=512)
-def search_shape(text: str) -> SearchShape:
-    with connection.cursor() as cursor:
-        cursor.execute(SEARCH_SHAPE_SQL, {"text": text})
-        differs, ordered, words, phrase = cursor.fetchone()
-    return SearchShape(bool(differs), bool(ordered), tuple(words), tuple(phrase))
-
-
-def holding_pairs(pairs: tuple[str, ...]) -> Q:
-    """The claims holding every one of these adjacent word pairs (nothing to ask without any).
-    Only a prefilter: the pairs can come from different places in a claim, so the phrase
-    itself is checked as well."""
-    return Q(phrase_pairs__contains=list(pairs)) if pairs else Q()
+    in_article = _article_ids(Q(search=search_query(text))) if values.get("in_article") == "yes" else None
+    return Search(text=text, shape=search_shape(text), in_article=in_article)
 
 
 def highlighted_parts(headline: str) -> list[tuple[str, bool]]:
-    """(text, matched) pieces of a search_headline, for a template to print escaped."""
+    """(text, matched) pieces of a search headline, for a template to print escaped."""
     parts: list[tuple[str, bool]] = []
     for piece in headline.split(MATCH_START):
         matched, _, rest = piece.rpartition(MATCH_END)
@@ -440,242 +422,54 @@ def claims_filtered(claims: QuerySet[Claim], *, values: dict[str, Any], user: Ab
     return claims
 
 
-@dataclass(frozen=True)
-class FilterSQL:
-    """The filters as SQL over the `claims` table (compiled from claim_filter_q and
-    search_for by Django, so they cannot mean anything else): `where` for every filter but
-    the search, and the search's two conditions (TRUE and FALSE without a search, FALSE for
-    in_article unless "in the whole article" is ticked)."""
+# --- The queue order: queue_rank DESC, id DESC, read by keyset ---------------------------------
 
-    where: str
-    where_params: list[Any]
-    in_sentence: str
-    in_sentence_params: list[Any]
-    in_article: str
-    in_article_params: list[Any]
-    # No filter and no search: every claim matches.
-    matches_all: bool = False
-    # first_in_cluster over the filters and the search (TRUE: every appearance is a row).
-    first: str = "TRUE"
-    first_params: list[Any] = field(default_factory=list)
-    # Whether the head must check `first` on its rows from the first page on: a search group
-    # after the first, where a cluster's first row in the walk may be listed in an earlier
-    # group and so be no row here (counted, it would raise L above rows the page must show).
-    head_checks_first: bool = False
-    # The part of `where` that claim_queue_day_idx holds (the status filter): the band checks
-    # it on the index entries, so that other statuses' claims are never read.
-    in_index: str = "TRUE"
-    in_index_params: list[Any] = field(default_factory=list)
-
-    @property
-    def searches(self) -> bool:
-        """Whether a search (or one of its groups) is part of the filters."""
-        return self.in_sentence != "TRUE"
+QUEUE_ORDER = ("-queue_rank", "-id")
 
 
-def compiled_condition(condition: Q, *, model: type[models.Model] = Claim) -> tuple[str, list[Any]]:
-    """A condition over the model's table as SQL ("TRUE"/"FALSE" when it is always/never true)."""
-    query = model._default_manager.filter(condition).query
-    try:
-        sql, params = query.get_compiler(connection=connection).compile(query.where)
-    except EmptyResultSet:
-        return "FALSE", []
-    except FullResultSet:
-        return "TRUE", []
-    return sql, list(params)
-
-
-def first_in_cluster(condition: Q, *, shown_before: Q | None = None) -> Q:
-    """The claims that no appearance of their cluster matching `condition` outranks in
-    standing order (priority, then id, as claim_queue_order_idx): the one row per cluster the
-    queue shows. A cluster is one claim (status, assignee, tags, notes and verdict are the
-    cluster's), so its row is its best-ranked appearance among those the filters match: an
-    outlet or article filter shows the cluster through the appearance it matched. A claim in
-    no cluster is its own row; one alone in its cluster costs one probe of
-    claim_cluster_key_idx. `shown_before`: the condition of a search's earlier groups (a
-    cluster is listed in the first group one of its appearances is in, and only there)."""
-    better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
-        Q(priority__gt=OuterRef("priority")) | Q(priority=OuterRef("priority"), id__gt=OuterRef("id"))
+def after_position(claims: QuerySet[Any], position: tuple[float, int] | None) -> QuerySet[Any]:
+    """The claims after (queue_rank, id) in queue order (all of them from the start), as one
+    row comparison the order's index reads as a range."""
+    if position is None:
+        return claims
+    rank, pk = position
+    return claims.alias(position=Func(F("queue_rank"), F("id"), function="ROW", output_field=TextField())).filter(
+        position__lt=Func(Value(rank), Value(pk), function="ROW", output_field=TextField())
     )
-    first = Q(~Exists(better))
-    if shown_before is not None:
-        first &= Q(~Exists(Claim.objects.filter(shown_before, cluster_key=OuterRef("cluster_key"))))
-    return Q(cluster_key="") | first
 
 
-def compiled_expression(expression: Any) -> tuple[str, list[Any]]:
-    """An ORM expression over the claims table as SQL (its columns as "claims"."...")."""
-    query = Claim.objects.all().query
-    sql, params = query.get_compiler(connection=connection).compile(expression.resolve_expression(query))
-    return sql, list(params)
+def first_in_cluster(condition: Q) -> Q:
+    """The claims that no appearance of their cluster matching `condition` outranks in queue
+    order: the one row per cluster the queue shows, its best-ranked matching appearance (an
+    outlet filter shows the cluster through the appearance it matched). A claim in no cluster
+    is its own row."""
+    better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
+        Q(queue_rank__gt=OuterRef("queue_rank")) | Q(queue_rank=OuterRef("queue_rank"), id__gt=OuterRef("id"))
+    )
+    return Q(cluster_key="") | Q(~Exists(better))
 
 
-# Compiling the filters through the ORM costs more than a page's own SQL for a search (a few
-# milliseconds per condition, several conditions per group), and the same views are asked for
-# over and over: each process keeps the last COMPILED_KEPT compilations. What a compilation
-# reads besides the filter values and the user is in its key (_compile_context).
-COMPILED_KEPT = 512
-_compiled: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-_compiled_lock = threading.Lock()
-
-
-def _values_key(values: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(sorted((name, tuple(value) if isinstance(value, list) else value) for name, value in values.items()))
-
-
-def _compile_context() -> tuple[Any, ...]:
-    """What compiling the filters reads besides their values and the user: the "checked
-    before" score and the time zone that dates are compared in."""
-    return (settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE, timezone.get_current_timezone_name())
-
-
-def _remembered(key: tuple[Any, ...], compile_: Callable[[], T]) -> T:
-    key = (*key, _compile_context())
-    with _compiled_lock:
-        if (found := _compiled.get(key)) is not None:
-            _compiled.move_to_end(key)
-            return found
-    compiled = compile_()
-    with _compiled_lock:
-        _compiled[key] = compiled
-        while len(_compiled) > COMPILED_KEPT:
-            _compiled.popitem(last=False)
-    return compiled
-
-
-def _in_index(values: dict[str, Any]) -> tuple[str, list[Any]]:
-    """claim_filter_q's status filter compiled alone ("TRUE" without one): FilterSQL.in_index."""
-    return compiled_condition(_status_q(values))
-
-
-def filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, one_per_cluster: bool = True) -> FilterSQL:
-    """The filters compiled; `one_per_cluster` (the queue) adds first_in_cluster as `first`;
-    without it (the API's claim lists) every matching appearance is a row."""
-
-    def compile_() -> FilterSQL:
-        search = search_for(values)
-        condition = claim_filter_q(values=values, user=user)
-        matches_all = search is None and not condition
-        first, first_params = compiled_condition(first_in_cluster(condition & search.either if search else condition)) if one_per_cluster else ("TRUE", [])
-        where, where_params = compiled_condition(condition)
-        in_sentence, in_sentence_params = compiled_condition(search.in_sentence) if search else ("TRUE", [])
-        in_article, in_article_params = compiled_condition(search.in_article) if search and search.in_article is not None else ("FALSE", [])
-        in_index, in_index_params = _in_index(values)
-        return FilterSQL(
-            where, where_params, in_sentence, in_sentence_params, in_article, in_article_params, matches_all, first, first_params,
-            in_index=in_index, in_index_params=in_index_params,
-        )
-
-    return _remembered(("all", _values_key(values), user.pk, one_per_cluster), compile_)
-
-
-def group_filter_sql(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser, search: Search, phrase_differs: bool, number: int) -> FilterSQL:
-    """The filters for one of a search's groups (`search.groups(phrase_differs=...)[number]`),
-    in queue_page.sql's shape: the group as its first branch, its second branch empty. One row
-    per cluster across the groups: a cluster's row is its best-ranked appearance in the first
-    group that holds one of its matching appearances."""
-
-    def compile_() -> FilterSQL:
-        groups = search.groups(phrase_differs=phrase_differs)
-        condition = claim_filter_q(values=values, user=user)
-        where, where_params = compiled_condition(condition)
-        in_group, in_group_params = compiled_condition(groups[number])
-        earlier = Q(pk__in=[])
-        for group in groups[:number]:
-            earlier |= group
-        first, first_params = compiled_condition(
-            first_in_cluster(condition & groups[number], shown_before=condition & earlier if number else None)
-        )
-        in_index, in_index_params = _in_index(values)
-        return FilterSQL(
-            where, where_params, in_group, in_group_params, "FALSE", [], False, first, first_params,
-            head_checks_first=number > 0, in_index=in_index, in_index_params=in_index_params,
-        )
-
-    return _remembered(("group", _values_key(values), user.pk, phrase_differs, number), compile_)
-
-
-def phrase_sql(*, search: Search) -> tuple[str, list[Any]]:
-    """Search.as_phrase compiled: the claims whose own text has the words as one phrase."""
-    return _remembered(("phrase", search.text), lambda: compiled_condition(search.as_phrase))
-
-
-def headline_sql(*, search: Search) -> tuple[str, list[Any]]:
-    """Search.headline compiled: the claim's sentence with the search's words marked."""
-    return _remembered(("headline", search.text), lambda: compiled_expression(search.headline))
-
-
-def words_sql(*, search: Search) -> tuple[str, list[Any]]:
-    """The search's words as a tsquery: what Search.in_sentence matches the claims' search vector against."""
-    return _remembered(("words", search.text), lambda: compiled_expression(search_query(search.text)))
-
-
-# --- The queue order: total DESC, id DESC ----------------------------------------------------
-#
-# A claim's total is its standing priority (claims.priority, stored) plus its recency points,
-# counted back from the newest claim stored with the current weights, computed as the queue is
-# read: claim_recency_points (migration 0015) over claim_queue_ranking() (migration 0016). The
-# queue page's query (queue_page.sql) joins the ranking so that PostgreSQL inlines the function
-# over a range of the index; the ORM readers below (a claim page, an API page's rows, an
-# export) read it through subqueries, once per statement.
-RECENCY_SQL = (
-    'claim_recency_points("claims"."seen_at", (SELECT newest FROM claim_queue_ranking()),'
-    " (SELECT recency FROM claim_queue_ranking()), (SELECT half_life_days FROM claim_queue_ranking()))"
-)
-
-
-def recency_points() -> RawSQL:
-    """A claim's recency points, as an ORM expression over the claims table."""
-    return RawSQL(RECENCY_SQL, (), output_field=FloatField())
-
-
-def with_recency(claims: QuerySet[Any]) -> QuerySet[Any]:
-    """Claims annotated with `recency` and `total` (standing priority + recency)."""
-    return claims.annotate(recency=recency_points()).annotate(total=F("priority") + F("recency"))
-
-
-def encode_cursor(total: float, pk: int) -> str:
-    raw = f"{total!r}:{pk}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[float, int] | None:
-    """(total, id) from a cursor, or None when it is malformed or its total is not a finite
-    number (then the queue starts over)."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        text, pk = raw.split(":")
-        total = float(text)
-        return (total, int(pk)) if math.isfinite(total) else None
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        return None
-
-
-# --- A search's order: its groups one after the other, each in queue order ------------------
-
-
-@dataclass(frozen=True)
-class SearchPosition:
-    """Where a search page ends: in group `group` (Search.groups) at (total, id)."""
-
-    group: int
-    total: float
-    pk: int
-
-
-def encode_search_cursor(position: SearchPosition) -> str:
-    raw = f"g{position.group}:{position.total!r}:{position.pk}"
+def encode_cursor(rank: float, pk: int, *, group: int | None = None) -> str:
+    """A page's end: (queue_rank, id), and with a search the group it is in."""
+    raw = (f"g{group}:" if group is not None else "") + f"{rank!r}:{pk}"
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_search_cursor(cursor: str) -> SearchPosition | None:
-    """A search page's position, or None when the cursor is malformed or a plain queue
-    cursor (then the search starts over)."""
+@dataclass(frozen=True)
+class Position:
+    rank: float
+    pk: int
+    group: int | None = None  # a search's group (Search.groups)
+
+
+def decode_cursor(cursor: str) -> Position | None:
+    """The position of a cursor, or None when it is malformed or its rank is not a finite
+    number (then the queue starts over)."""
     try:
-        group, total, pk = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
-        if not group.startswith("g"):
-            return None
-        position = SearchPosition(group=int(group[1:]), total=float(total), pk=int(pk))
+        parts = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+        group = int(parts.pop(0)[1:]) if len(parts) == 3 and parts[0].startswith("g") else None
+        text, pk = parts
+        position = Position(rank=float(text), pk=int(pk), group=group)
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return None
-    return position if math.isfinite(position.total) and position.group >= 0 else None
+    return position if math.isfinite(position.rank) and (position.group is None or position.group >= 0) else None

@@ -109,6 +109,26 @@ class RankingWeights(models.Model):
         return f"Ranking weights v{self.version}"
 
 
+# The statuses of work still to do: the queue's default view. Dismissed and approved claims
+# are finished. (The order of the list is claim_open_rank_idx's condition.)
+OPEN_STATUSES = ["new", "check", "in_research", "drafted", "returned"]
+
+
+class QueueOrderBasis(models.Model):
+    """What the stored queue ranks (Claim.queue_rank) were computed with: the day recency counts
+    back from and the recency weights. One row, written by services.queue_order_refresh; with
+    none, PostgreSQL ranks against today and the current weights (claim_queue_basis())."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    day = models.IntegerField(help_text="The UTC day (days since 1970-01-01) recency counts back from.")
+    weight = models.FloatField()
+    half_life_days = models.FloatField()
+
+    class Meta:
+        db_table = "claim_queue_order_basis"
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="queue_order_basis_one_row")]
+
+
 class Claim(models.Model):
     """A check-worthy sentence at an exact span of an article.
 
@@ -166,11 +186,18 @@ class Claim(models.Model):
     # The sentence a reader needs to understand the claim (its subject is a pronoun); or empty.
     context = models.TextField(blank=True, default="", db_default="")
     priority = models.FloatField(
-        default=0.0, help_text="Standing priority: the sum of priority_parts' points; the queue adds recency when it reads."
+        default=0.0, help_text="Standing priority: the sum of priority_parts' points; queue_rank adds recency."
     )
     # claim_priority_parts() (migration 0015): every standing part in points, outlets, topic,
-    # weights_version. Recency is not stored: claim_recency_points(seen_at, ...) at read time.
+    # weights_version. Recency is in queue_rank.
     priority_parts = models.JSONField(default=dict, blank=True)
+    # The queue's order: priority plus the recency points of the day the claim was seen, counted
+    # back from the order's day (QueueOrderBasis). Written by PostgreSQL only: a trigger on every
+    # insert and change of priority or seen_at, and services.queue_order_refresh when the day
+    # turns (factcheck/claims/sql_functions/claim_queue_rank_at.sql).
+    queue_rank = models.FloatField(
+        default=0.0, db_default=0.0, editable=False, help_text="The queue's order: standing priority plus the recency of the claim's day."
+    )
     seen_at = models.DateTimeField(null=True, blank=True, help_text="When the claim's article was published (or imported).")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW)
     # Indexed by claim_assignee_status_idx, which leads with it.
@@ -214,21 +241,12 @@ class Claim(models.Model):
         # no varchar_pattern_ops twins (nothing searches keys by prefix) and none that
         # repeats the leading column of another.
         indexes = [
-            # The queue reads its candidates in standing-priority order through this, and
-            # their totals (recency from seen_at) from it alone: factcheck/claims/queue_page.sql.
-            models.Index(fields=["-priority", "-id"], include=["seen_at"], name="claim_queue_order_idx"),
-            # The same, one day of seen_at at a time (claim_seen_day, migration 0021): the
-            # queue reads the claims that can reach a page day by day, each day within its
-            # own recency of the page. The status is included so that a status filter is
-            # checked on the index entries too, before any row is read (migration 0022).
-            models.Index(
-                models.Func(models.F("seen_at"), function="claim_seen_day", output_field=models.IntegerField()),
-                models.F("priority").desc(),
-                models.F("id").desc(),
-                include=["seen_at", "status"],
-                name="claim_queue_day_idx",
-            ),
-            # The newest claim's time, which recency counts back from, in one lookup.
+            # The queue's order (keyset pages walk it), all of it, the default view's open work
+            # (the condition is the filter's own list, so the planner matches the two), and one
+            # status's claims.
+            models.Index(fields=["-queue_rank", "-id"], name="claim_queue_rank_idx"),
+            models.Index(fields=["-queue_rank", "-id"], condition=models.Q(status__in=OPEN_STATUSES), name="claim_open_rank_idx"),
+            models.Index(fields=["status", "-queue_rank", "-id"], name="claim_status_rank_idx"),
             models.Index(fields=["seen_at"], name="claim_seen_at_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),
             GinIndex(fields=["phrase_pairs"], name="claim_phrase_pairs_idx"),
@@ -237,9 +255,6 @@ class Claim(models.Model):
             # '%NAME%'): without trigrams nothing but a scan of every claim answers it.
             GinIndex(OpClass(Upper("speaker"), name="gin_trgm_ops"), name="claim_speaker_trgm_idx"),
             models.Index(fields=["assignee", "status"], name="claim_assignee_status_idx"),
-            # A status's claims in standing order: a status filter's walk reads its own
-            # claims only (the other statuses' rows would each be read to be skipped).
-            models.Index(fields=["status", "-priority", "-id"], name="claim_status_order_idx"),
             models.Index(fields=["cluster_key"], name="claim_cluster_key_idx"),
         ]
         constraints = [

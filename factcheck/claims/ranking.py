@@ -8,8 +8,9 @@ source, specificity and routine come from pipeline.nlp.ranking), except:
 
     type      the weight of the claim's primary type (type_numeric, ...; "other" counts 0)
     spread    weight x min(1, ln(outlets) / ln(8)): 1 outlet 0, 2 a third, 8+ all of it
-    recency   weight x 0.5 ^ (days before the newest claim stored / recency_half_life_days),
-              not stored: added where the queue is read (claim_recency_points, migration 0015)
+    recency   weight x 0.5 ^ (whole days before the queue order's day / recency_half_life_days),
+              not in the standing priority: the queue's stored order (claims.queue_rank) adds it
+              and moves with the day (factcheck/claims/sql_functions/claim_queue_rank_at.sql)
     routine   a negative weight: routine news sinks
 
 Every appearance of a cluster takes the parts of the cluster's lead appearance (the one whose

@@ -37,6 +37,7 @@ from django.utils import timezone
 from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
+from factcheck.cache import QUEUE_CHANGES
 from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
 from factcheck.claims.models import (
     DISMISS_REASON_MAX_CHARS,
@@ -847,7 +848,46 @@ def claims_rerank() -> int:
         # the ranking page can say the re-rank is done (selectors.ranking_basis_version).
         cursor.execute("DELETE FROM claim_priority_basis")
         cursor.execute("INSERT INTO claim_priority_basis (weights_version) VALUES (%s)", [version])
+        # A changed recency weight or half-life moves no standing priority: the stored order too.
+        _queue_order_refresh(cursor)
         return changed
+
+
+# The queue's stored order against today's UTC day and the current recency weights
+# (factcheck/claims/sql_functions/claim_queue_rank_at.sql): the basis moves, then every rank that differs.
+QUEUE_ORDER_BASIS_SQL = """
+INSERT INTO claim_queue_order_basis (id, day, weight, half_life_days)
+SELECT 1, claim_seen_day(now()), recency, half_life_days FROM claim_queue_weights()
+ON CONFLICT (id) DO UPDATE SET day = EXCLUDED.day, weight = EXCLUDED.weight, half_life_days = EXCLUDED.half_life_days
+WHERE (claim_queue_order_basis.day, claim_queue_order_basis.weight, claim_queue_order_basis.half_life_days)
+      IS DISTINCT FROM (EXCLUDED.day, EXCLUDED.weight, EXCLUDED.half_life_days)
+"""
+QUEUE_ORDER_RANKS_SQL = """
+UPDATE claims c SET queue_rank = claim_queue_rank_at(c.priority, c.seen_at, b.day, b.weight, b.half_life_days)
+FROM claim_queue_basis() b
+WHERE c.queue_rank IS DISTINCT FROM claim_queue_rank_at(c.priority, c.seen_at, b.day, b.weight, b.half_life_days)
+"""
+
+
+def _queue_order_refresh(cursor: Any) -> int:
+    cursor.execute(QUEUE_ORDER_BASIS_SQL)
+    if cursor.rowcount == 0:
+        # The basis stands: the trigger ranked every write against it, so no rank differs.
+        return 0
+    cursor.execute(QUEUE_ORDER_RANKS_SQL)
+    return cursor.rowcount
+
+
+def queue_order_refresh() -> int:
+    """Move the queue's stored order to today (and the current recency weights) when either
+    changed, rewriting the ranks that differ; returns how many, 0 when run again the same day.
+    Holds the merge's lock, so that no run's writes interleave with the rewrite."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
+        changed = _queue_order_refresh(cursor)
+    if changed:
+        QUEUE_CHANGES.changed()
+    return changed
 
 
 RESCORE_BATCH = 2000

@@ -1,5 +1,6 @@
-"""Thin Celery tasks: bulk actions too large for a request (the payload is the action's id) and
-the queue's re-rank after a change of ranking weights (the payload is the weights' version)."""
+"""Thin Celery tasks: bulk actions too large for a request (the payload is the action's id),
+the queue's re-rank after a change of ranking weights (the payload is the weights' version), and
+the queue's stored order moved to the new day."""
 
 from __future__ import annotations
 
@@ -37,3 +38,11 @@ def ranking_rerank(weights_version: int) -> None:
     delivery, or one for an older version, writes nothing or catches up with the newest."""
     changed = services.claims_rerank()
     logger.info("Re-ranked the queue for ranking weights v%s: %s claims changed", weights_version, changed)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def queue_order_refresh() -> None:
+    """Move the queue's stored order to the new day (beat, FACTCHECK_QUEUE_ORDER_BEAT_SECONDS,
+    and after each run). Idempotent: the same day again writes nothing."""
+    changed = services.queue_order_refresh()
+    logger.info("Queue order refreshed: %s claims re-ranked", changed)

@@ -19,7 +19,7 @@ from django.db.models import Case, Count, DateTimeField, Exists, F, Func, OuterR
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce, Concat, Left, TruncDate
 
-from factcheck.claims.filters import claims_filtered, with_recency
+from factcheck.claims.filters import QUEUE_ORDER, claims_filtered
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 from factcheck.claims.selectors import ClaimCount
 from factcheck.factchecks.selectors import citations_for_claims
@@ -216,14 +216,15 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
     verdicts and clusters come in three indexed queries (correlated subqueries per row cost
     seconds of JIT planning alone on a large export)."""
     chunk = settings.FACTCHECK_EXPORT_CHUNK_ROWS
-    claims = with_recency(claims_filtered(Claim.objects.all(), values=values, user=user)).order_by("-total", "-id").values(
-        "id", "sentence", "claim_type", "claim_types", "quantities", "score", "total", "speaker", "speaker_title",
+    claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by(*QUEUE_ORDER).values(
+        "id", "sentence", "claim_type", "claim_types", "quantities", "score", "speaker", "speaker_title",
         "attribution", "status", "dismiss_reason", "tags", "cluster_key", "article_id",
         article_title=_heading("article__"),
         article_url=F("article__url"),
         article_published_at=F("article__published_at"),
         outlet=F("article__outlet__name"),
         assignee_username=F("assignee__username"),
+        total=F("queue_rank"),
     )
     rows = claims.iterator(chunk_size=chunk)
     while batch := list(islice(rows, chunk)):

@@ -151,6 +151,11 @@ def run_finish(*, run_id: int, attempt: int, exit_code: int, log_tail: str, erro
     if changed and succeeded:
         # The merge gave new appearances their cluster's state and merged clusters' state (in SQL).
         QUEUE_CHANGES.changed()
+        from factcheck.claims.tasks import queue_order_refresh
+
+        # The queue's stored order catches up with a day that turned during the run (the
+        # merge's trigger ranked its own rows against the order's day), off the run's path.
+        transaction.on_commit(lambda: task_send(queue_order_refresh, args=(), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
     if changed and not succeeded:
         run_scratch_clear(run_id=run_id)
 

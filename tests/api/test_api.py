@@ -21,7 +21,7 @@ from factcheck.claims.filters import FILTER_FIELDS, claims_filtered
 from factcheck.claims.models import Claim, Verdict
 from factcheck.claims.reviewed import claim_reviewed_default
 from tests.api.conftest import Desk, token_client
-from tests.conftest import PERSONA_PASSWORD
+from tests.conftest import PERSONA_PASSWORD, queue_order_day
 from tests.workflow.factories import make_claim
 
 pytestmark = pytest.mark.django_db
@@ -204,14 +204,16 @@ QUERIES = [
 @pytest.mark.parametrize("query", QUERIES)
 def test_filters_select_what_the_queue_shows(query: str, reviewer, desk: Desk) -> None:  # type: ignore[no-untyped-def]
     """The API lists every matching appearance; the queue, one row per cluster: the best-ranked
-    (priority, then id) of its matching appearances, in the same order."""
+    (queue_rank, then id) of its matching appearances, in the same order. (The queue's default
+    view is the open work, the API's every status: the queue is asked for every status here.)"""
     api = ids(token_client(reviewer).get(reverse("api:claims") + "?" + query))
     claims = {claim.pk: claim for claim in Claim.objects.filter(pk__in=api)}
     best: dict[str, tuple[float, int]] = {}
     for pk in api:
         key = claims[pk].cluster_key or f"claim:{pk}"
-        best[key] = max(best.get(key, (float("-inf"), 0)), (claims[pk].priority, pk))
-    assert queue_ids(session_client(reviewer), query) == [pk for pk in api if best[claims[pk].cluster_key or f"claim:{pk}"][1] == pk]
+        best[key] = max(best.get(key, (float("-inf"), 0)), (claims[pk].queue_rank, pk))
+    every_status = "" if "status=" in query else "&" + "&".join(f"status={status}" for status in Claim.Status.values)
+    assert queue_ids(session_client(reviewer), query + every_status) == [pk for pk in api if best[claims[pk].cluster_key or f"claim:{pk}"][1] == pk]
 
 
 def test_filters_select_the_expected_claims(reviewer, desk: Desk) -> None:  # type: ignore[no-untyped-def]
@@ -340,6 +342,7 @@ def test_claims_come_in_queue_order_with_recency_added_as_read(reviewer) -> None
     """The queue's rank is the standing priority plus recency (10 points for the newest claim,
     halving every 7 days): a newer claim that stands lower comes first, and pages carry it."""
     newest = datetime(2026, 3, 8, 12, tzinfo=UTC)
+    queue_order_day(newest)
     older = make_claim(speaker="Speaker old", priority=50.0, priority_parts={"checkworthiness": 50.0}, seen_at=newest - timedelta(days=7))
     newer = make_claim(speaker="Speaker new", priority=46.0, priority_parts={"checkworthiness": 46.0}, seen_at=newest)
     client = token_client(reviewer)

@@ -20,13 +20,18 @@ from factcheck.claims import services
 from factcheck.claims.filters import queue_filter_from
 from factcheck.claims.models import Claim
 from factcheck.reports.csv_export import HEADER, neutralise
-from tests.conftest import PERSONA_PASSWORD
+from tests.conftest import PERSONA_PASSWORD, queue_order_day
 from tests.reports.helpers import claim_in_article, cluster_of, publish
 
 pytestmark = pytest.mark.django_db
 
 URL = reverse("reports:claims_csv")
 NEWEST = datetime(2026, 3, 8, 12, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def order_day(db) -> None:  # type: ignore[no-untyped-def]
+    queue_order_day(NEWEST)
 
 
 def login(user: Any) -> Client:

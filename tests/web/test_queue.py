@@ -19,11 +19,11 @@ from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.models import Article, ImportBatch, Outlet
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import selectors
-from factcheck.claims.filters import FILTER_FIELDS, claims_filtered, search_for, with_recency
-from factcheck.claims.models import BulkAction, Claim, ClaimCluster, SavedView
+from factcheck.claims.filters import FILTER_FIELDS, QUEUE_ORDER, claims_filtered, search_for
+from factcheck.claims.models import BulkAction, Claim, ClaimCluster, QueueOrderBasis, SavedView
 from factcheck.factchecks.models import ClaimMatch, FactCheck
 from factcheck.runs.models import PipelineRun
-from tests.conftest import PERSONA_PASSWORD
+from tests.conftest import PERSONA_PASSWORD, queue_order_day
 
 pytestmark = pytest.mark.django_db
 
@@ -76,16 +76,23 @@ def shown_ids(html: str) -> list[int]:
     return [int(pk) for pk in re.findall(r'<tr id="claim-(\d+)"', html)]
 
 
+@pytest.fixture(autouse=True)
+def order_day() -> None:
+    """The queue's stored order counts recency back from NEWEST's day (as the beat task would
+    have set it that day), so that the tests' fixed dates keep their recency."""
+    queue_order_day(NEWEST)
+
+
 def expected_order(values: dict[str, Any], user) -> list[int]:  # type: ignore[no-untyped-def]
-    """The queue's order computed with the ORM (claims_filtered): total, id; with a search,
+    """The queue's order computed with the ORM (claims_filtered): queue_rank, id; with a search,
     its groups (the phrase matches, the other matches of the claim's own text, the claims
-    found through their article) one after the other, each by total, id. (With a phrase no
-    different from the search, the first group holds every match and the second none: the
-    same order as the queue's, which leaves the empty group out.)"""
-    matching = with_recency(claims_filtered(Claim.objects.all(), values=values, user=user)).order_by("-total", "-id")
+    found through their article) one after the other, each by queue_rank, id. A cluster is one
+    row: these tests' clusters are single claims. The default view is the open work."""
+    values = selectors.queue_view(values)
+    matching = claims_filtered(Claim.objects.all(), values=values, user=user).order_by(*QUEUE_ORDER)
     if (search := search_for(values)) is None:
         return list(matching.values_list("id", flat=True))
-    return [pk for group in search.groups(phrase_differs=True) for pk in matching.filter(group).values_list("id", flat=True)]
+    return [pk for group in search.groups for pk in matching.filter(group).values_list("id", flat=True)]
 
 
 # --- The page ---------------------------------------------------------------------------------
@@ -184,7 +191,7 @@ def filter_world(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyp
                               quantities=[{"text": "1,500 people", "value": 1500, "unit": "people", "hedge": "exact"}], assignee=reviewer, priority=90),
         "quote": make_claim(globe, sentence="We will not back down.", claim_type="quote", speaker="Michelle Wu", score=0.3, status="check",
                             tags=["follow-up"], priority=80),
-        "causal": make_claim(herald, sentence="The cuts caused the closures.", claim_type="causal", speaker="", score=0.6, status="dismissed",
+        "causal": make_claim(herald, sentence="The cuts caused the closures.", claim_type="causal", speaker="", score=0.6, status="returned",
                              assignee=editor, priority=70),
     }
 
@@ -193,7 +200,7 @@ def filter_world(reviewer, editor) -> dict[str, Claim]:  # type: ignore[no-untyp
     "params,expected",
     [
         ({"status": ["check"]}, {"quote"}),
-        ({"status": ["new", "dismissed"]}, {"numeric", "causal"}),
+        ({"status": ["new", "returned"]}, {"numeric", "causal"}),
         ({"type": ["numeric", "causal"]}, {"numeric", "causal"}),
         ({"speaker": "lyons"}, {"numeric"}),
         ({"score_min": "0.5"}, {"numeric", "causal"}),
@@ -252,9 +259,9 @@ def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(rev
     assert response.status_code == 200 and "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
 
 
-def test_a_kept_compilation_of_the_filters_is_each_users_and_follows_the_settings(reviewer, editor, settings) -> None:  # type: ignore[no-untyped-def]
-    """Each process keeps its last compilations of the filters (filters.filter_sql): keyed by
-    the user ("mine" is each one's own) and by the settings the compilation reads."""
+def test_the_filters_are_each_users_and_follow_the_settings(reviewer, editor, settings) -> None:  # type: ignore[no-untyped-def]
+    """The same view asked for again by two users is each one's own ("mine"), and a filter
+    reads the settings it depends on at each request."""
     mine, theirs = make_claim(priority=90.0, assignee=reviewer), make_claim(priority=80.0, assignee=editor)
     reviewers_view, editors_view = logged_in(reviewer), logged_in(editor)
     for _ in range(2):
@@ -286,9 +293,9 @@ def test_invalid_filters_are_reported_and_ignored(reviewer, filter_world: dict[s
 
 
 def test_the_queue_page_lists_what_the_filtered_queryset_does(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
-    """The queue page's query (queue_page.sql: head, band, then the filters compiled from
-    filters.claim_filter_q) against the plain queryset the API's other lists and the CSV export
-    use (claims_filtered, ordered by total): every filter alone and with each other one, first
+    """The queue page (one row per cluster, a search's groups one after the other, keyset
+    pages) against the plain queryset the API's other lists and the CSV export use
+    (claims_filtered, in queue order): every filter alone and with each other one, first
     pages and pages after a cursor."""
     undated = make_article(outlet="Boston Globe", text="Rivers flooded the valley.")  # no date: its import date counts
     Article.objects.filter(pk=undated.pk).update(created_at=datetime(2025, 6, 15, 12, tzinfo=UTC))
@@ -590,21 +597,27 @@ def test_bulk_action_progress_is_its_owners(reviewer, editor, outsider) -> None:
     assert "<html" not in partial and '<b id="bulk-processed">1</b> of <b>2</b>' in partial
 
 
-# --- The order: standing priority plus recency, read at request time ---------------------------
+# --- The order: standing priority plus the recency of the claim's day, stored -----------------
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def recency_points(days_old: float) -> float:
-    """The default weights' recency (10 points, halving every 7 days), to 4 decimals, as
-    claim_recency_points gives it."""
-    return round(10.0 * 0.5 ** (days_old / 7.0) * 10000) / 10000
+def recency_points(days_old: int) -> float:
+    """The default weights' recency (10 points, halving every 7 days), to 4 decimals."""
+    return round(10.0 * 0.5 ** (max(days_old, 0) / 7.0) * 10000) / 10000
 
 
-def order_by_total(claims: list[Claim]) -> list[int]:
-    """Queue order computed here: recency counts back from the newest claim stored (NEWEST in
-    `crossing`, whichever claims are listed)."""
+def day_of(moment: datetime) -> int:
+    return (moment - EPOCH).days
+
+
+def order_by_total(claims: list[Claim], *, day: int | None = None) -> list[int]:
+    """Queue order computed here: recency counts back, in whole UTC days, from the order's day
+    (NEWEST's, order_day, unless given); a claim with no seen_at has the whole weight."""
+    day = day_of(NEWEST) if day is None else day
 
     def total(claim: Claim) -> float:
-        return claim.priority + recency_points((NEWEST - claim.seen_at).total_seconds() / 86400)
+        return claim.priority + recency_points(day - day_of(claim.seen_at) if claim.seen_at else 0)
 
     return [claim.pk for claim in sorted(claims, key=lambda claim: (total(claim), claim.pk), reverse=True)]
 
@@ -673,26 +686,124 @@ def test_recency_order_holds_with_a_filter_and_a_search(reviewer, crossing: list
         assert walk(reviewer, {"q": "flood"}, size) == [pk for pk in floods if "flood" in Claim.objects.get(pk=pk).sentence]
 
 
+def test_the_order_moves_when_the_day_turns(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
+    """The stored order counts recency back from its day: the beat task's refresh moves it to
+    today (the claims' recency decays, so the order changes where totals crossed), writes only
+    the ranks that differ, and a second refresh the same day writes nothing."""
+    from factcheck.claims import tasks
+
+    assert walk(reviewer, {}, 5) == order_by_total(crossing)
+    today = day_of(datetime.now(UTC))
+    later = order_by_total(crossing, day=today)
+    assert later != order_by_total(crossing)  # the test's own premise: the day moves the order
+    tasks.queue_order_refresh()
+    basis = QueueOrderBasis.objects.get()
+    assert (basis.day, basis.weight, basis.half_life_days) == (today, 10.0, 7.0)
+    assert walk(reviewer, {}, 5) == later
+    from factcheck.claims.services import queue_order_refresh
+
+    assert queue_order_refresh() == 0  # the same day again: nothing to write
+    # A claim written after the refresh is ranked against the same day by PostgreSQL itself.
+    fresh = make_claim(priority=40.0, seen_at=datetime.now(UTC))
+    fresh.refresh_from_db()
+    assert fresh.queue_rank == 50.0
+    Claim.objects.filter(pk=fresh.pk).update(priority=41.5)
+    fresh.refresh_from_db()
+    assert fresh.queue_rank == 51.5
+
+
+def test_a_refresh_that_fails_leaves_the_old_order_and_is_done_again(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
+    """The basis and the ranks move in one transaction: a refresh that fails half way (the
+    database gone during the rewrite) leaves both as they were, and the next one does it all."""
+    from django.db import OperationalError, connection
+
+    from factcheck.claims.services import QUEUE_ORDER_RANKS_SQL, queue_order_refresh
+
+    before = walk(reviewer, {}, 50)
+
+    def fail_the_rewrite(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if sql == QUEUE_ORDER_RANKS_SQL:
+            raise OperationalError("connection lost")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(fail_the_rewrite), pytest.raises(OperationalError):
+        queue_order_refresh()
+    assert QueueOrderBasis.objects.get().day == day_of(NEWEST)
+    assert walk(reviewer, {}, 50) == before
+    assert queue_order_refresh() > 0
+    assert walk(reviewer, {}, 50) == order_by_total(crossing, day=day_of(datetime.now(UTC)))
+
+
+def test_a_change_of_the_recency_weights_moves_the_order(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]
+    """The recency weight and half-life are in the stored order: the re-rank after a change
+    rewrites it (no standing priority moved)."""
+    from factcheck.claims.models import RankingWeights
+    from factcheck.claims.services import claims_rerank
+
+    RankingWeights.objects.update_or_create(id=1, defaults={"weights": {"recency": 0.0, "recency_half_life_days": 7.0}})
+    claims_rerank()
+    expected = [c.pk for c in sorted(crossing, key=lambda c: (Claim.objects.get(pk=c.pk).priority, c.pk), reverse=True)]
+    assert walk(reviewer, {}, 6) == expected
+
+
+def test_keyset_pages_stay_stable_when_claims_move_between_pages(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """A page after a cursor continues from where the last page ended, whatever happens above
+    it: a claim added or re-ranked above the cursor is not shown again, none below is skipped."""
+    claims = [make_claim(priority=float(n % 4) * 10, seen_at=NEWEST) for n in range(30)]
+    first = selectors.queue_page(user=reviewer, values={}, cursor=None, page_size=10)
+    make_claim(priority=99.0, seen_at=NEWEST)  # lands on the first page
+    Claim.objects.filter(pk=first.rows[-1]["id"]).update(priority=95.0)  # a shown claim moves up
+    rest = walk_from(reviewer, first.next_cursor, page_size=7)
+    expected = order_by_total(claims)
+    assert [row["id"] for row in first.rows] + rest == expected
+
+
+def walk_from(reviewer, cursor: str | None, *, page_size: int) -> list[int]:  # type: ignore[no-untyped-def]
+    seen: list[int] = []
+    while cursor:
+        page = selectors.queue_page(user=reviewer, values={}, cursor=cursor, page_size=page_size)
+        seen += [row["id"] for row in page.rows]
+        cursor = page.next_cursor
+    return seen
+
+
+def test_the_default_view_is_the_work_still_to_do(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """Without a status filter the queue lists the open work: dismissed and approved claims only
+    when asked for; the count counts the same."""
+    open_ = {status: make_claim(status=status, priority=50.0 + n) for n, status in enumerate(Claim.Status)}
+    finished = {open_.pop(Claim.Status.DISMISSED).pk, open_.pop(Claim.Status.APPROVED).pk}
+    client = logged_in(reviewer)
+    shown = set(shown_ids(client.get(reverse("claims:list")).content.decode()))
+    assert shown == {claim.pk for claim in open_.values()}
+    assert selectors.queue_count(user=reviewer, values={}) == len(open_)
+    asked = set(shown_ids(client.get(reverse("claims:list"), {"status": ["dismissed", "approved"]}).content.decode()))
+    assert asked == finished
+
+
 @pytest.mark.parametrize("half_life_days", [7.0, 0.5, 2.5])
-def test_pages_read_day_by_day_walk_exactly(reviewer, half_life_days: float) -> None:  # type: ignore[no-untyped-def]
-    """The band is read one day of seen_at at a time over the last 7 half-lives, older claims
-    as one range and claims with no seen_at apart (queue_page.sql): claims at every hour of
-    many days, inside and beyond that window, with tied priorities and totals, page by page
-    in the order the ORM gives, with and without filters: the band reads a status filter from
-    claim_queue_day_idx (FilterSQL.in_index), no other filter."""
+def test_pages_walk_the_stored_order_exactly(reviewer, half_life_days: float) -> None:  # type: ignore[no-untyped-def]
+    """Claims at every hour of many days, some with no seen_at, with tied priorities and totals,
+    page by page in the order computed here, with and without filters."""
     import random
 
-    from factcheck.claims.models import RankingWeights
-
-    RankingWeights.objects.update_or_create(id=1, defaults={"weights": {"recency": 10.0, "recency_half_life_days": half_life_days}})
+    QueueOrderBasis.objects.filter(id=1).update(half_life_days=half_life_days)
     rng = random.Random(int(half_life_days * 10))
+    made = []
     for n in range(90):
         hours = rng.choice([0, 1, 11, 12, 13, 23, 24, 25]) + 24 * rng.choice([0, 0, 1, 2, 3, 6, 13, 40, 200])
         seen_at = None if n % 23 == 5 else NEWEST - timedelta(hours=hours, minutes=rng.choice([0, 30]))
         status = rng.choice([Claim.Status.NEW, Claim.Status.NEW, Claim.Status.CHECK, Claim.Status.DISMISSED])
-        make_claim(priority=rng.choice([30.0, 34.5, 35.0, 39.9, 40.0, 45.0]), seen_at=seen_at, claim_type="numeric" if n % 3 else "quote", status=status)
+        priority = rng.choice([30.0, 34.5, 35.0, 39.9, 40.0, 45.0])
+        made.append(make_claim(priority=priority, seen_at=seen_at, claim_type="numeric" if n % 3 else "quote", status=status))
+    day = day_of(NEWEST)
+
+    def total(claim: Claim) -> float:
+        days = day - day_of(claim.seen_at) if claim.seen_at else 0
+        return claim.priority + round(10.0 * 0.5 ** (max(days, 0) / half_life_days) * 10000) / 10000
+
     for values in ({}, {"type": ["numeric"]}, {"status": ["check"]}, {"status": ["new", "dismissed"], "type": ["numeric"]}):
-        expected = list(with_recency(claims_filtered(Claim.objects.all(), values=values, user=reviewer)).order_by("-total", "-id").values_list("id", flat=True))
+        chosen = set(claims_filtered(Claim.objects.all(), values=selectors.queue_view(values), user=reviewer).values_list("id", flat=True))
+        expected = [c.pk for c in sorted((c for c in made if c.pk in chosen), key=lambda c: (total(c), c.pk), reverse=True)]
         for size in (1, 4, 13, 100):
             assert walk(reviewer, values, size) == expected, (values, size)
 

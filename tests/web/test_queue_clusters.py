@@ -8,24 +8,34 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.urls import reverse
 
 from factcheck.claims import selectors
 from factcheck.claims.filters import MY_CLAIMS_VALUES
 from factcheck.claims.models import Claim, ClaimCluster
-from tests.web.test_queue import NEWEST, crossing, logged_in, make_article, make_claim, order_by_total, shown_ids, walk  # noqa: F401 - the crossing fixture
+from tests.web.test_queue import (  # noqa: F401 - the crossing and order_day fixtures
+    NEWEST,
+    crossing,
+    logged_in,
+    make_article,
+    make_claim,
+    order_by_total,
+    order_day,
+    shown_ids,
+    walk,
+)
 from tests.web.test_search_and_counts import count_text
 
 pytestmark = pytest.mark.django_db
 
 
 def first_of_each_cluster(claims: list[Claim]) -> list[Claim]:
-    """The best appearance in standing order (priority, then id) of each cluster among `claims`."""
+    """The best appearance in queue order of each cluster among `claims`."""
     best: dict[str, Claim] = {}
+    position = {pk: n for n, pk in enumerate(order_by_total(claims))}
     for claim in claims:
         key = claim.cluster_key or f"claim:{claim.pk}"
-        if key not in best or (claim.priority, claim.pk) > (best[key].priority, best[key].pk):
+        if key not in best or position[claim.pk] < position[best[key].pk]:
             best[key] = claim
     return list(best.values())
 
@@ -42,11 +52,7 @@ def one_row_per_cluster(groups: list[list[Claim]]) -> list[int]:
     return rows
 
 
-@pytest.mark.parametrize("dense", [0, 10**6])
-def test_one_row_per_cluster_walks_exactly_with_filters_and_a_search(reviewer, crossing: list[Claim], monkeypatch, dense: int) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    # dense: a search's band read by crossing the search index with the standing range (0:
-    # never dense) or day by day with the search checked on the page (always dense).
-    monkeypatch.setattr(selectors, "DENSE", dense)
+def test_one_row_per_cluster_walks_exactly_with_filters_and_a_search(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     # Clusters of one to four appearances across the standing and recency orders; a few alone.
     for n, claim in enumerate(crossing):
         claim.cluster_key = "" if n % 11 == 0 else f"{n % 9:040x}"
@@ -103,23 +109,12 @@ def test_a_search_lists_a_cluster_once_in_its_first_group_highlighted_and_counte
     assert shown_ids(html) == [alone.pk, says_it.pk, other_in_article.pk]
 
 
-@pytest.mark.parametrize(
-    ("read_max", "floor_rank"), [(selectors.SENTENCE_GROUPS_READ_MAX, selectors.READ_FLOOR_RANK), (0, 0), (10**6, 0), (10**6, 4), (10**6, 12)]
-)
-def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_walked(reviewer, monkeypatch, read_max: int, floor_rank: int) -> None:  # type: ignore[no-untyped-def]
+def test_a_phrase_search_lists_each_cluster_in_its_first_group(reviewer) -> None:  # type: ignore[no-untyped-def]
     """Words that differ as a phrase: the claims with the words in order, then the others, then
-    those found through their article. A search matching few claims reads both of its
-    sentence groups at once (search_sentences.sql), a larger one (read_max 0 here) walks each
-    group (queue_page.sql): the same rows, one per cluster, in the same order, page by page.
-    The other-order group is read from a floor (floor_rank claims down: here every claim, none,
-    a few), and read again from lower when a page finds too few above it.
-    A quoted phrase has one group of its own text, read at once or walked in the same way."""
+    those found through their article: the same rows, one per cluster, in the same order, page
+    by page. A quoted phrase has one group of its own text."""
     import random
 
-    monkeypatch.setattr(selectors, "SENTENCE_GROUPS_READ_MAX", read_max)
-    monkeypatch.setattr(selectors, "IN_ORDER_READ_MAX", read_max)
-    monkeypatch.setattr(selectors, "READ_FLOOR_RANK", floor_rank)
-    monkeypatch.setattr(selectors, "TOP_FLOOR_SECONDS", 0.0)  # each read looks its floor up (counted below)
     rng = random.Random(11)
     about_floods = make_article(text="The flood cost the valley dearly.")
     sentences = ["The flood cost {n} million.", "The cost of flood {n} defences rose.", "Taxes rose {n} percent.", "Flood and storm cost {n}."]
@@ -130,8 +125,7 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
             seen_at=NEWEST - timedelta(days=rng.choice([0, 3, 7, 20])), claim_type="numeric" if n % 3 else "quote",
             cluster_key="" if n % 7 == 0 else f"{n % 9:040x}",
         ))
-    # Below a floor at standing priority 50, recency lifts a claim above others at 50 (45 + 10
-    # against 50 + 2.7 to 4.5): a page read from that floor must be read again from lower.
+    # Recency lifts a claim of a lower standing priority above others (45 + 10 against 50 + 2.7 to 4.5).
     claims.append(make_claim(priority=45.0, sentence="Flood and storm cost 1000.", seen_at=NEWEST, claim_type="numeric"))
     for days in (8, 9, 10, 11, 12, 13, 60):
         claims.append(make_claim(priority=50.0, sentence=f"Flood and storm cost {1000 + days}.", seen_at=NEWEST - timedelta(days=days), claim_type="numeric"))
@@ -153,51 +147,11 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group_read_at_once_or_w
         ({"q": '"flood cost"', "in_article": "yes"}, [[c for c in claims if in_order(c)],
                                                       [c for c in claims if c.article_id == about_floods.pk and not in_order(c)]]),
     ]
-    counted = {"floors": 0, "reads": 0}  # floors looked up; reads of both sentence groups
-
-    def count_reads(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
-        counted["floors"] += sql == selectors.FLOOR_SQL
-        counted["reads"] += sql.startswith(selectors.SEARCH_SENTENCES_SQL[:60]) and "CASE WHEN TRUE THEN 0" not in sql
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(count_reads):
-        for values, groups in cases:
-            expected = one_row_per_cluster(groups)
-            assert all(groups) and len(expected) < sum(len(group) for group in groups), values  # the premise: clusters across the groups
-            for size in (1, 2, 3, 7, 50):
-                assert walk(reviewer, values, size) == expected, (values, size)
-    # The premise: a floor a few claims down leaves some pages short, which are read again.
-    assert counted["floors"] and (counted["reads"] > counted["floors"]) == (read_max > 0 and floor_rank < 20), counted
-
-
-def test_a_searchs_first_floor_is_kept_a_while_and_any_floor_gives_the_exact_page(reviewer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The floor a search's first page reads from (READ_FLOOR_RANK claims down the queue) is
-    looked up once a minute per process; it is only a starting point: a floor above every claim
-    or below every claim gives the same page."""
-    import time
-
-    monkeypatch.setattr(selectors, "_top_floors", {})
-    monkeypatch.setattr(selectors, "READ_FLOOR_RANK", 2)
-    days = {50.0: 20, 45.0: 0, 40.0: 0, 49.0: 1, 30.0: 3, 44.0: 9}
-    claims = [
-        make_claim(priority=priority, sentence=f"The cost of flood {n} rose.", seen_at=NEWEST - timedelta(days=age))
-        for n, (priority, age) in enumerate(days.items())
-    ]
-    claims.append(make_claim(priority=10.0, sentence="Flood cost 99 rose.", seen_at=NEWEST))  # the phrase: first, whatever its priority
-    expected = [claims[-1].pk, *order_by_total(claims[:-1])]
-    lookups: list[str] = []
-
-    def count_lookups(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
-        lookups.extend([sql] if sql == selectors.FLOOR_SQL and params[0] == float("inf") else [])
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(count_lookups):
-        assert walk(reviewer, {"q": "flood cost"}, 3) == expected
-        assert walk(reviewer, {"q": "flood cost"}, 3) == expected
-    assert len(lookups) == 1
-    for floor in (1e9, -1e9):
-        selectors._top_floors[2] = (time.monotonic(), floor)
-        assert walk(reviewer, {"q": "flood cost"}, 3) == expected, floor
+    for values, groups in cases:
+        expected = one_row_per_cluster(groups)
+        assert all(groups) and len(expected) < sum(len(group) for group in groups), values  # the premise: clusters across the groups
+        for size in (1, 2, 3, 7, 50):
+            assert walk(reviewer, values, size) == expected, (values, size)
 
 
 def test_my_claims_left_counts_a_cluster_once(reviewer) -> None:  # type: ignore[no-untyped-def]

@@ -237,16 +237,14 @@ def test_search_pages_follow_the_search_order_exactly(reviewer, settings) -> Non
 
 
 def test_a_word_only_the_articles_have_walks_only_the_article_group(reviewer) -> None:  # type: ignore[no-untyped-def]
-    """"In the whole article" for a word no claim's own text has: one probe of the claims'
-    search index stands in for walking the empty claim-text group, and the rows (all found
-    through their article) are printed as they are, with no highlight to ask for."""
+    """"In the whole article" for a word no claim's own text has: the rows (all found through
+    their article) are printed as they are, with no highlight to ask for."""
     about = make_article(text="The dam failed and rivers flooded the valley overnight.")
     claims = [make_claim(about, sentence=f"Claim {n} on the <council> budget.", priority=float(n)) for n in range(3)]
     client = logged_in(reviewer)
     with CaptureQueriesContext(connection) as queries:
         html = client.get(reverse("claims:list"), {"q": "valley", "in_article": "yes"}).content.decode()
     statements = [query["sql"] for query in queries.captured_queries]
-    assert sum("One page of the triage queue" in sql for sql in statements) == 1
     assert not any("ts_headline" in sql for sql in statements)
     assert shown_ids(html) == [claim.pk for claim in reversed(claims)]
     assert html.count("found in the article</span>") == 3 and "Claim 2 on the &lt;council&gt; budget." in html and "<mark>" not in html
@@ -384,7 +382,7 @@ def test_a_views_count_is_counted_once_until_the_queue_changes(reviewer) -> None
     def counted() -> tuple[int, bool]:
         with CaptureQueriesContext(connection) as queries:
             count = selectors.queue_count(user=reviewer, values=values)
-        return count, any("count(DISTINCT cluster_key)" in query["sql"] for query in queries.captured_queries)
+        return count, any("COUNT(DISTINCT" in query["sql"] for query in queries.captured_queries)
 
     assert counted() == (3, True)
     assert counted() == (3, False)

@@ -22,7 +22,7 @@ from typing import Any
 
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
-# In the order they can be created from nothing (none calls another).
+# In the order they can be created from nothing: a function comes after those it calls.
 FUNCTIONS = (
     "claim_priority_parts",
     "claim_recency_points",
@@ -31,6 +31,10 @@ FUNCTIONS = (
     "claim_text_has_words",
     "claim_word_pairs",
     "claim_query_pairs",
+    "claim_queue_weights",
+    "claim_queue_rank_at",
+    "claim_queue_basis",
+    "claims_set_queue_rank",
 )
 
 DEFAULT_WEIGHTS_SLOT = "%(default_weights)s"

@@ -43,5 +43,5 @@ def backward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("claims", "0028_triage_labels")]
+    dependencies = [("claims", "0029_sql_functions_from_files")]
     operations = [migrations.RunPython(forward, backward)]
