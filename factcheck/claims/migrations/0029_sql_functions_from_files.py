@@ -13,7 +13,14 @@ from django.db.migrations.state import StateApps
 def apply_functions(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     from factcheck.claims import sql_functions
 
-    sql_functions.apply(schema_editor)
+    # Named: later migrations add functions to the files (0031's read a table made there).
+    sql_functions.apply(schema_editor, THEN_DEFINED)
+
+
+THEN_DEFINED = (
+    "claim_priority_parts", "claim_recency_points", "claim_queue_ranking", "claim_seen_day",
+    "claim_text_has_words", "claim_word_pairs", "claim_query_pairs",
+)
 
 
 class Migration(migrations.Migration):
