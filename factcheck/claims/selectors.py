@@ -27,7 +27,6 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Left
 from django.http import Http404
 

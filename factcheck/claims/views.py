@@ -565,7 +565,9 @@ def bulk(request: HttpRequest) -> HttpResponse:
     if len(claim_ids) <= settings.FACTCHECK_BULK_INLINE_MAX:
         outcome = services.bulk_apply(actor=actor, action=action, params=params, claim_ids=claim_ids)
         messages.success(
-            request, f"{BulkKind(action).label}: {outcome.done:,} claims done, {outcome.skipped:,} skipped (not allowed in their status, or held by someone else)."
+            request,
+            f"{BulkKind(action).label}: {outcome.done:,} claims done, {outcome.skipped:,} skipped"
+            " (not allowed in their status, or held by someone else).",
         )
         return redirect(_queue_url(filters))
     bulk_action = services.bulk_action_create(user=actor, action=action, params=params, claim_ids=claim_ids)
