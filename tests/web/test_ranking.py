@@ -305,7 +305,7 @@ def test_the_weight_migration_moves_an_untouched_contestability_weight_and_leave
 
     from django.apps import apps
 
-    migration = import_module("factcheck.claims.migrations.0029_contestability_weight")
+    migration = import_module("factcheck.claims.migrations.0030_contestability_weight")
     stored = RankingWeights.objects.get(pk=1)
     for before, after in ((80.0, DEFAULT_RANKING_WEIGHTS["contestability"]), (55.0, 55.0)):
         RankingWeights.objects.filter(pk=1).update(weights={**stored.weights, "contestability": before}, version=stored.version)

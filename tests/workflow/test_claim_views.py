@@ -67,9 +67,10 @@ def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, 
     services.verdict_draft(claim=claim, actor=reviewer, rating="false", headline="No", explanation="e", evidence_ids=cited)
     # A constant number of queries however many notes, sources and revisions: session, user,
     # role, claim, appearances, notes, evidence, verdicts, cited evidence, timeline, the
-    # organisation's demo banner (+ the assignable users for an editor).
+    # organisation's demo banner, the navigation's two counts (cached afterwards) (+ the
+    # assignable users for an editor).
     editor_client = logged_in(editor)
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):
         assert editor_client.get(reverse("claims:detail", args=[claim.pk])).status_code == 200
     client = logged_in(reviewer)
     with django_assert_max_num_queries(10):
