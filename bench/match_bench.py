@@ -111,7 +111,7 @@ def main() -> int:
         return statistics.median(value[which] for value in values)
 
     match_wall, match_cpu = median(runs, 0), median(runs, 1)
-    print(f"library: {len(entries):,} checks; claims: {len(texts):,} BBC sentences; {args.candidates} candidates, kept from {args.min_score}")
+    print(f"factchecks: {len(entries):,} checks; claims: {len(texts):,} BBC sentences; {args.candidates} candidates, kept from {args.min_score}")
     print(f"medians of {args.repeat}")
     print(f"index build (a new library):   {median(builds, 0):6.1f} s wall, {median(builds, 1):5.1f} s CPU; kept as {len(data) / 2**20:.1f} MiB")
     print(f"index read back (each worker): {median(loads, 0):6.2f} s wall, {median(loads, 1):5.2f} s CPU")

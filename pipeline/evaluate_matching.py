@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = read_clef(with_dev=True)
     started = time.perf_counter()
     index = MatchIndex.build(data.library, read_artifact())
-    print(f"library: {len(index):,} Snopes checks, index built in {time.perf_counter() - started:.1f} s")
+    print(f"factchecks: {len(index):,} Snopes checks, index built in {time.perf_counter() - started:.1f} s")
     if not args.no_cv:
         shipped = index.rerankers
         dated, undated = cross_validate(index, data, dated=True), cross_validate(index, data, dated=False)

@@ -37,4 +37,4 @@ class ImportBatchAdmin(admin.ModelAdmin):
 
     @admin.display(description="Progress")
     def progress_page(self, batch: ImportBatch) -> str:
-        return format_html('<a href="{}">Show</a>', reverse("imports:detail", args=[batch.pk]))
+        return format_html('<a href="{}">Show</a>', reverse("articles:detail", args=[batch.pk]))

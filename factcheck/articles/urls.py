@@ -2,7 +2,7 @@ from django.urls import path
 
 from factcheck.articles import views
 
-app_name = "imports"
+app_name = "articles"
 
 urlpatterns = [
     path("", views.import_new, name="new"),

@@ -41,7 +41,7 @@ def import_upload(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _new_page(request, upload_form=form, status=400)
     batch = services.import_upload_start(uploaded=form.cleaned_data["file"], created_by=signed_in_user(request), default_outlet=form.cleaned_data["outlet"])
-    return redirect("imports:detail", pk=batch.pk)
+    return redirect("articles:detail", pk=batch.pk)
 
 
 @require_POST
@@ -51,7 +51,7 @@ def import_paste(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _new_page(request, paste_form=form, status=400)
     batch = services.import_text(fields=form.cleaned_data, created_by=signed_in_user(request))
-    return redirect("imports:detail", pk=batch.pk)
+    return redirect("articles:detail", pk=batch.pk)
 
 
 @require_GET
@@ -89,4 +89,4 @@ def import_resume(request: HttpRequest, pk: int) -> HttpResponse:
         services.import_batch_resume(batch=batch)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
-    return redirect("imports:detail", pk=batch.pk)
+    return redirect("articles:detail", pk=batch.pk)

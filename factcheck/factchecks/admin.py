@@ -52,8 +52,8 @@ class FactCheckImportAdmin(admin.ModelAdmin):
         return super().get_queryset(request).defer("errors")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # imports are made on the upload page (library:import)
+        return False  # imports are made on the upload page (factchecks:import)
 
     @admin.display(description="Progress")
     def progress_page(self, batch: FactCheckImport) -> str:
-        return format_html('<a href="{}">Show</a>', reverse("library:import_detail", args=[batch.pk]))
+        return format_html('<a href="{}">Show</a>', reverse("factchecks:import_detail", args=[batch.pk]))

@@ -2,7 +2,7 @@ from django.urls import path
 
 from factcheck.factchecks import views
 
-app_name = "library"
+app_name = "factchecks"
 
 urlpatterns = [
     path("", views.library_list, name="list"),

@@ -54,7 +54,7 @@ def import_upload(request: HttpRequest) -> HttpResponse:
     batch = services.factcheck_import_upload_start(
         uploaded=form.cleaned_data["file"], created_by=signed_in_user(request), publisher=form.cleaned_data["publisher"]
     )
-    return redirect("library:import_detail", pk=batch.pk)
+    return redirect("factchecks:import_detail", pk=batch.pk)
 
 
 @require_GET

@@ -49,14 +49,14 @@ NOT_PAGES = {
     "claims:mine": "a GET that redirects to the queue filtered to My claims (the queue page)",
     "claims:view_create": "a POST that redirects to the queue",
     "claims:view_delete": "a POST that redirects to the queue",
-    "imports:upload": "a POST that redirects to the import (refused: the import page)",
-    "imports:paste": "a POST that redirects to the import (refused: the import page)",
-    "imports:errors": "a CSV download",
-    "imports:resume": "a POST that redirects to the import",
-    "library:upload": "a POST that redirects to the library import (refused: the library's import page)",
-    "library:match_decide": "a POST that redirects to the claim",
-    "library:match_verdict": "a POST that redirects to the claim",
-    "library:attach": "a POST that redirects to the claim",
+    "articles:upload": "a POST that redirects to the import (refused: the import page)",
+    "articles:paste": "a POST that redirects to the import (refused: the import page)",
+    "articles:errors": "a CSV download",
+    "articles:resume": "a POST that redirects to the import",
+    "factchecks:upload": "a POST that redirects to the library import (refused: the library's import page)",
+    "factchecks:match_decide": "a POST that redirects to the claim",
+    "factchecks:match_verdict": "a POST that redirects to the claim",
+    "factchecks:attach": "a POST that redirects to the claim",
     "runs:rerun": "a POST that redirects to the new run",
     "reports:claims_csv": "a CSV download",
     "reports:report_pdf": "a PDF download (refused: the report form)",
@@ -145,12 +145,12 @@ PAGES: dict[str, Callable[[World], str]] = {
     "claims:inbox": lambda w: reverse("claims:inbox"),
     "runs:list": lambda w: reverse("runs:list"),
     "runs:detail": lambda w: reverse("runs:detail", args=[w.run.pk]),
-    "imports:new": lambda w: reverse("imports:new"),
-    "imports:detail": lambda w: reverse("imports:detail", args=[w.batch.pk]),
-    "library:list": lambda w: reverse("library:list") + f"?claim={w.claim.pk}&q=ICE",
-    "library:detail": lambda w: reverse("library:detail", args=[w.factcheck.pk]),
-    "library:import": lambda w: reverse("library:import"),
-    "library:import_detail": lambda w: reverse("library:import_detail", args=[w.library_import.pk]),
+    "articles:new": lambda w: reverse("articles:new"),
+    "articles:detail": lambda w: reverse("articles:detail", args=[w.batch.pk]),
+    "factchecks:list": lambda w: reverse("factchecks:list") + f"?claim={w.claim.pk}&q=ICE",
+    "factchecks:detail": lambda w: reverse("factchecks:detail", args=[w.factcheck.pk]),
+    "factchecks:import": lambda w: reverse("factchecks:import"),
+    "factchecks:import_detail": lambda w: reverse("factchecks:import_detail", args=[w.library_import.pk]),
     "reports:report": lambda w: reverse("reports:report"),
     "learning:versions": lambda w: reverse("learning:versions"),
     "sources:list": lambda w: reverse("sources:list"),
@@ -263,7 +263,7 @@ def test_no_page_kind_has_a_critical_or_serious_axe_violation(browser, live_serv
     assert page.locator("#conflict, #held").count() == 1
     checker.check(page, "error-409")
     as_reviewer = signed_in(browser, live_server, reviewer)
-    response = as_reviewer.goto(f"{live_server.url}{reverse('imports:new')}")
+    response = as_reviewer.goto(f"{live_server.url}{reverse('articles:new')}")
     assert response is not None and response.status == 403
     checker.check(as_reviewer, "error-403")
 
@@ -297,8 +297,8 @@ def test_phones_fit_375_px_and_the_queues_filter_panel_folds(browser, live_serve
     page = signed_in(browser, live_server, admin_user, width=PHONE)
     for name, path in (
         ("claim", reverse("claims:detail", args=[world.claim.pk])),
-        ("import", reverse("imports:new")),
-        ("library-import", reverse("library:import")),
+        ("import", reverse("articles:new")),
+        ("library-import", reverse("factchecks:import")),
         ("queue", reverse("claims:list")),
     ):
         page.goto(f"{live_server.url}{path}")
@@ -361,7 +361,7 @@ def test_htmx_refusals_show_the_servers_message_in_place(browser, live_server, r
 def test_refusal_pages_in_the_browser_at_phone_width(browser, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     page = signed_in(browser, live_server, reviewer, width=PHONE)
     for status, path, message in (
-        (403, reverse("imports:new"), "This needs the admin role."),
+        (403, reverse("articles:new"), "This needs the admin role."),
         (404, reverse("claims:detail", args=[999_999]), "No such claim."),
     ):
         response = page.goto(f"{live_server.url}{path}")

@@ -256,16 +256,16 @@ def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
 
 
 def upload(client: Client, content: bytes, name: str = "checks.tsv", **data: str) -> Any:
-    return client.post(reverse("library:upload"), {"file": SimpleUploadedFile(name, content), **data})
+    return client.post(reverse("factchecks:upload"), {"file": SimpleUploadedFile(name, content), **data})
 
 
 @pytest.mark.django_db
 def test_upload_page_imports_small_files_at_once_and_shows_the_summary(admin_user) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(admin_user)
-    assert client.get(reverse("library:import")).status_code == 200
+    assert client.get(reverse("factchecks:import")).status_code == 200
     response = upload(client, "\n".join(LIAR_ROWS).encode(), publisher="PolitiFact.com")
     batch = FactCheckImport.objects.get()
-    assert response.status_code == 302 and response["Location"] == reverse("library:import_detail", args=[batch.pk])
+    assert response.status_code == 302 and response["Location"] == reverse("factchecks:import_detail", args=[batch.pk])
     assert (batch.status, batch.layout, batch.rows_created, batch.rows_rejected, batch.created_by) == ("done", Layout.LIAR, 4, 3, admin_user)
     assert set(FactCheck.objects.values_list("publisher", flat=True)) == {"PolitiFact.com"}
     page = client.get(response["Location"]).content.decode()
@@ -298,7 +298,7 @@ def test_upload_page_queues_large_files_for_the_worker(admin_user, settings, dja
     assert runs_reap().factcheck_imports_sent == [batch.pk]  # the broker is back: the reaper sends it
     batch.refresh_from_db()
     assert (batch.status, batch.error) == (FactCheckImport.Status.QUEUED, "")
-    assert 'hx-trigger="every 2s"' in client.get(reverse("library:import_detail", args=[batch.pk])).content.decode()
+    assert 'hx-trigger="every 2s"' in client.get(reverse("factchecks:import_detail", args=[batch.pk])).content.decode()
     factcheck_import_run(batch.pk)
     factcheck_import_run(batch.pk)  # a second delivery finds it done
     batch.refresh_from_db()
@@ -312,6 +312,6 @@ def test_upload_page_refuses_unknown_layouts_non_admins_and_wrong_methods(admin_
     assert response.status_code == 400 and "Unknown layout" in response.content.decode()
     assert upload(logged_in(editor), b"x").status_code == 403
     assert upload(logged_in(outsider), b"x").status_code == 403
-    assert logged_in(admin_user).get(reverse("library:upload")).status_code == 405
-    assert logged_in(editor).get(reverse("library:import")).status_code == 403
+    assert logged_in(admin_user).get(reverse("factchecks:upload")).status_code == 405
+    assert logged_in(editor).get(reverse("factchecks:import")).status_code == 403
     assert not FactCheckImport.objects.exists()

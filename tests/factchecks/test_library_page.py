@@ -43,14 +43,14 @@ def result_ids(html: str) -> list[int]:
 @pytest.mark.parametrize("persona", ["reviewer", "editor", "admin_user"])
 def test_every_role_searches_the_library(request, persona: str, library: dict[str, FactCheck]) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(request.getfixturevalue(persona))
-    page = client.get(reverse("library:list"))
+    page = client.get(reverse("factchecks:list"))
     assert page.status_code == 200 and sorted(result_ids(page.content.decode())) == sorted(fc.pk for fc in library.values())
-    assert result_ids(client.get(reverse("library:list"), {"q": "detained Massachusetts"}).content.decode()) == [library["ice"].pk]
-    assert result_ids(client.get(reverse("library:list"), {"q": "Lyons"}).content.decode()) == [library["ice"].pk]  # the speaker
-    assert sorted(result_ids(client.get(reverse("library:list"), {"publisher": "Snopes"}).content.decode())) == sorted([library["wind"].pk, library["moon"].pk])
-    assert result_ids(client.get(reverse("library:list"), {"rating": "mostly"}).content.decode()) == [library["ice"].pk]
-    assert result_ids(client.get(reverse("library:list"), {"date_from": "2017-01-01", "date_to": "2020-01-01"}).content.decode()) == [library["wind"].pk]
-    bad = client.get(reverse("library:list"), {"date_from": "2020-01-01", "date_to": "2017-01-01"})
+    assert result_ids(client.get(reverse("factchecks:list"), {"q": "detained Massachusetts"}).content.decode()) == [library["ice"].pk]
+    assert result_ids(client.get(reverse("factchecks:list"), {"q": "Lyons"}).content.decode()) == [library["ice"].pk]  # the speaker
+    assert sorted(result_ids(client.get(reverse("factchecks:list"), {"publisher": "Snopes"}).content.decode())) == sorted([library["wind"].pk, library["moon"].pk])
+    assert result_ids(client.get(reverse("factchecks:list"), {"rating": "mostly"}).content.decode()) == [library["ice"].pk]
+    assert result_ids(client.get(reverse("factchecks:list"), {"date_from": "2017-01-01", "date_to": "2020-01-01"}).content.decode()) == [library["wind"].pk]
+    bad = client.get(reverse("factchecks:list"), {"date_from": "2020-01-01", "date_to": "2017-01-01"})
     assert bad.status_code == 400 and "The start date is after the end date." in bad.content.decode()
 
 
@@ -58,7 +58,7 @@ def test_a_fact_check_page_lists_its_claims_and_the_desks_decisions(reviewer, ed
     confirmed, suggested = make_claim(sentence="ICE held 1,500 in Massachusetts."), make_claim(sentence="Some 1,500 detained in May.")
     ClaimMatch.objects.create(claim=suggested, factcheck=library["ice"], score=0.61, rank=1)
     ClaimMatch.objects.create(claim=confirmed, factcheck=library["ice"], score=0.9, rank=1, status=ClaimMatch.Status.CONFIRMED, decided_by=editor)
-    html = logged_in(reviewer).get(reverse("library:detail", args=[library["ice"].pk])).content.decode()
+    html = logged_in(reviewer).get(reverse("factchecks:detail", args=[library["ice"].pk])).content.decode()
     section = html[html.index('id="matched-claims"') :]
     assert "Claims matched to it (2)" in section and "mostly-true" in html and "2025-06-03" in html
     assert section.index("ICE held 1,500") < section.index("Some 1,500 detained")  # confirmed first
@@ -67,18 +67,18 @@ def test_a_fact_check_page_lists_its_claims_and_the_desks_decisions(reviewer, ed
 
 def test_an_outsider_gets_no_library(outsider, library: dict[str, FactCheck]) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(outsider)
-    assert client.get(reverse("library:list")).status_code == 403
-    assert client.get(reverse("library:detail", args=[library["ice"].pk])).status_code == 403
+    assert client.get(reverse("factchecks:list")).status_code == 403
+    assert client.get(reverse("factchecks:detail", args=[library["ice"].pk])).status_code == 403
     claim = make_claim()
-    response = client.post(reverse("library:attach"), {"claim": claim.pk, "factcheck": library["ice"].pk})
+    response = client.post(reverse("factchecks:attach"), {"claim": claim.pk, "factcheck": library["ice"].pk})
     assert response.status_code == 403 and not ClaimMatch.objects.exists()
 
 
 def test_wrong_methods(reviewer, library: dict[str, FactCheck]) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(reviewer)
-    assert client.post(reverse("library:list")).status_code == 405
-    assert client.post(reverse("library:detail", args=[library["ice"].pk])).status_code == 405
-    assert client.get(reverse("library:attach")).status_code == 405
+    assert client.post(reverse("factchecks:list")).status_code == 405
+    assert client.post(reverse("factchecks:detail", args=[library["ice"].pk])).status_code == 405
+    assert client.get(reverse("factchecks:attach")).status_code == 405
 
 
 def test_a_reviewer_attaches_a_fact_check_the_matcher_missed(reviewer, library: dict[str, FactCheck]) -> None:  # type: ignore[no-untyped-def]
@@ -87,10 +87,10 @@ def test_a_reviewer_attaches_a_fact_check_the_matcher_missed(reviewer, library: 
     # From the claim's page: a search for it, whose results each offer the attach.
     page = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()
     assert 'id="library-search-for-claim"' in page
-    found = client.get(reverse("library:list"), {"claim": claim.pk, "q": "Massachusetts"}).content.decode()
+    found = client.get(reverse("factchecks:list"), {"claim": claim.pk, "q": "Massachusetts"}).content.decode()
     assert f"Attach to claim #{claim.pk}" in found and result_ids(found) == [library["ice"].pk]
 
-    response = client.post(reverse("library:attach"), {"claim": claim.pk, "factcheck": library["ice"].pk})
+    response = client.post(reverse("factchecks:attach"), {"claim": claim.pk, "factcheck": library["ice"].pk})
     assert response.status_code == 302 and response["Location"] == reverse("claims:detail", args=[claim.pk]) + "#matches"
     match = ClaimMatch.objects.get(claim=claim)
     assert (match.factcheck, match.status, match.origin, match.decided_by, match.score) == (library["ice"], "confirmed", "manual", reviewer, 0.0)
@@ -101,15 +101,15 @@ def test_a_reviewer_attaches_a_fact_check_the_matcher_missed(reviewer, library: 
     # It counts as a confirmation: the queue says "Checked before (confirmed)".
     assert "Checked before (confirmed): PolitiFact" in client.get(reverse("claims:list")).content.decode()
     # Attaching again changes nothing; the search now says it is attached.
-    client.post(reverse("library:attach"), {"claim": claim.pk, "factcheck": library["ice"].pk})
+    client.post(reverse("factchecks:attach"), {"claim": claim.pk, "factcheck": library["ice"].pk})
     assert ClaimMatch.objects.filter(claim=claim).count() == 1 and AuditEvent.objects.filter(verb="claim_match.attach").count() == 1
-    assert "attached" in client.get(reverse("library:list"), {"claim": claim.pk, "q": "Massachusetts"}).content.decode()
+    assert "attached" in client.get(reverse("factchecks:list"), {"claim": claim.pk, "q": "Massachusetts"}).content.decode()
 
 
 def test_attaching_a_rejected_suggestion_confirms_it(reviewer, library: dict[str, FactCheck]) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim()
     rejected = ClaimMatch.objects.create(claim=claim, factcheck=library["wind"], score=0.3, rank=1, status=ClaimMatch.Status.REJECTED)
-    logged_in(reviewer).post(reverse("library:attach"), {"claim": claim.pk, "factcheck": library["wind"].pk})
+    logged_in(reviewer).post(reverse("factchecks:attach"), {"claim": claim.pk, "factcheck": library["wind"].pk})
     rejected.refresh_from_db()
     assert (rejected.status, rejected.origin, rejected.version, rejected.decided_by) == ("confirmed", "engine", 2, reviewer)
     [event] = AuditEvent.objects.filter(verb="claim_match.attach")
@@ -119,8 +119,8 @@ def test_attaching_a_rejected_suggestion_confirms_it(reviewer, library: dict[str
 def test_a_bad_attach_is_refused_and_changes_nothing(reviewer, library: dict[str, FactCheck]) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(reviewer)
     claim = make_claim()
-    assert client.post(reverse("library:attach"), {"claim": "x", "factcheck": library["ice"].pk}).status_code == 400
-    assert client.post(reverse("library:attach"), {"claim": claim.pk, "factcheck": 999_999}).status_code == 404
+    assert client.post(reverse("factchecks:attach"), {"claim": "x", "factcheck": library["ice"].pk}).status_code == 400
+    assert client.post(reverse("factchecks:attach"), {"claim": claim.pk, "factcheck": 999_999}).status_code == 404
     assert not ClaimMatch.objects.exists() and not AuditEvent.objects.filter(verb="claim_match.attach").exists()
 
 

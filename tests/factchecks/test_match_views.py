@@ -46,7 +46,7 @@ def match(claim: Claim) -> ClaimMatch:
 
 
 def decide(client: Client, match: ClaimMatch, decision: str, version: int | None = None) -> Any:
-    return client.post(reverse("library:match_decide", args=[match.pk]), {"decision": decision, "version": match.version if version is None else version})
+    return client.post(reverse("factchecks:match_decide", args=[match.pk]), {"decision": decision, "version": match.version if version is None else version})
 
 
 def match_events(claim: Claim) -> list[AuditEvent]:
@@ -62,7 +62,7 @@ def test_claim_page_lists_the_matches_with_their_links(claim: Claim, match: Clai
     assert 'href="https://www.politifact.com/factchecks/2024/jun/01/ice/"' in section and "PolitiFact" in section
     assert "mostly-true" in section and "(4/5)" in section and "2024-06-01" in section and "0.873" in section
     assert section.index("PolitiFact") < section.index("Snopes")  # rejected ones last
-    assert reverse("library:match_decide", args=[match.pk]) in section
+    assert reverse("factchecks:match_decide", args=[match.pk]) in section
 
 
 def test_a_reviewer_confirms_then_changes_their_mind(claim: Claim, match: ClaimMatch, reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -97,15 +97,15 @@ def test_a_decision_on_a_stale_version_is_refused(claim: Claim, match: ClaimMatc
 
 
 def test_refusals_wrong_method_outsider_anonymous_and_bad_input(claim: Claim, match: ClaimMatch, reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
-    url = reverse("library:match_decide", args=[match.pk])
+    url = reverse("factchecks:match_decide", args=[match.pk])
     assert logged_in(reviewer).get(url).status_code == 405
     assert logged_in(outsider).post(url, {"decision": "confirmed"}).status_code == 404
     assert Client().post(url, {"decision": "confirmed"}).status_code == 302  # to the login page
-    assert logged_in(reviewer).post(reverse("library:match_decide", args=[999_999]), {"decision": "confirmed"}).status_code == 404
+    assert logged_in(reviewer).post(reverse("factchecks:match_decide", args=[999_999]), {"decision": "confirmed"}).status_code == 404
     response = logged_in(reviewer).post(url, {"decision": "suggested"})
     assert response.status_code == 400 and 'id="match-error"' in response.content.decode()
-    assert logged_in(outsider).post(reverse("library:match_verdict", args=[match.pk])).status_code == 404
-    assert logged_in(reviewer).get(reverse("library:match_verdict", args=[match.pk])).status_code == 405
+    assert logged_in(outsider).post(reverse("factchecks:match_verdict", args=[match.pk])).status_code == 404
+    assert logged_in(reviewer).get(reverse("factchecks:match_verdict", args=[match.pk])).status_code == 405
     match.refresh_from_db()
     assert (match.status, match.version) == ("suggested", 1) and match_events(claim) == []
 
@@ -116,7 +116,7 @@ def checked(page: str, name: str) -> list[str]:
 
 def test_a_verdict_starts_from_a_confirmed_match_prefilled_then_edited(claim: Claim, match: ClaimMatch, reviewer) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(reviewer)
-    start = reverse("library:match_verdict", args=[match.pk])
+    start = reverse("factchecks:match_verdict", args=[match.pk])
     refused = client.post(start)
     assert refused.status_code == 400 and "Confirm the match before starting a verdict" in refused.content.decode()
     assert not Evidence.objects.exists()
@@ -161,7 +161,7 @@ def jsonld(client: Client, claim: Claim) -> dict[str, Any]:
 def test_claimreview_of_a_verdict_from_a_match_cites_the_earlier_factcheck(claim: Claim, match: ClaimMatch, reviewer, editor) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(reviewer)
     decide(client, match, "confirmed")
-    client.post(reverse("library:match_verdict", args=[match.pk]))
+    client.post(reverse("factchecks:match_verdict", args=[match.pk]))
     evidence = Evidence.objects.get()
     claim_services.claim_assign(claim=claim, actor=reviewer, assignee=reviewer)
     verdict = claim_services.verdict_draft(

@@ -48,7 +48,7 @@ def reasons(batch: Any) -> dict[int, str]:
 def test_pasted_article_dated_past_year_9999_is_refused_with_its_reason(admin_user) -> None:  # type: ignore[no-untyped-def]
     client = Client()
     assert client.login(username=admin_user.username, password=PERSONA_PASSWORD)
-    response = client.post(reverse("imports:paste"), {"text": "A pasted article.", "published_at": YEAR_10000})
+    response = client.post(reverse("articles:paste"), {"text": "A pasted article.", "published_at": YEAR_10000})
     # The form runs the import's own checks: the reason is on the form, nothing is stored.
     assert response.status_code == 400
     assert "outside the years 1700-2199" in response.content.decode()

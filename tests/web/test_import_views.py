@@ -35,7 +35,7 @@ def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
 
 
 def upload(client: Client, content: bytes = CSV, name: str = "news.csv", **extra: str):  # type: ignore[no-untyped-def]
-    return client.post(reverse("imports:upload"), {"file": SimpleUploadedFile(name, content, content_type="text/csv"), **extra})
+    return client.post(reverse("articles:upload"), {"file": SimpleUploadedFile(name, content, content_type="text/csv"), **extra})
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def queued_tasks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple[int, ...],
 
 
 def test_anonymous_goes_to_login(client: Client) -> None:
-    response = client.get(reverse("imports:new"))
+    response = client.get(reverse("articles:new"))
     assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
     response = upload(client)
     assert response.status_code == 302 and not ImportBatch.objects.exists()
@@ -59,27 +59,27 @@ def test_anonymous_goes_to_login(client: Client) -> None:
 def test_only_admins_may_import(request: pytest.FixtureRequest, persona: str) -> None:
     client = logged_in(request.getfixturevalue(persona))
     batch = ImportBatch.objects.create(source="x.csv", format="csv")
-    assert client.get(reverse("imports:new")).status_code == 403
+    assert client.get(reverse("articles:new")).status_code == 403
     assert upload(client).status_code == 403
-    assert client.post(reverse("imports:paste"), {"text": "Some text."}).status_code == 403
-    assert client.get(reverse("imports:detail", args=[batch.pk])).status_code == 403
-    assert client.get(reverse("imports:errors", args=[batch.pk])).status_code == 403
-    assert client.post(reverse("imports:resume", args=[batch.pk])).status_code == 403
+    assert client.post(reverse("articles:paste"), {"text": "Some text."}).status_code == 403
+    assert client.get(reverse("articles:detail", args=[batch.pk])).status_code == 403
+    assert client.get(reverse("articles:errors", args=[batch.pk])).status_code == 403
+    assert client.post(reverse("articles:resume", args=[batch.pk])).status_code == 403
     assert ImportBatch.objects.count() == 1 and not Article.objects.exists()
 
 
 def test_wrong_methods_are_refused(admin_user) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(admin_user)
     batch = ImportBatch.objects.create(source="x.csv", format="csv")
-    assert client.post(reverse("imports:new")).status_code == 405
-    assert client.get(reverse("imports:upload")).status_code == 405
-    assert client.get(reverse("imports:paste")).status_code == 405
-    assert client.post(reverse("imports:detail", args=[batch.pk])).status_code == 405
-    assert client.get(reverse("imports:resume", args=[batch.pk])).status_code == 405
+    assert client.post(reverse("articles:new")).status_code == 405
+    assert client.get(reverse("articles:upload")).status_code == 405
+    assert client.get(reverse("articles:paste")).status_code == 405
+    assert client.post(reverse("articles:detail", args=[batch.pk])).status_code == 405
+    assert client.get(reverse("articles:resume", args=[batch.pk])).status_code == 405
 
 
 def test_missing_batch_is_404(admin_user) -> None:  # type: ignore[no-untyped-def]
-    assert logged_in(admin_user).get(reverse("imports:detail", args=[999999])).status_code == 404
+    assert logged_in(admin_user).get(reverse("articles:detail", args=[999999])).status_code == 404
 
 
 # --- Upload -------------------------------------------------------------------------------
@@ -88,8 +88,8 @@ def test_missing_batch_is_404(admin_user) -> None:  # type: ignore[no-untyped-de
 def test_admin_page_links_to_upload(admin_user) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(admin_user)
     changelist = client.get(reverse("admin:articles_importbatch_changelist")).content.decode()
-    assert f'href="{reverse("imports:new")}"' in changelist
-    page = client.get(reverse("imports:new"))
+    assert f'href="{reverse("articles:new")}"' in changelist
+    page = client.get(reverse("articles:new"))
     assert page.status_code == 200
     assert 'enctype="multipart/form-data"' in page.content.decode()
 
@@ -99,7 +99,7 @@ def test_small_upload_imports_now_and_queues_the_pipeline(admin_user, upload_dir
     with django_capture_on_commit_callbacks() as callbacks:
         response = upload(client, outlet="Daily")
     batch = ImportBatch.objects.get()
-    assert response.status_code == 302 and response["Location"] == reverse("imports:detail", args=[batch.pk])
+    assert response.status_code == 302 and response["Location"] == reverse("articles:detail", args=[batch.pk])
     assert (batch.status, batch.rows_read, batch.rows_stored, batch.rows_rejected) == (ImportBatch.Status.DONE, 3, 2, 1)
     assert batch.created_by == admin_user and batch.source == "news.csv"
     assert set(Article.objects.values_list("outlet__name", flat=True)) == {"Daily"}
@@ -162,15 +162,15 @@ def test_upload_of_broken_file_shows_why(admin_user) -> None:  # type: ignore[no
 
 def test_paste_one_article(admin_user) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(admin_user)
-    response = client.post(reverse("imports:paste"), {"text": "Crime fell 12% last year.", "title": "Crime", "published_at": "2024-05-31"})
+    response = client.post(reverse("articles:paste"), {"text": "Crime fell 12% last year.", "title": "Crime", "published_at": "2024-05-31"})
     article = Article.objects.get()
-    assert response.status_code == 302 and response["Location"] == reverse("imports:detail", args=[article.import_batch_id])
+    assert response.status_code == 302 and response["Location"] == reverse("articles:detail", args=[article.import_batch_id])
     assert article.title == "Crime" and PipelineRun.objects.filter(import_batch_id=article.import_batch_id).exists()
 
 
 def test_paste_with_bad_date_shows_the_form_again(admin_user) -> None:  # type: ignore[no-untyped-def]
     client = logged_in(admin_user)
-    response = client.post(reverse("imports:paste"), {"text": "Crime fell.", "published_at": "last week"})
+    response = client.post(reverse("articles:paste"), {"text": "Crime fell.", "published_at": "last week"})
     assert response.status_code == 400 and "Bad date" in response.content.decode()
     assert not ImportBatch.objects.exists()
 
@@ -183,8 +183,8 @@ def test_batch_page_query_count_and_error_report(admin_user, django_assert_max_n
     upload(client, b"text,published_at\n,\nOk.,2024-99-01\n\"Quoted, fine.\",\n")
     batch = ImportBatch.objects.get()
     with django_assert_max_num_queries(8):
-        assert client.get(reverse("imports:detail", args=[batch.pk])).status_code == 200
-    response = client.get(reverse("imports:errors", args=[batch.pk]))
+        assert client.get(reverse("articles:detail", args=[batch.pk])).status_code == 200
+    response = client.get(reverse("articles:errors", args=[batch.pk]))
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     assert response["Content-Disposition"] == f'attachment; filename="import-{batch.pk}-errors.csv"'
     lines = list(csv.reader(io.StringIO(response.content.decode())))
@@ -202,7 +202,7 @@ def test_error_report_escapes_formula_cells(admin_user) -> None:  # type: ignore
         members.writestr('=HYPERLINK("http://evil.example").pdf', "x")
     upload(client, archive.getvalue(), name="pages.zip")
     batch = ImportBatch.objects.get()
-    lines = list(csv.reader(io.StringIO(client.get(reverse("imports:errors", args=[batch.pk])).content.decode())))
+    lines = list(csv.reader(io.StringIO(client.get(reverse("articles:errors", args=[batch.pk])).content.decode())))
     assert lines[1] == ["2", "'=HYPERLINK(\"http://evil.example\").pdf", "Unsupported file type '.pdf': use .txt, .md or .html."]
 
 
@@ -213,8 +213,8 @@ def test_resume_a_failed_import(admin_user, upload_dir: Path, queued_tasks) -> N
         source="news.csv", format="csv", status=ImportBatch.Status.FAILED, upload_name="kept.csv", error="Stopped after row 0"
     )
     client = logged_in(admin_user)
-    assert "Resume the import" in client.get(reverse("imports:detail", args=[batch.pk])).content.decode()
-    response = client.post(reverse("imports:resume", args=[batch.pk]))
+    assert "Resume the import" in client.get(reverse("articles:detail", args=[batch.pk])).content.decode()
+    response = client.post(reverse("articles:resume", args=[batch.pk]))
     assert response.status_code == 302
     batch.refresh_from_db()
     assert (batch.status, batch.error) == (ImportBatch.Status.QUEUED, "")
@@ -222,5 +222,5 @@ def test_resume_a_failed_import(admin_user, upload_dir: Path, queued_tasks) -> N
     batch.refresh_from_db()
     assert batch.status == ImportBatch.Status.DONE and batch.rows_stored == 2
 
-    again = client.post(reverse("imports:resume", args=[batch.pk]), follow=True)
+    again = client.post(reverse("articles:resume", args=[batch.pk]), follow=True)
     assert "Only a failed import" in again.content.decode()

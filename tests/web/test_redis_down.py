@@ -84,7 +84,7 @@ def test_an_import_while_the_queue_is_down_says_so_and_is_sent_later(  # type: i
     cache_at_closed_port(settings)
     with broker_down():
         with django_capture_on_commit_callbacks(execute=True) as sent_after_commit:
-            response = client.post(reverse("imports:paste"), {"text": "Crime fell 12% last year, the mayor said."})
+            response = client.post(reverse("articles:paste"), {"text": "Crime fell 12% last year, the mayor said."})
         assert response.status_code == 302 and len(sent_after_commit) == 1
         assert "Could not send factcheck.runs.tasks.run_pipeline" in caplog.text
         run = PipelineRun.objects.get()
@@ -108,7 +108,7 @@ def test_a_large_upload_while_the_queue_is_down_waits_for_it(  # type: ignore[no
     with broker_down():
         upload = SimpleUploadedFile("news.csv", b"text\nCrime fell 12% last year.\n", content_type="text/csv")
         with django_capture_on_commit_callbacks(execute=True):
-            response = client.post(reverse("imports:upload"), {"file": upload})
+            response = client.post(reverse("articles:upload"), {"file": upload})
         assert response.status_code == 302
         batch = ImportBatch.objects.get()
         assert (batch.status, batch.error) == (ImportBatch.Status.QUEUED, QUEUE_UNAVAILABLE)

@@ -53,7 +53,7 @@ def test_anonymous_small_post_still_reaches_the_login_form(reviewer) -> None:  #
 
 def test_signed_in_limit_is_the_form_limit_and_uploads_are_for_admins(settings, reviewer, editor, admin_user) -> None:  # type: ignore[no-untyped-def]
     settings.FACTCHECK_UPLOAD_MAX_BYTES = 10 * 1024**2
-    upload = reverse("imports:upload")
+    upload = reverse("articles:upload")
     over_forms = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 2 * 1024**2
     for user in (reviewer, editor):
         assert post_declaring(logged_in(user), upload, over_forms) == 413

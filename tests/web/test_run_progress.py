@@ -171,7 +171,7 @@ def test_the_import_page_shows_reading_progress_then_the_pipelines_then_the_new_
     batch = ImportBatch.objects.create(source="june.csv", status=ImportBatch.Status.IMPORTING, file_size=1000, bytes_read=250, rows_read=40, rows_stored=38)
     ImportBatch.objects.filter(pk=batch.pk).update(created_at=timezone.now() - timedelta(seconds=60))
     client = logged_in(admin_user)
-    html = client.get(reverse("imports:detail", args=[batch.pk])).content.decode()
+    html = client.get(reverse("articles:detail", args=[batch.pk])).content.decode()
     # 250 bytes a minute so far: the 750 left take three more.
     assert "Reading the file" in html and '<progress max="100" value="25"' in html
     assert "40 rows read, 38 new articles" in html and "Time left: about 3 minutes left" in html
@@ -181,13 +181,13 @@ def test_the_import_page_shows_reading_progress_then_the_pipelines_then_the_new_
         import_batch=batch, status=PipelineRun.Status.RUNNING, stage="extracting", articles_count=38, articles_done=10,
         claims_count=25, stage_started_at=timezone.now() - timedelta(seconds=10),
     )
-    html = client.get(reverse("imports:detail", args=[batch.pk])).content.decode()
+    html = client.get(reverse("articles:detail", args=[batch.pk])).content.decode()
     assert 'hx-trigger="every 2s"' in html and "10 of 38 articles extracted · 25 claims so far" in html and "See the" not in html
 
     found = make_claim(sentence="Rents rose 12% in a year.")
     Claim.objects.filter(pk=found.pk).update(first_run=run)
     PipelineRun.objects.filter(pk=run.pk).update(status=PipelineRun.Status.SUCCEEDED, stage="done", articles_done=38)
-    html = client.get(reverse("imports:detail", args=[batch.pk])).content.decode()
+    html = client.get(reverse("articles:detail", args=[batch.pk])).content.decode()
     assert "every 2s" not in html
     assert f'href="/claims/?import={batch.pk}"' in html and "See the 1 new claim of this import" in html
     assert shown_ids(client.get(f"/claims/?import={batch.pk}").content.decode()) == [found.pk]
