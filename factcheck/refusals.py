@@ -1,5 +1,6 @@
 """How the site says no: the 403 and 404 pages, the CSRF refusal, and their one log line; and
-the 503 "try again" page for a request whose database connection went away.
+the 503 "try again" page for a request whose database connection went away or whose query ran
+past the web's statement timeout.
 
 A refusal is a page in the app's own layout (navigation, the signed-in user) that gives the
 server's reason as it was raised ("A second person must approve or return a verdict; ...")
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
@@ -22,6 +24,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.defaults import server_error as django_server_error
+from psycopg.errors import QueryCanceled
 
 DEFAULT_MESSAGES = {
     403: "You may not do this with the role you have.",
@@ -73,12 +76,21 @@ DATABASE_AWAY = (OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 5
 
 
+def _statement_timed_out(exception: BaseException | None) -> bool:
+    """The web's statement timeout (settings.WEB_STATEMENT_TIMEOUT_SECONDS) stopped the
+    request's query: Django raises its OperationalError from psycopg's QueryCanceled."""
+    return isinstance(exception, OperationalError) and isinstance(exception.__cause__, QueryCanceled)
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
-    """handler500: a 503 "try again" while the database is away (called, as Django calls it,
-    while the exception is being handled), Django's plain 500 otherwise. The 503 page is a
-    standalone template: the layout reads the signed-in user, from the database that is away."""
-    if isinstance(sys.exc_info()[1], DATABASE_AWAY):
-        body = render_to_string("unavailable.html", {"retry_after": RETRY_AFTER_SECONDS})
+    """handler500: a 503 "try again" while the database is away or a query ran past the web's
+    statement timeout (called, as Django calls it, while the exception is being handled),
+    Django's plain 500 otherwise. The 503 page is a standalone template: the layout reads the
+    signed-in user, from the database that may be away."""
+    exception = sys.exc_info()[1]
+    if isinstance(exception, DATABASE_AWAY):
+        context = {"retry_after": RETRY_AFTER_SECONDS, "timed_out": _statement_timed_out(exception), "timeout_seconds": settings.WEB_STATEMENT_TIMEOUT_SECONDS}
+        body = render_to_string("unavailable.html", context)
         response = HttpResponse(body, status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response

@@ -92,8 +92,9 @@ def local_secret_key(path: Path) -> str:
     return key
 
 
-def database_from_url(url: str) -> dict[str, object]:
-    """Turn postgres://user:pass@host:port/name?sslmode=... into a DATABASES entry."""
+def database_from_url(url: str, *, statement_timeout_seconds: int = 0) -> dict[str, object]:
+    """Turn postgres://user:pass@host:port/name?sslmode=... into a DATABASES entry; with a
+    statement timeout, every statement on its connections stops after that many seconds."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
         raise ImproperlyConfigured(
@@ -109,7 +110,8 @@ def database_from_url(url: str) -> dict[str, object]:
     # No JIT: the app's queries are short, and PostgreSQL compiles any whose estimate passes
     # jit_above_cost (a search page whose estimate ran high took 160 ms to compile for a 7 ms
     # run). The URL's own `options` come after, so they can turn it back on.
-    options["options"] = " ".join(filter(None, ["-c jit=off", options.get("options", "")]))
+    timeout = f"-c statement_timeout={statement_timeout_seconds * 1000}" if statement_timeout_seconds else ""
+    options["options"] = " ".join(filter(None, ["-c jit=off", timeout, options.get("options", "")]))
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
@@ -247,7 +249,14 @@ WSGI_APPLICATION = "factcheck.wsgi.application"
 
 # --- Database -----------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL", "postgresql://127.0.0.1:5432/factcheck")
-DATABASES = {"default": database_from_url(DATABASE_URL)}
+# A web request's statements stop after FACTCHECK_WEB_STATEMENT_TIMEOUT_SECONDS. gunicorn kills
+# a sync worker that stays silent for 30 s, but PostgreSQL runs the killed request's statement
+# on to its end, holding a core and its locks long after the person gave up. Only the web
+# process is limited (factcheck/wsgi.py names it): Celery workers, the pipeline and manage.py
+# run long statements on purpose.
+WEB_PROCESS = os.environ.get("FACTCHECK_PROCESS") == "web"
+WEB_STATEMENT_TIMEOUT_SECONDS = env_int("FACTCHECK_WEB_STATEMENT_TIMEOUT_SECONDS", 25)
+DATABASES = {"default": database_from_url(DATABASE_URL, statement_timeout_seconds=WEB_STATEMENT_TIMEOUT_SECONDS if WEB_PROCESS else 0)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Logins: passwords, throttling, the proxy that names the client ------------------------
