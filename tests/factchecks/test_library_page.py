@@ -47,7 +47,8 @@ def test_every_role_searches_the_library(request, persona: str, library: dict[st
     assert page.status_code == 200 and sorted(result_ids(page.content.decode())) == sorted(fc.pk for fc in library.values())
     assert result_ids(client.get(reverse("factchecks:list"), {"q": "detained Massachusetts"}).content.decode()) == [library["ice"].pk]
     assert result_ids(client.get(reverse("factchecks:list"), {"q": "Lyons"}).content.decode()) == [library["ice"].pk]  # the speaker
-    assert sorted(result_ids(client.get(reverse("factchecks:list"), {"publisher": "Snopes"}).content.decode())) == sorted([library["wind"].pk, library["moon"].pk])
+    snopes = client.get(reverse("factchecks:list"), {"publisher": "Snopes"}).content.decode()
+    assert sorted(result_ids(snopes)) == sorted([library["wind"].pk, library["moon"].pk])
     assert result_ids(client.get(reverse("factchecks:list"), {"rating": "mostly"}).content.decode()) == [library["ice"].pk]
     assert result_ids(client.get(reverse("factchecks:list"), {"date_from": "2017-01-01", "date_to": "2020-01-01"}).content.decode()) == [library["wind"].pk]
     bad = client.get(reverse("factchecks:list"), {"date_from": "2020-01-01", "date_to": "2017-01-01"})
