@@ -186,8 +186,11 @@ def test_a_row_opens_to_its_clusters_appearances_best_ranked_first(reviewer, out
     assert "(this row)" in items[5] and "<a " not in items[5]
     assert items[8] == f'<a href="/claims/{row.pk}/?view=outlet%3D{row.article.outlet_id}#cluster">and 2 more</a>'
 
+    # A claim alone is a cluster of one: its only appearance is the row itself.
     alone = make_claim()
-    assert reviewers.get(reverse("claims:row_appearances", args=[alone.pk])).status_code == 404
+    html = reviewers.get(reverse("claims:row_appearances", args=[alone.pk])).content.decode()
+    assert len(re.findall(r"<li>", html)) == 1 and "(this row)" in html and "more</a>" not in html
+    assert reviewers.get(reverse("claims:row_appearances", args=[alone.pk + 1000])).status_code == 404
     assert logged_in(outsider).get(url).status_code == 403
     assert client.get(url).status_code == 302  # to the login page
     assert reviewers.post(url).status_code == 405
