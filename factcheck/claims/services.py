@@ -379,8 +379,8 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
     """Take an appearance that is not the same claim out of its cluster.
 
     It becomes a cluster of its own, new and unassigned (SPLIT_OUT: the cluster's decisions
-    were not about it); notes, evidence and verdicts written on it stay with the cluster (they move to
-    another appearance), so the cluster loses none of its work. The split is recorded
+    were not about it); notes, evidence and verdicts written on it stay with the cluster (they
+    move to another appearance), so the cluster loses none of its work. The split is recorded
     (ClusterSplit) so the pipeline never joins the two again, and audited on both sides.
     """
     _require(actor, Role.REVIEWER, "Splitting a cluster")
