@@ -91,7 +91,8 @@ SELECT
     CASE WHEN %(syndicated)s
          -- Each block of 15 claims: two clusters, of 5 to 10 appearances each.
          THEN 'k' || lpad(((g / 15) * 2 + ((g %% 15) >= 5 + (g / 15) %% 6)::int)::text, 39, '0')
-         WHEN random() < 0.3 THEN 'k' || lpad((g %% 20000)::text, 39, '0') ELSE '' END AS cluster_key,
+         -- NULL: a claim no other appearance shares, a cluster of one under its own key.
+         WHEN random() < 0.3 THEN 'k' || lpad((g %% 20000)::text, 39, '0') END AS shared_key,
     CASE WHEN %(syndicated)s THEN floor(random() * 3)::int ELSE floor(random() * 30)::int END AS age_days,
     1 + floor(random() * 3000)::int AS number
 FROM generate_series(1, %(claims)s) g;
@@ -107,7 +108,7 @@ SELECT
         || ' in ' || (ARRAY['Boston', 'Worcester', 'Springfield', 'Lowell', 'Cambridge'])[1 + c.g %% 5] || ' last '
         || (ARRAY['year', 'month', 'week', 'quarter'])[1 + c.g %% 4] || ', according to report '
         -- A syndicated cluster's appearances cite one report.
-        || CASE WHEN %(syndicated)s THEN c.cluster_key ELSE c.g::text END || '.',
+        || CASE WHEN %(syndicated)s THEN c.shared_key ELSE c.g::text END || '.',
     (c.g / %(articles)s) * 300,
     (c.g / %(articles)s) * 300 + 120,
     c.score,
@@ -121,19 +122,19 @@ SELECT
     CASE WHEN c.speaker <> '' AND c.g %% 3 = 0 THEN 'Acting Director' ELSE '' END,
     CASE WHEN c.speaker = '' THEN 'article' ELSE 'direct_quote' END,
     -- A claim in no shared cluster is its own, under its own key, as the pipeline stores it.
-    CASE WHEN c.cluster_key <> '' THEN c.cluster_key ELSE md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8) END,
+    COALESCE(c.shared_key, md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8)),
     -- A standing priority like the pipeline's (check-worthiness 50 x score, type up to 15,
     -- spread 5), rounded to one decimal so that many claims tie; recency (the default
     -- weights' 10 points, halving weekly) is added as the queue reads, from seen_at.
     round((50 * c.score
            + CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12 WHEN 'official_action' THEN 10
                                WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END
-           + CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END)::numeric, 1)::float8,
+           + CASE WHEN c.shared_key IS NOT NULL THEN 5 ELSE 0 END)::numeric, 1)::float8,
     jsonb_build_object('checkworthiness', round((50 * c.score)::numeric, 1), 'type',
                        CASE c.claim_type WHEN 'numeric' THEN 15 WHEN 'comparison' THEN 12 WHEN 'causal' THEN 12 WHEN 'official_action' THEN 10
                                          WHEN 'prediction' THEN 8 WHEN 'quote' THEN 6 ELSE 0 END,
-                       'spread', CASE WHEN c.cluster_key <> '' THEN 5 ELSE 0 END,
-                       'outlets', CASE WHEN c.cluster_key <> '' THEN 2 ELSE 1 END),
+                       'spread', CASE WHEN c.shared_key IS NOT NULL THEN 5 ELSE 0 END,
+                       'outlets', CASE WHEN c.shared_key IS NOT NULL THEN 2 ELSE 1 END),
     now() - make_interval(days => c.age_days),
     c.status,
     CASE WHEN c.status IN ('check', 'in_research', 'drafted') OR random() < 0.05

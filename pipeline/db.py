@@ -99,8 +99,7 @@ def read_stored_memberships(dsn: str, *, run_id: int) -> list[tuple[int, int]]:
 
 def read_candidate_claims(dsn: str, *, run_id: int, nodes: Iterable[int]) -> dict[int, list[NodeClaim]]:
     """node -> the claims behind it, for the clustering's exact step: a claim this run
-    extracted carries the run's tokens, a stored one its cluster key (its own key when the
-    stored one is empty), its stored signature (computed from its sentence if it has none) and
+    extracted carries the run's tokens, a stored one its cluster key, its stored signature (computed from its sentence if it has none) and
     the clusters reviewers split its cluster apart from (read_cluster_splits.sql)."""
     wanted = sorted(set(nodes))
     if not wanted:
@@ -112,7 +111,7 @@ def read_candidate_claims(dsn: str, *, run_id: int, nodes: Iterable[int]) -> dic
     with connect(dsn) as conn:
         run_tokens = dict(conn.execute(statement("read_run_candidates"), params).fetchall())
         for key, cluster_key, tokens, sentence, quantities in conn.execute(statement("read_stored_candidates"), params):
-            stored_clusters[key] = cluster_key or key
+            stored_clusters[key] = cluster_key
             stored_tokens[key] = tokens if tokens is not None else cluster_tokens(sentence, json.loads(quantities or "[]"))
         if stored_clusters:
             splits = conn.execute(statement("read_cluster_splits"), {"clusters": sorted(set(stored_clusters.values()))})

@@ -9,9 +9,9 @@ run's claims, one row per key with its final cluster (run_staged), are inserted 
 where they differ (merge_claims), the stored clusters merged into others move
 (apply_cluster_remap), the run's new and changed signatures go to claim_signatures and their
 band keys to claim_bands, every appearance of a touched cluster takes the cluster's reviewer
-state (unify_cluster_state: a new appearance joins its cluster's state, two clusters merged
-unify theirs), the touched clusters' statistics and their members' standing priorities are
-refreshed, and the run's scratch rows are deleted. Every statement reads the
+state (unify_clusters, by the rule in pipeline/cluster_state.py: a new appearance joins its
+cluster's state, two clusters merged unify theirs), the touched clusters' statistics and
+their members' standing priorities are refreshed, and the run's scratch rows are deleted. Every statement reads the
 run's rows and the stored rows they reach through an index: none scans every claim, except
 refresh_all_priorities when the ranking weights changed without a re-rank. A re-run writes
 nothing; reviewer-owned columns are written only to make a cluster's appearances agree, never
@@ -23,10 +23,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import groupby
 from typing import Any
 
 import psycopg
+from psycopg.types.json import Jsonb
 
+from pipeline.cluster_state import Appearance, MergedState, ReviewState, merged_state
 from pipeline.nlp.clustering import Clustering
 from pipeline.sql import statement
 
@@ -115,7 +118,7 @@ def merge_run(
     with step("unify_cluster_state"):
         touched = conn.execute(statement("run_touched"), params).fetchone()
         params["cluster_keys"] = touched[0] if touched else []
-        conn.execute(statement("unify_cluster_state"), params)
+        unify_clusters(conn, run_id=run_id, cluster_keys=params["cluster_keys"])
     with step("refresh_clusters"):
         conn.execute(statement("refresh_clusters"), params)
         conn.execute(statement("drop_empty_clusters"), params)
@@ -151,6 +154,40 @@ def write_signatures(conn: psycopg.Connection[Any]) -> None:
     conn.execute(statement("delete_replaced_bands"))
     conn.execute(statement("insert_claim_bands"))
     conn.execute(statement("upsert_signatures"))
+
+
+def unify_clusters(conn: psycopg.Connection[Any], *, run_id: int | None, cluster_keys: list[str]) -> int:
+    """Every appearance of each cluster in `cluster_keys` takes the cluster's one reviewer state
+    (pipeline.cluster_state.merged_state), read where the appearances differ
+    (read_cluster_states.sql) and written back with the merge's audit rows
+    (write_cluster_states.sql). `run_id`: the run whose remaps merged the clusters (None: no
+    run, the migration that first unified the stored clusters). Returns the clusters unified."""
+    rows = conn.execute(statement("read_cluster_states"), {"cluster_keys": cluster_keys}).fetchall()
+    states = []
+    for cluster_key, members in groupby(rows, key=lambda row: row[0]):
+        appearances = [
+            Appearance(id=pk, state=ReviewState(status, assignee_id, tuple(tags), dismiss_reason), version=version)
+            for _, pk, status, assignee_id, tags, dismiss_reason, version in members
+        ]
+        if (merged := merged_state(appearances)) is not None:
+            states.append(_state_row(cluster_key, merged))
+    if states:
+        conn.execute(statement("write_cluster_states"), {"states": Jsonb(states), "run_id": run_id})
+    return len(states)
+
+
+def _state_row(cluster_key: str, merged: MergedState) -> dict[str, Any]:
+    """One cluster's merged state as write_cluster_states.sql reads it (jsonb_to_recordset)."""
+    worked = []
+    for state, version in merged.worked:
+        entry = {"status": state.status, "assignee_id": state.assignee_id, "tags": list(state.tags), "version": version}
+        if entry not in worked:
+            worked.append(entry)
+    return {
+        "cluster_key": cluster_key, "first_id": merged.first_id, "status": merged.state.status,
+        "assignee_id": merged.state.assignee_id, "dismiss_reason": merged.state.dismiss_reason, "tags": list(merged.state.tags),
+        "version": merged.version, "states": worked, "audited": merged.unified_work,
+    }
 
 
 def refresh_priorities(conn: psycopg.Connection[Any], *, cluster_keys: list[str]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -82,8 +82,8 @@ def api_claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -
 def _cluster_claim_ids(claim_id: int) -> QuerySet[Claim, int]:
     """Every appearance of the claim's cluster: evidence and verdicts are the cluster's,
     whichever appearance they were written on (as the claim page reads them)."""
-    own_cluster = Claim.objects.filter(pk=claim_id).exclude(cluster_key="").values("cluster_key")
-    return Claim.objects.filter(Q(pk=claim_id) | Q(cluster_key__in=own_cluster)).values_list("id", flat=True)
+    own_cluster = Claim.objects.filter(pk=claim_id).values("cluster_key")
+    return Claim.objects.filter(cluster_key__in=own_cluster).values_list("id", flat=True)
 
 
 def claim_evidence(*, claim_id: int) -> list[Evidence]:
@@ -145,7 +145,7 @@ def api_clusters(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, An
     """Clusters; the queue filters select those with at least one matching appearance."""
     clusters = cluster_rows()
     if (claims := _matching_claims(user=user, values=values)) is not None:
-        clusters = clusters.filter(cluster_key__in=claims.exclude(cluster_key="").values("cluster_key"))
+        clusters = clusters.filter(cluster_key__in=claims.values("cluster_key"))
     if (min_size := own.get("min_size")) is not None:
         clusters = clusters.filter(size__gte=min_size)
     return clusters

@@ -441,12 +441,12 @@ def after_position(claims: QuerySet[Any], position: tuple[float, int] | None) ->
 def first_in_cluster(condition: Q) -> Q:
     """The claims that no appearance of their cluster matching `condition` outranks in queue
     order: the one row per cluster the queue shows, its best-ranked matching appearance (an
-    outlet filter shows the cluster through the appearance it matched). A claim in no cluster
-    is its own row."""
+    outlet filter shows the cluster through the appearance it matched). A claim alone is its
+    cluster's only appearance, so its own row."""
     better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
         Q(queue_rank__gt=OuterRef("queue_rank")) | Q(queue_rank=OuterRef("queue_rank"), id__gt=OuterRef("id"))
     )
-    return Q(cluster_key="") | Q(~Exists(better))
+    return Q(~Exists(better))
 
 
 def encode_cursor(rank: float, pk: int, *, group: int | None = None) -> str:

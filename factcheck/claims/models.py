@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -31,8 +32,10 @@ DISMISS_REASON_MAX_CHARS = 300
 class ClaimCluster(models.Model):
     """The same claim across articles and outlets. Maintained by the pipeline.
 
-    cluster_key is the smallest claim_key among its members when it formed, so it is
-    deterministic and survives re-runs; when two clusters merge the smaller key wins.
+    Every claim is in one: a claim with no other appearance is a cluster of one under its own
+    claim_key. cluster_key is the smallest claim_key among its members when it formed, so it
+    is deterministic and survives re-runs; when two clusters merge the smaller key wins. The
+    reviewer state a merged or split cluster keeps: pipeline/cluster_state.py.
     """
 
     cluster_key = models.CharField(max_length=40, unique=True)
@@ -129,6 +132,21 @@ class QueueOrderBasis(models.Model):
         constraints = [models.CheckConstraint(condition=models.Q(id=1), name="queue_order_basis_one_row")]
 
 
+def _own_cluster(claim: Claim) -> None:
+    """A claim written with no cluster is a cluster of one under its own key, as the pipeline's
+    merge writes a claim it joined to no other (pipeline/sql/run_staged.sql)."""
+    if not claim.cluster_key:
+        claim.cluster_key = claim.claim_key
+
+
+class ClaimQuerySet(models.QuerySet["Claim"]):
+    def bulk_create(self, objs: Iterable[Claim], *args: Any, **kwargs: Any) -> list[Claim]:
+        objs = list(objs)
+        for claim in objs:
+            _own_cluster(claim)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Claim(models.Model):
     """A check-worthy sentence at an exact span of an article.
 
@@ -138,10 +156,12 @@ class Claim(models.Model):
     The cluster (cluster_key) is the unit of triage: status, assignee, tags, dismiss_reason
     and version are the same on every appearance of a cluster (the services write them to
     all at once; the pipeline's merge gives a new appearance its cluster's state and unifies
-    two clusters' states when they merge: pipeline/sql/unify_cluster_state.sql). Notes,
+    two clusters' states when they merge, by the rule in pipeline/cluster_state.py). Notes,
     evidence and verdicts stay on the appearance they were written on and are read for the
     whole cluster (selectors.claim_workspace), so no merge ever moves or loses one.
     """
+
+    objects = ClaimQuerySet.as_manager()
 
     class Status(models.TextChoices):
         NEW = "new", "New"
@@ -180,7 +200,10 @@ class Claim(models.Model):
     speaker = models.CharField(max_length=300, blank=True)
     speaker_title = models.CharField(max_length=300, blank=True)
     attribution = models.CharField(max_length=20, blank=True, help_text="direct_quote, reported or article")
-    cluster_key = models.CharField(max_length=40, blank=True)
+    # Never empty (claim_cluster_key_set): the pipeline's merge writes each claim's cluster, its
+    # own claim_key for a claim alone; a claim written otherwise (save, bulk_create) defaults to
+    # its own key (ClaimQuerySet).
+    cluster_key = models.CharField(max_length=40)
     # pipeline.nlp.ranking.rank_signals: public_interest, topic, source, specificity, routine.
     rank_signals = models.JSONField(default=dict, db_default=models.Value({}, output_field=models.JSONField()), blank=True)
     # The sentence a reader needs to understand the claim (its subject is a pronoun); or empty.
@@ -262,10 +285,16 @@ class Claim(models.Model):
             models.UniqueConstraint(fields=["claim_key"], name="claim_key_unique"),
             models.UniqueConstraint(fields=["article", "start_offset", "end_offset"], name="claim_article_span_unique"),
             models.CheckConstraint(condition=models.Q(start_offset__lt=models.F("end_offset")), name="claim_span_nonempty"),
+            # Every claim is in a cluster, one of one included (issue 32): no "no cluster" value.
+            models.CheckConstraint(condition=~models.Q(cluster_key=""), name="claim_cluster_key_set"),
         ]
 
     def __str__(self) -> str:
         return self.sentence[:80]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        _own_cluster(self)
+        super().save(*args, **kwargs)
 
     @property
     def has_number(self) -> bool:

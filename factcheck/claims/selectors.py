@@ -70,16 +70,12 @@ def claims_for_pages() -> QuerySet[Claim]:
 
 
 def claim_cluster_ids(*, claim: Claim) -> list[int]:
-    """The ids of every appearance of the claim's cluster (the claim's own when it has none)."""
-    if not claim.cluster_key:
-        return [claim.pk]
+    """The ids of every appearance of the claim's cluster (itself included)."""
     return list(Claim.objects.filter(cluster_key=claim.cluster_key).order_by("id").values_list("id", flat=True))
 
 
 def claim_appearances(*, claim: Claim) -> list[Claim]:
-    """Every appearance of the claim's cluster, first published first."""
-    if not claim.cluster_key:
-        return [claim]
+    """Every appearance of the claim's cluster (itself included), first published first."""
     return list(
         Claim.objects.filter(cluster_key=claim.cluster_key)
         .select_related("article", "article__outlet")
@@ -225,7 +221,7 @@ def _groups(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -
         claims = Claim.objects.filter(matching, first_in_cluster(matching))
         if listed:
             shown = Exists(Claim.objects.filter(condition & earlier, cluster_key=OuterRef("cluster_key")))
-            claims = claims.filter(Q(cluster_key="") | ~Q(shown))
+            claims = claims.filter(~Q(shown))
         listed.append(claims.order_by(*QUEUE_ORDER))
         earlier |= group
     return search, listed
@@ -328,7 +324,7 @@ ROW_APPEARANCES_SQL = """
 SELECT m.id, mo.name AS outlet_name, left(CASE WHEN ma.title = '' THEN split_part(ma.text, E'\\n', 1) ELSE ma.title END, 110) AS article_heading,
        count(*) OVER () AS size
 FROM claims AS c
-JOIN claims AS m ON m.cluster_key = c.cluster_key AND c.cluster_key <> ''
+JOIN claims AS m ON m.cluster_key = c.cluster_key
 JOIN articles AS ma ON ma.id = m.article_id
 LEFT JOIN outlets AS mo ON mo.id = ma.outlet_id
 WHERE c.id = %s
@@ -346,7 +342,7 @@ class RowAppearance:
 
 def row_appearances(*, claim_id: int, limit: int) -> tuple[list[RowAppearance], int]:
     """The first `limit` appearances of the claim's cluster in queue order, and how many it has
-    (a claim in no cluster: none, 0)."""
+    (a claim alone: itself, 1)."""
     with connection.cursor() as cursor:
         cursor.execute(ROW_APPEARANCES_SQL, [claim_id, limit])
         found = cursor.fetchall()
@@ -355,9 +351,9 @@ def row_appearances(*, claim_id: int, limit: int) -> tuple[list[RowAppearance], 
 
 # What the desk counts, named alike on every page, export and report (docs/exports.md,
 # "What the counts count"): an *appearance* is one row of `claims` (a sentence in one
-# article); a *claim* is a cluster of appearances that say the same thing, or an appearance
-# in no cluster. The queue lists claims, one row each.
-ROWS_COUNT = "count(*) FILTER (WHERE cluster_key = '') + count(DISTINCT cluster_key) FILTER (WHERE cluster_key <> '')"
+# article); a *claim* is a cluster of appearances that say the same thing (one of one for an
+# appearance alone). The queue lists claims, one row each.
+ROWS_COUNT = "count(DISTINCT cluster_key)"
 
 
 class ClaimCount(Func):
@@ -371,11 +367,9 @@ class ClaimCount(Func):
 
 
 def claims_count(claims: QuerySet[Claim]) -> QueueCounts:
-    """The claims (clusters, and appearances in none) and appearances of a queryset."""
-    found = claims.aggregate(
-        alone=Count("id", filter=Q(cluster_key="")), clusters=Count("cluster_key", distinct=True, filter=~Q(cluster_key="")), appearances=Count("id")
-    )
-    return QueueCounts(claims=found["alone"] + found["clusters"], appearances=found["appearances"])
+    """The claims (clusters) and appearances of a queryset."""
+    found = claims.aggregate(clusters=Count("cluster_key", distinct=True), appearances=Count("id"))
+    return QueueCounts(claims=found["clusters"], appearances=found["appearances"])
 
 
 @dataclass(frozen=True)
@@ -483,11 +477,8 @@ def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
     returned_to_me = Verdict.objects.filter(claim__cluster_key=OuterRef("cluster_key"), status=Verdict.Status.RETURNED).filter(
         Q(author_id=user.pk) | Q(contributor_ids__contains=[user.pk])
     )
-    returned_own = Verdict.objects.filter(claim_id=OuterRef("pk"), status=Verdict.Status.RETURNED).filter(
-        Q(author_id=user.pk) | Q(contributor_ids__contains=[user.pk])
-    )
     mine = Q(assignee_id=user.pk, status__in=MY_CLAIMS_VALUES["status"])
-    back_to_me = Q(status=Claim.Status.RETURNED) & (Exists(returned_own) | (~Q(cluster_key="") & Exists(returned_to_me)))
+    back_to_me = Q(status=Claim.Status.RETURNED) & Exists(returned_to_me)
     claims = list(
         Claim.objects.filter(mine | back_to_me)
         .select_related("article__outlet", "assignee")
@@ -497,9 +488,8 @@ def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
     seen: set[str] = set()
     first_of_cluster = []
     for claim in claims:
-        unit = claim.cluster_key or f"#{claim.pk}"
-        if unit not in seen:
-            seen.add(unit)
+        if claim.cluster_key not in seen:
+            seen.add(claim.cluster_key)
             first_of_cluster.append(claim)
     # Read to its limit, the appearances may hide more clusters than were kept.
     more = len(first_of_cluster) > INBOX_MAX_CLAIMS or len(claims) == INBOX_MAX_CLAIMS * 4
@@ -509,15 +499,14 @@ def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
     comments: dict[str, str] = {}
     found = (
         Verdict.objects.filter(
-            Q(claim__cluster_key__in=[c.cluster_key for c in sent_back if c.cluster_key]) | Q(claim_id__in=[c.pk for c in sent_back if not c.cluster_key]),
-            status=Verdict.Status.RETURNED,
+            claim__cluster_key__in=[c.cluster_key for c in sent_back], status=Verdict.Status.RETURNED
         )
         .order_by("-updated_at", "-id")
-        .values_list("claim__cluster_key", "claim_id", "review_comment")
+        .values_list("claim__cluster_key", "review_comment")
     )
-    for cluster_key, claim_id, comment in found:
-        comments.setdefault(cluster_key or f"#{claim_id}", comment)
-    returned = [InboxEntry(c, comments.get(c.cluster_key or f"#{c.pk}", "")) for c in sent_back]
+    for cluster_key, comment in found:
+        comments.setdefault(cluster_key, comment)
+    returned = [InboxEntry(c, comments.get(c.cluster_key, "")) for c in sent_back]
     assigned = [InboxEntry(c, "") for c in first_of_cluster if c.status != Claim.Status.RETURNED]
     return Inbox(returned=returned, assigned=assigned, more=more)
 

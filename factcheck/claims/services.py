@@ -56,6 +56,7 @@ from factcheck.claims.reviewed import claim_reviewed_default
 from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, claim_cluster_ids
 from factcheck.factchecks.library import factcheck_record_verdict
 from factcheck.queueing import queued_row_send, queued_rows_resend
+from pipeline.cluster_state import SPLIT_OUT
 from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
 from pipeline.sql import statement
 
@@ -102,7 +103,7 @@ def _locked_cluster(claim: Claim) -> LockedCluster:
     the claim to another cluster between reading its key and locking: then read it again."""
     while True:
         key = Claim.objects.filter(pk=claim.pk).values_list("cluster_key", flat=True).get()
-        same = Claim.objects.filter(cluster_key=key) if key else Claim.objects.filter(pk=claim.pk)
+        same = Claim.objects.filter(cluster_key=key)
         ids = list(same.select_for_update().order_by("id").values_list("id", flat=True))
         locked = Claim.objects.select_related("assignee").get(pk=claim.pk)
         if locked.cluster_key == key and locked.pk in ids:
@@ -361,7 +362,7 @@ def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Seq
 
 # --- the cluster -------------------------------------------------------------------------
 
-EVERY_CLUSTER = "SELECT COALESCE(array_agg(DISTINCT cluster_key), '{}') FROM claims WHERE cluster_key <> ''"
+EVERY_CLUSTER = "SELECT COALESCE(array_agg(DISTINCT cluster_key), '{}') FROM claims"
 
 
 def _split_key(claim: Claim) -> str:
@@ -377,9 +378,9 @@ def _split_key(claim: Claim) -> str:
 def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int | None = None) -> Claim:
     """Take an appearance that is not the same claim out of its cluster.
 
-    It becomes a cluster of its own, new and unassigned (the cluster's decisions were not
-    about it); notes, evidence and verdicts written on it stay with the cluster (they move to
-    another appearance), so the cluster loses none of its work. The split is recorded
+    It becomes a cluster of its own, new and unassigned (SPLIT_OUT: the cluster's decisions
+    were not about it); notes, evidence and verdicts written on it stay with the cluster (they
+    move to another appearance), so the cluster loses none of its work. The split is recorded
     (ClusterSplit) so the pipeline never joins the two again, and audited on both sides.
     """
     _require(actor, Role.REVIEWER, "Splitting a cluster")
@@ -413,8 +414,11 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
     old_key = claim.cluster_key
     before = {**_state(claim), "cluster": old_key}
     claim.cluster_key = _split_key(claim)
-    claim.status, claim.assignee, claim.tags, claim.dismiss_reason = S.NEW, None, [], ""
-    _save(LockedCluster(claim=claim, ids=[claim.pk]), ["cluster_key", "status", "assignee", "tags", "dismiss_reason"])
+    # A cluster of its own, starting as the rule for a split says (pipeline/cluster_state.py).
+    claim.status, claim.assignee_id, claim.tags, claim.dismiss_reason = (
+        SPLIT_OUT.status, SPLIT_OUT.assignee_id, list(SPLIT_OUT.tags), SPLIT_OUT.dismiss_reason
+    )
+    _save(LockedCluster(claim=claim, ids=[claim.pk]), ["cluster_key", "status", "assignee_id", "tags", "dismiss_reason"])
     ClusterSplit.objects.create(claim_key=claim.claim_key, apart_cluster_key=old_key, split_by=actor)
     with connection.cursor() as cursor:
         # As a merge would: never beside one (claims_rerank holds the same lock).

@@ -352,7 +352,7 @@ def queue_row_appearances(request: HttpRequest, pk: int) -> HttpResponse:
     (`view`), the row's own marked; "and N more" past ROW_APPEARANCES_SHOWN."""
     found, size = selectors.row_appearances(claim_id=pk, limit=ROW_APPEARANCES_SHOWN)
     if not found:
-        raise Http404("No such claim in a cluster.")
+        raise Http404("No such claim.")
     suffix = _view_suffix(queue_filter_from(QueryDict(request.GET.get("view", ""))).querystring())
     detail_url = reverse("claims:detail", args=[_PK])
     appearances = [

@@ -1,6 +1,6 @@
 """The claims CSV: one line per appearance (a claim in one article), written as the rows
-arrive from the database. Its words are the queue's: a claim is a cluster of appearances (or
-one appearance in no cluster), so `appearance_id` is the row's own id, `claim_key` names its
+arrive from the database. Its words are the queue's: a claim is a cluster of appearances (one
+of one for an appearance alone), so `appearance_id` is the row's own id, `claim_key` names its
 claim, and `claim_appearances` / `claim_outlets` count that claim's appearances and outlets.
 
 Spreadsheets run a cell that starts with =, +, - or @ as a formula (and strip a leading tab

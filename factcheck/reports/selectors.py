@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Case, Count, DateTimeField, Exists, F, Func, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField, Value, When
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast, Coalesce, Concat, Left, TruncDate
+from django.db.models.functions import Coalesce, Left, TruncDate
 
 from factcheck.claims.filters import QUEUE_ORDER, claims_filtered
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
@@ -42,8 +42,8 @@ def _heading(prefix: str) -> Left:
 
 
 def _same_cluster() -> Q:
-    """Verdicts on the same cluster as the outer verdict's claim (a claim in no cluster: its own)."""
-    return Q(claim_id=OuterRef("claim_id")) | (Q(claim__cluster_key=OuterRef("claim__cluster_key")) & ~Q(claim__cluster_key=""))
+    """Verdicts on the same cluster as the outer verdict's claim (its own included)."""
+    return Q(claim__cluster_key=OuterRef("claim__cluster_key"))
 
 
 def published_verdicts() -> QuerySet[Verdict]:
@@ -87,11 +87,10 @@ def review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]
 
 
 def _appearances_for(rows: list[dict[str, Any]]) -> dict[str, list[tuple[int, Appearance]]]:
-    """Appearances of every claim's cluster (keyed by cluster key, or 'claim:<id>' for a
-    claim in no cluster), in one query: (claim id, appearance), first seen first."""
-    keys = {row["cluster_key"] for row in rows if row["cluster_key"]}
-    loose = [row["claim_id"] for row in rows if not row["cluster_key"]]
-    claims = Claim.objects.filter(Q(cluster_key__in=keys) | Q(pk__in=loose)) if keys or loose else Claim.objects.none()
+    """Appearances of every claim's cluster (keyed by cluster key), in one query: (claim id,
+    appearance), first seen first."""
+    keys = {row["cluster_key"] for row in rows}
+    claims = Claim.objects.filter(cluster_key__in=keys)
     # Named apart from claims.seen_at (the same time, copied by the merge): this reads the
     # article, so it holds for claims stored any other way too.
     article_seen_at = Coalesce("article__published_at", "article__created_at")
@@ -105,7 +104,7 @@ def _appearances_for(rows: list[dict[str, Any]]) -> dict[str, list[tuple[int, Ap
     )
     by_key: dict[str, list[tuple[int, Appearance]]] = {}
     for item in found:
-        key = item["cluster_key"] if item["cluster_key"] in keys else f"claim:{item['id']}"
+        key = item["cluster_key"]
         appearance = Appearance(
             article_id=item["article_id"],
             headline=_headline(item["heading"]) or f"Article {item['article_id']}",
@@ -147,11 +146,11 @@ def _citations_for(claim_ids: list[int]) -> dict[int, tuple[Citation, ...]]:
 
 def review_sources_from_rows(rows: list[dict[str, Any]]) -> list[ReviewSource]:
     appearances = _appearances_for(rows)
-    first_claims = _first_claims({row["cluster_key"] for row in rows if row["cluster_key"]})
+    first_claims = _first_claims({row["cluster_key"] for row in rows})
     citations = _citations_for([row["claim_id"] for row in rows])
     sources = []
     for row in rows:
-        members = appearances.get(row["cluster_key"] or f"claim:{row['claim_id']}", [])
+        members = appearances.get(row["cluster_key"], [])
         articles: dict[int, Appearance] = {}
         for _claim_id, appearance in members:
             articles.setdefault(appearance.article_id, appearance)
@@ -178,8 +177,7 @@ def review_sources_from_rows(rows: list[dict[str, Any]]) -> list[ReviewSource]:
 def review_source_for_claim(*, claim_id: int) -> ReviewSource:
     """The published ClaimReview of a claim's cluster (any of its appearances), whoever asks
     (the command line)."""
-    key = Claim.objects.filter(pk=claim_id).values_list("cluster_key", flat=True).first()
-    verdicts = published_verdicts().filter(claim__cluster_key=key) if key else published_verdicts().filter(claim_id=claim_id)
+    verdicts = published_verdicts().filter(claim__cluster_key__in=Claim.objects.filter(pk=claim_id).values("cluster_key"))
     sources = review_sources_from_rows(list(review_rows(verdicts)))
     if not sources:
         raise Verdict.DoesNotExist(f"Claim {claim_id} does not exist or has no approved verdict.")
@@ -229,18 +227,11 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
     rows = claims.iterator(chunk_size=chunk)
     while batch := list(islice(rows, chunk)):
         # One array parameter rather than 2,000 placeholders: a third of the time, mostly planning.
-        # The verdict is the cluster's: every appearance's row shows it (a claim in no
-        # cluster: its own), current = written last, published = approved last.
-        keys = {row["cluster_key"] for row in batch if row["cluster_key"]}
-        loose = [row["id"] for row in batch if not row["cluster_key"]]
-        verdicts = Verdict.objects.filter(
-            Q(claim__cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (sorted(keys),))) | Q(claim_id__in=RawSQL("SELECT unnest(%s::bigint[])", (loose,)))
-        ).annotate(
-            group=Case(
-                When(claim__cluster_key="", then=Concat(Value("claim:"), Cast("claim_id", TextField()))),
-                default=F("claim__cluster_key"),
-                output_field=TextField(),
-            )
+        # The verdict is the cluster's: every appearance's row shows it, current = written
+        # last, published = approved last.
+        keys = {row["cluster_key"] for row in batch}
+        verdicts = Verdict.objects.filter(claim__cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (sorted(keys),))).annotate(
+            group=F("claim__cluster_key")
         )
         current: dict[str, Mapping[str, Any]] = {
             v["group"]: v
@@ -255,9 +246,9 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
             )
         }
         found = ClaimCluster.objects.filter(cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (list(keys),)))
-        clusters = {key: (size, outlets) for key, size, outlets in found.values_list("cluster_key", "size", "outlet_count")} if keys else {}
+        clusters = {key: (size, outlets) for key, size, outlets in found.values_list("cluster_key", "size", "outlet_count")}
         for row in batch:
-            group = row["cluster_key"] or f"claim:{row['id']}"
+            group = row["cluster_key"]
             verdict, approved = current.get(group, {}), published.get(group, {})
             size, outlets = clusters.get(row["cluster_key"], (None, None))
             yield {

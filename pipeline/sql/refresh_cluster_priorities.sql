@@ -3,7 +3,8 @@
 -- leads may have moved. One claim, one
 -- score: every appearance takes the parts of its cluster's lead appearance
 -- (claim_clusters.lead_claim_id, refresh_clusters.sql), so the cluster ranks the same
--- whichever outlet's wording the pipeline read; a claim in no cluster row ranks on its own.
+-- whichever outlet's wording the pipeline read; a claim whose cluster has no row yet (written
+-- outside the pipeline, before its statistics) ranks on its own.
 -- Only rows whose priority or parts differ are written.
 WITH p AS (
     SELECT c.id, pp.parts || jsonb_build_object('lead_claim_id', COALESCE(lead.id, c.id)) AS parts

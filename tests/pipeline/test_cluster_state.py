@@ -1,4 +1,4 @@
-"""The cluster's reviewer state through later runs' merges (pipeline/sql/unify_cluster_state.sql)
+"""The cluster's reviewer state through later runs' merges (pipeline/cluster_state.py, pipeline.merge.unify_clusters)
 and a reviewer's split through the next run's clustering, against the real PostgreSQL."""
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
 from factcheck.claims.errors import StaleVersion
-from factcheck.claims.models import Claim, ClusterSplit, RankingWeights
+from factcheck.claims.models import Claim, ClaimCluster, ClusterSplit, RankingWeights
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
-from factcheck.claims.selectors import claim_cluster_ids, claim_workspace
+from factcheck.claims.selectors import QueueCounts, claim_cluster_ids, claim_workspace, claims_count
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
+from pipeline.cluster_state import SPLIT_OUT
 from pipeline.nlp.clustering import NodeClaim, claim_node, resolve_clusters
 from tests.pipeline.test_db_merge import AGAIN, claim_row, merge, stage
 from tests.reports.helpers import publish
@@ -115,6 +116,105 @@ def test_two_clusters_that_merge_keep_every_note_evidence_and_audit_row(reviewer
     for key in (A, C):
         with pytest.raises(StaleVersion):
             services.claim_assign(claim=merged[0], actor=editor, assignee=reviewer, expected_version=before_versions[key])
+
+
+def test_a_drafted_assigned_cluster_merging_with_a_new_one_keeps_its_state_and_version(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    database_url_for_job()
+    first, second, third, fourth = outlets("Boston Globe", "Breitbart News", "MassLive", "WBZ")
+    run = run_create(article_ids=[first, second, third])
+    stage(run.pk, [claim_row(first, A, 0, 40), claim_row(second, B, 0, 40), claim_row(third, C, 0, 40)])
+    merge(run.pk, assigned=[(A, A), (B, A)])
+    a, _, c = claims(A, B, C)
+    # Every claim is in a cluster: c, alone, is a cluster of one under its own key.
+    assert c.cluster_key == C and ClaimCluster.objects.get(cluster_key=C).size == 1
+    services.claim_mark_check(claim=a, actor=editor)
+    services.claim_start_research(claim=a, actor=editor)
+    services.claim_tag(claim=a, actor=editor, add=["ice"])
+    services.verdict_draft(claim=a, actor=editor, rating="unverifiable", headline="A pledge", explanation="Nothing yet.")
+    (state,) = {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in claims(A, B)}
+    assert state[:2] == (S.DRAFTED, editor.pk)
+    audit_rows = AuditEvent.objects.count()
+
+    # The next run joins the untouched cluster c to a, with a new appearance e.
+    later = run_create(article_ids=[fourth])
+    stage(later.pk, [claim_row(fourth, E, 0, 40)])
+    merge(later.pk, assigned=[(E, A)], remap=[(C, A)])
+
+    merged = claims(A, B, C, E)
+    assert {x.cluster_key for x in merged} == {A}
+    # Nobody worked on c or e: they take a's state at its version, and no open page goes stale.
+    assert {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in merged} == {state}
+    assert AuditEvent.objects.count() == audit_rows
+    assert not ClaimCluster.objects.filter(cluster_key=C).exists() and ClaimCluster.objects.get(cluster_key=A).size == 4
+    assert claims_count(Claim.objects.all()) == QueueCounts(claims=1, appearances=4)
+
+
+def test_an_approved_cluster_merging_with_a_dismissed_one_stays_approved_audited(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
+    database_url_for_job()
+    first, second, third, fourth, fifth = outlets("Boston Globe", "Breitbart News", "MassLive", "WBZ", "Herald")
+    run = run_create(article_ids=[first, second, third, fourth])
+    stage(run.pk, [claim_row(first, A, 0, 40), claim_row(second, B, 0, 40), claim_row(third, C, 0, 40), claim_row(fourth, D, 0, 40)])
+    merge(run.pk, assigned=[(A, A), (B, A), (C, C), (D, C)])
+    a, _, c, _ = claims(A, B, C, D)
+    assert claims_count(Claim.objects.all()) == QueueCounts(claims=2, appearances=4)
+    services.claim_mark_check(claim=a, actor=reviewer)
+    verdict = publish(a, author=reviewer, approver=editor)
+    services.claim_tag(claim=c, actor=editor, add=["opinion"])
+    services.claim_dismiss(claim=c, actor=editor, reason="Opinion, not a claim.")
+    approved = claims(A)[0]
+    before = {x.claim_key: x.version for x in claims(A, B, C, D)}
+    assert claims(C)[0].status == S.DISMISSED
+
+    later = run_create(article_ids=[fifth])
+    stage(later.pk, [claim_row(fifth, E, 0, 40)])
+    merge(later.pk, assigned=[(E, A)], remap=[(C, A)])
+
+    merged = claims(A, B, C, D, E)
+    assert {x.cluster_key for x in merged} == {A}
+    # The most advanced status with its assignee and reason, every tag, a version above both.
+    assert {(x.status, x.assignee_id, x.dismiss_reason, tuple(x.tags)) for x in merged} == {
+        (S.APPROVED, approved.assignee_id, "", (*approved.tags, "opinion"))
+    }
+    assert {x.version for x in merged} == {max(before.values()) + 1}
+    assert services.verdict_current(claims(D)[0]) == verdict
+    (event,) = AuditEvent.objects.filter(verb="cluster.merge")
+    assert (event.actor, event.object_id, event.after["merged"], event.after["status"]) == (None, min(x.pk for x in merged), [A, C], S.APPROVED)
+    assert sorted(state["status"] for state in event.before["states"]) == [S.APPROVED, S.DISMISSED]
+    assert claims_count(Claim.objects.all()) == QueueCounts(claims=1, appearances=5)
+    for key in (A, C):
+        with pytest.raises(StaleVersion):
+            services.claim_assign(claim=merged[0], actor=editor, assignee=reviewer, expected_version=before[key])
+
+
+def test_an_assigned_appearance_split_out_starts_new_and_each_side_keeps_its_own_state_in_the_next_run(reviewer) -> None:  # type: ignore[no-untyped-def]
+    database_url_for_job()
+    first, second, third, fourth, fifth = outlets("Boston Globe", "Breitbart News", "MassLive", "WBZ", "Herald")
+    run = run_create(article_ids=[first, second, third])
+    stage(run.pk, [claim_row(first, A, 0, 40), claim_row(second, B, 0, 40), claim_row(third, C, 0, 40)])
+    merge(run.pk, assigned=[(A, A), (B, A), (C, A)])
+    a, _, c = claims(A, B, C)
+    services.claim_mark_check(claim=a, actor=reviewer)
+    services.claim_start_research(claim=a, actor=reviewer)
+    services.claim_tag(claim=a, actor=reviewer, add=["budget"])
+    kept = {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in claims(A, B, C)}
+    assert len(kept) == 1 and next(iter(kept))[:2] == (S.IN_RESEARCH, reviewer.pk)
+
+    services.claim_split(claim=c, actor=reviewer, reason="A different speech")
+    c = claims(C)[0]
+    assert (c.cluster_key, c.status, c.assignee_id, tuple(c.tags), c.dismiss_reason) == (
+        C, SPLIT_OUT.status, SPLIT_OUT.assignee_id, SPLIT_OUT.tags, SPLIT_OUT.dismiss_reason
+    )
+    assert ClaimCluster.objects.get(cluster_key=C).size == 1 and ClaimCluster.objects.get(cluster_key=A).size == 2
+    assert claims_count(Claim.objects.all()) == QueueCounts(claims=2, appearances=3)
+
+    # A new appearance joins each side: each takes its own cluster's state.
+    later = run_create(article_ids=[fourth, fifth])
+    stage(later.pk, [claim_row(fourth, D, 0, 40), claim_row(fifth, E, 0, 40)])
+    merge(later.pk, assigned=[(D, A), (E, C)])
+    assert {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in claims(A, B, D)} == kept
+    assert {(x.status, x.assignee_id, tuple(x.tags)) for x in claims(C, E)} == {(S.NEW, None, ())}
+    assert {x.cluster_key for x in claims(C, E)} == {C}
+    assert not AuditEvent.objects.filter(verb="cluster.merge").exists()
 
 
 def test_a_split_appearance_stays_apart_in_the_next_run(reviewer) -> None:  # type: ignore[no-untyped-def]

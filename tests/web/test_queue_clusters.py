@@ -34,7 +34,7 @@ def first_of_each_cluster(claims: list[Claim]) -> list[Claim]:
     best: dict[str, Claim] = {}
     position = {pk: n for n, pk in enumerate(order_by_total(claims))}
     for claim in claims:
-        key = claim.cluster_key or f"claim:{claim.pk}"
+        key = claim.cluster_key
         if key not in best or position[claim.pk] < position[best[key].pk]:
             best[key] = claim
     return list(best.values())
@@ -46,16 +46,17 @@ def one_row_per_cluster(groups: list[list[Claim]]) -> list[int]:
     rows: list[int] = []
     listed: set[str] = set()
     for group in groups:
-        left = [claim for claim in group if claim.cluster_key == "" or claim.cluster_key not in listed]
+        left = [claim for claim in group if claim.cluster_key not in listed]
         rows += order_by_total(first_of_each_cluster(left))
-        listed |= {claim.cluster_key for claim in group if claim.cluster_key}
+        listed |= {claim.cluster_key for claim in group}
     return rows
 
 
 def test_one_row_per_cluster_walks_exactly_with_filters_and_a_search(reviewer, crossing: list[Claim]) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    # Clusters of one to four appearances across the standing and recency orders; a few alone.
+    # Clusters of one to four appearances across the standing and recency orders; a few alone
+    # (a cluster of one under its own key).
     for n, claim in enumerate(crossing):
-        claim.cluster_key = "" if n % 11 == 0 else f"{n % 9:040x}"
+        claim.cluster_key = claim.claim_key if n % 11 == 0 else f"k{n % 9:039x}"
         claim.save(update_fields=["cluster_key"])
     def says_flood(claim: Claim) -> bool:
         return "flood" in claim.sentence
@@ -123,7 +124,7 @@ def test_a_phrase_search_lists_each_cluster_in_its_first_group(reviewer) -> None
         claims.append(make_claim(
             about_floods if n % 6 == 2 else None, priority=rng.choice([30.0, 40.0, 45.0, 50.0]), sentence=sentences[n % 4].format(n=n),
             seen_at=NEWEST - timedelta(days=rng.choice([0, 3, 7, 20])), claim_type="numeric" if n % 3 else "quote",
-            cluster_key="" if n % 7 == 0 else f"{n % 9:040x}",
+            **({} if n % 7 == 0 else {"cluster_key": f"k{n % 9:039x}"}),  # alone: its own cluster
         ))
     # Recency lifts a claim of a lower standing priority above others (45 + 10 against 50 + 2.7 to 4.5).
     claims.append(make_claim(priority=45.0, sentence="Flood and storm cost 1000.", seen_at=NEWEST, claim_type="numeric"))
@@ -186,8 +187,11 @@ def test_a_row_opens_to_its_clusters_appearances_best_ranked_first(reviewer, out
     assert "(this row)" in items[5] and "<a " not in items[5]
     assert items[8] == f'<a href="/claims/{row.pk}/?view=outlet%3D{row.article.outlet_id}#cluster">and 2 more</a>'
 
+    # A claim alone is a cluster of one: its only appearance is the row itself.
     alone = make_claim()
-    assert reviewers.get(reverse("claims:row_appearances", args=[alone.pk])).status_code == 404
+    html = reviewers.get(reverse("claims:row_appearances", args=[alone.pk])).content.decode()
+    assert len(re.findall(r"<li>", html)) == 1 and "(this row)" in html and "more</a>" not in html
+    assert reviewers.get(reverse("claims:row_appearances", args=[alone.pk + 1000])).status_code == 404
     assert logged_in(outsider).get(url).status_code == 403
     assert client.get(url).status_code == 302  # to the login page
     assert reviewers.post(url).status_code == 405

@@ -190,8 +190,8 @@ def test_the_queue_shows_one_row_per_cluster_with_its_appearances(reviewer) -> N
 
 
 def test_migration_0020_unifies_stored_clusters_through_the_merge_statement(reviewer) -> None:  # type: ignore[no-untyped-def]
-    """The migration that made the cluster the unit of triage runs the merge's own statement
-    (unify_cluster_state.sql) over every stored cluster of two or more, naming them as its
+    """The migration that made the cluster the unit of triage runs the merge's own rule
+    (pipeline.merge.unify_clusters) over every stored cluster of two or more, naming them as its
     cluster_keys parameter: a cluster whose appearances differ takes one state, a cluster of
     one is left alone."""
     import importlib
@@ -212,3 +212,62 @@ def test_migration_0020_unifies_stored_clusters_through_the_merge_statement(revi
     assert (alone.status, alone.dismiss_reason) == (Claim.Status.DISMISSED, "Opinion.")
     worked.refresh_from_db()
     assert worked.version == 3
+
+
+def test_migration_0032_puts_every_claim_in_a_cluster_in_batches(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Claims stored with no cluster ('', before 0032) move to a cluster of their own, under
+    their own key or, where a cluster already goes by it, the key a split derives; every
+    cluster gets its claim_clusters row; the counts and priorities do not move."""
+    import hashlib
+    import importlib
+    from types import SimpleNamespace
+
+    from django.db import connection
+
+    from factcheck.claims.selectors import claims_count
+
+    migration = importlib.import_module("factcheck.claims.migrations.0032_every_claim_in_a_cluster")
+    monkeypatch.setattr(migration, "BATCH", 2)
+    alone = [make_claim(priority=float(n)) for n in range(3)]
+    shared = [make_claim(cluster_key="k" * 40) for _ in range(2)]
+    # A claim whose own key names a cluster it is not in (the cluster it was split from).
+    taken = make_claim()
+    named = make_claim(cluster_key=taken.claim_key)
+    with connection.cursor() as cursor:
+        # The database as it was before the migration: '' for a claim in no cluster.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending checks: ALTER TABLE refuses them
+        cursor.execute("ALTER TABLE claims DROP CONSTRAINT claim_cluster_key_set")
+        cursor.execute("UPDATE claims SET cluster_key = '' WHERE id = ANY(%s)", [[c.pk for c in [*alone, taken]]])
+    priorities = dict(Claim.objects.values_list("id", "priority"))
+
+    migration.every_claim_in_a_cluster(None, SimpleNamespace(connection=connection))
+
+    for claim in alone:
+        claim.refresh_from_db()
+        assert claim.cluster_key == claim.claim_key
+    taken.refresh_from_db()
+    assert taken.cluster_key == hashlib.sha1(f"split:{taken.claim_key}".encode()).hexdigest() != named.cluster_key
+    sizes = dict(ClaimCluster.objects.values_list("cluster_key", "size"))
+    assert sizes == {**{c.claim_key: 1 for c in alone}, "k" * 40: 2, taken.cluster_key: 1, named.cluster_key: 1}
+    assert ClaimCluster.objects.get(cluster_key=alone[0].claim_key).first_claim_id == alone[0].pk
+    # 3 alone + 1 shared cluster + 2 = 6 claims, 7 appearances: as the '' rule counted them.
+    counts = claims_count(Claim.objects.all())
+    assert (counts.claims, counts.appearances) == (6, 7)
+    assert dict(Claim.objects.values_list("id", "priority")) == priorities
+    assert not Claim.objects.filter(cluster_key="").exists()
+    # Run again (a migration stopped halfway): nothing left to move.
+    migration.every_claim_in_a_cluster(None, SimpleNamespace(connection=connection))
+    assert dict(ClaimCluster.objects.values_list("cluster_key", "size")) == sizes
+    assert [c.cluster_key for c in Claim.objects.filter(pk__in=[c.pk for c in shared])] == ["k" * 40] * 2
+
+
+def test_a_claim_written_without_a_cluster_is_a_cluster_of_one() -> None:
+    """save() and bulk_create() give a claim with no cluster its own key; the database refuses ''."""
+    from django.db import IntegrityError, transaction
+
+    claim = make_claim()
+    assert claim.cluster_key == claim.claim_key
+    (copy,) = Claim.objects.bulk_create([Claim(article=claim.article, claim_key="f" * 40, sentence="x", start_offset=0, end_offset=1)])
+    assert Claim.objects.get(pk=copy.pk).cluster_key == "f" * 40
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Claim.objects.filter(pk=claim.pk).update(cluster_key="")

@@ -1,12 +1,13 @@
 """The cluster becomes the unit of triage: the reviewers' splits the pipeline's clustering must
 respect, and every stored cluster's appearances brought to one reviewer state by the merge's
-own statement (pipeline/sql/unify_cluster_state.sql) over every cluster of two or more."""
+own rule (pipeline.merge.unify_clusters, pipeline/cluster_state.py) over every cluster of two
+or more."""
 
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from pipeline.sql import statement
+from pipeline.merge import unify_clusters
 
 EVERY_SHARED_CLUSTER = """
 SELECT COALESCE(array_agg(cluster_key), '{}') FROM (
@@ -19,8 +20,9 @@ def unify_stored_clusters(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
         cursor.execute(EVERY_SHARED_CLUSTER)
         (shared,) = cursor.fetchone()
-        # No run merged these: the audit rows name each cluster alone.
-        cursor.execute(statement("unify_cluster_state"), {"run_id": None, "cluster_keys": shared})
+    # No run merged these: the audit rows name each cluster alone. The merge's function takes
+    # a psycopg connection: Django's own, in the migration's transaction.
+    unify_clusters(schema_editor.connection.connection, run_id=None, cluster_keys=shared)
 
 
 class Migration(migrations.Migration):

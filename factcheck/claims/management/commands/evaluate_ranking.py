@@ -103,12 +103,12 @@ class Command(BaseCommand):
         # One row per cluster, at its lead's priority (the queue's rule).
         lead: dict[str, int] = {}
         for index, (_, item) in enumerate(claims):
-            key = item.claim.cluster_key or item.claim.claim_key
+            key = item.claim.cluster_key
             if key not in lead or priorities[index] > priorities[lead[key]]:
                 lead[key] = index
         members: dict[str, list[int]] = {}
         for index, (_, item) in enumerate(claims):
-            members.setdefault(item.claim.cluster_key or item.claim.claim_key, []).append(index)
+            members.setdefault(item.claim.cluster_key, []).append(index)
 
         def grade_of(key: str) -> int | None:
             found = [grades.get((claims[i][0], sentence_digest(claims[i][1].claim.sentence))) for i in members[key]]
