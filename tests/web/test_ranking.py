@@ -48,11 +48,13 @@ def logged_in(user) -> Client:  # type: ignore[no-untyped-def]
 
 
 def priority_parts(*, score: float, claim_type: str, signals: dict[str, Any], outlets: int | None, days_old: float) -> dict[str, Any]:
-    """The standing parts (claim_priority_parts) with the recency points the queue adds as it
-    reads (claim_recency_points, with the stored weights), and `priority` their sum."""
+    """The standing parts (claim_priority_parts) with the recency points the queue's stored
+    order adds (claim_queue_rank_at: whole days back from the order's day, here NEWEST's, with
+    the stored weights), and `priority` their sum."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT p.parts, claim_recency_points(%s, %s, (w.weights->>'recency')::float8, (w.weights->>'recency_half_life_days')::float8)"
+            "SELECT p.parts, claim_queue_rank_at(0, %s, claim_seen_day(%s),"
+            " (w.weights->>'recency')::float8, (w.weights->>'recency_half_life_days')::float8)"
             " FROM claim_priority_parts(%s, %s, %s::jsonb, %s) p"
             " CROSS JOIN (SELECT COALESCE((SELECT weights FROM ranking_weights WHERE id = 1), %s::jsonb) AS weights) w",
             [NEWEST - timedelta(days=days_old), NEWEST, score, claim_type, json.dumps(signals), outlets, json.dumps(DEFAULT_RANKING_WEIGHTS)],
@@ -78,11 +80,11 @@ def test_contestability_counts_its_weight_times_the_ranking_models_probability()
 
 
 def test_the_function_keeps_four_decimals_and_counts_routine_against() -> None:
-    parts = priority_parts(score=0.123456, claim_type="quote", signals=ROUTINE, outlets=None, days_old=3.5)
+    parts = priority_parts(score=0.123456, claim_type="quote", signals=ROUTINE, outlets=None, days_old=3)
     assert parts["checkworthiness"] == 3.7037  # 30 x 0.123456 = 3.70368
     assert parts["routine"] == -20.0 and parts["source"] == 2.4 and parts["type"] == 3.0 and parts["outlets"] == 1
-    assert parts["recency"] == 7.0711  # 10 x 0.5 ^ (3.5 / 7)
-    assert parts["priority"] == pytest.approx(3.7037 + 2.4 + 10.8 + 3.0 - 20.0 + 7.0711, abs=1e-9)
+    assert parts["recency"] == 7.43  # 10 x 0.5 ^ (3 / 7)
+    assert parts["priority"] == pytest.approx(3.7037 + 2.4 + 10.8 + 3.0 - 20.0 + 7.43, abs=1e-9)
     # Eight or more outlets give the whole spread; a claim a year old next to nothing of recency.
     wide = priority_parts(score=0.5, claim_type="other", signals={}, outlets=12, days_old=365)
     assert (wide["spread"], wide["recency"], wide["type"], wide["public_interest"], wide["topic"]) == (12.0, 0.0, 0.0, 0.0, "")

@@ -7,7 +7,8 @@ Migrations apply them (`apply`); tests/web/test_sql_functions.py checks that the
 functions are exactly these files. To change a function: edit its file and add a migration
 that runs `apply(schema_editor, ["its_name"])` (and whatever its new results need, such as
 recomputing stored priorities). Migrations before 0029 wrote their definitions inline; they
-stay as history.
+stay as history. To retire one: a migration drops it, and the migrations that applied its file
+keep its text inline (as 0029 does), since the file goes.
 
 A file's only substitution is the default ranking weights, spliced in as a jsonb literal
 where `%(default_weights)s` stands (PostgreSQL takes no parameters in DDL).
@@ -25,10 +26,7 @@ from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 # In the order they can be created from nothing: a function comes after those it calls.
 FUNCTIONS = (
     "claim_priority_parts",
-    "claim_recency_points",
-    "claim_queue_ranking",
     "claim_seen_day",
-    "claim_text_has_words",
     "claim_word_pairs",
     "claim_query_pairs",
     "claim_queue_weights",

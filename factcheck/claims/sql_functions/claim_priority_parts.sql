@@ -3,7 +3,7 @@
 -- weights of ranking_weights' one row; without that row (a test flush empties the table) with
 -- the defaults of factcheck.claims.ranking.DEFAULT_RANKING_WEIGHTS, as version 0 (spliced in
 -- as a literal where the default_weights placeholder stands: PostgreSQL takes no parameters
--- in DDL). Recency is not a part: the queue adds it where it reads (claim_recency_points).
+-- in DDL). Recency is not a part: the queue's stored order adds it (claim_queue_rank_at).
 --
 -- A set-returning SQL function, called in FROM (CROSS JOIN LATERAL claim_priority_parts(...)):
 -- PostgreSQL inlines it into the calling query, so the weights are read once per statement
