@@ -404,6 +404,11 @@ def _speaks_as_it(person: _Person) -> bool:
     return first not in _MALE and first not in _FEMALE
 
 
+def _is_group_word(word: str) -> bool:
+    low = word.lower()
+    return low in _GROUP_NOUNS or (low.endswith("s") and low[:-1] in _GROUP_NOUNS)
+
+
 def _role(name: str) -> _Person:
     """A speaker named by role or as a group ("police", "Chelsea spokeswoman", "The chancellor").
 
@@ -756,12 +761,13 @@ class _Article:
                 return _role(core[0].upper() + core[1:])
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
             # "In a joint statement the firms" -> "firms"; "his management company" -> "management company".
-            cut = max(
-                (i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION and w.lower() not in _POSSESSIVE_DETS
-                 and not (w == "of" and 0 < i < len(words) - 1 and words[i - 1][0].isupper() and words[i + 1][0].isupper())),
-                default=-1,
-            )
-            return _role(" ".join(words[cut + 1:]))
+            cuts = [
+                i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION and w.lower() not in _POSSESSIVE_DETS
+                and not (w == "of" and 0 < i < len(words) - 1 and words[i - 1][0].isupper() and words[i + 1][0].isupper())
+            ]
+            while cuts and words[cuts[-1]] == "and" and cuts[-1] > 0 and _is_group_word(words[cuts[-1] - 1]):
+                cuts.pop()  # "The Conservatives and Lib Dems insisted": two groups speak together
+            return _role(" ".join(words[(cuts[-1] if cuts else -1) + 1:]))
         if all(w[0].isupper() or w in ("of", "and") or w in _NAME_PARTICLES for w in words) and len(words) <= 5:
             people = self.by_surname.get(words[-1])
             if people:

@@ -648,3 +648,10 @@ def test_a_speech_tag_may_end_with_the_reports_title() -> None:
         " Oxfam says in a report, Paying the Price."
     )
     assert _find(_segmented(text), "45 million children").speaker == "Oxfam"
+
+
+def test_two_groups_joined_by_and_speak_together() -> None:
+    text = "The Conservatives and Lib Dems insisted that voters faced higher taxes under Labour."  # politics/349
+    assert _find(_segmented(text), "higher taxes").speaker == "Conservatives and Lib Dems"
+    text = "Ministers met on Monday, and the unions said they would strike."
+    assert _find(_segmented(text), "would strike").speaker == "unions"
