@@ -4,9 +4,10 @@
 
 Runs the extraction the Spark job runs (pipeline.local.extract) on every article, as the UI
 imports them (outlet "BBC News"), and orders the claims by the queue's priority: the
-database's own claim_priority_parts with the stored weights, so the order is the queue's
-and not a copy of its formula (needs DATABASE_URL). Every article is one outlet, so each
-cluster counts one. Prints one JSON object a line: the article id, the claim's offsets in
+database's own claim_priority_parts with the stored weights and the shipped model's
+contestability (the extraction's own signal), so the order is the queue's and not a copy of
+its formula (needs DATABASE_URL). Every article is one outlet, so each cluster counts one;
+a cluster is one row of the queue, at its lead's priority (the highest of its own). Prints one JSON object a line: the article id, the claim's offsets in
 the article's normalised text, the first 10 hex digits of its SHA-1, priority, sentence,
 quantities and speaker: what tests/pipeline/bbc_quantities_golden.tsv was written from.
 """
@@ -52,8 +53,14 @@ def main() -> int:
             "types": [item.claim.claim_type for item in claims],
             "signals": [json.dumps(item.claim.signals) for item in claims],
         })]
-    # Ties keep article then offset order, as the queue's id order does.
-    ranked = sorted(zip(priorities, range(len(claims)), claims, strict=True), key=lambda row: -row[0])
+    # One row per cluster, at its lead (the queue's rule); ties keep article then offset
+    # order, as the queue's id order does.
+    lead: dict[str, int] = {}
+    for index, item in enumerate(claims):
+        key = item.claim.cluster_key or f"{index}"
+        if key not in lead or priorities[index] > priorities[lead[key]]:
+            lead[key] = index
+    ranked = sorted(((priorities[i], i, claims[i]) for i in lead.values()), key=lambda row: (-row[0], row[1]))
     for priority, _, item in ranked[: args.top]:
         claim = item.claim
         print(json.dumps({
@@ -61,6 +68,7 @@ def main() -> int:
             "sha1": hashlib.sha1(claim.sentence.encode()).hexdigest()[:10], "priority": round(priority, 4),
             "sentence": claim.sentence, "quantities": claim.quantities, "speaker": claim.speaker,
             "speaker_title": claim.speaker_title, "attribution": claim.attribution,
+            "contestability": claim.signals.get("contestability"),
         }, ensure_ascii=False))
     return 0
 

@@ -1,9 +1,10 @@
 """How right the extraction is on the top 100 BBC claims, read by hand (issue 29, item 4).
 
-    python -m pipeline.evaluate_extraction [--corpus ../shared/data/bbc_news/bbc_news.jsonl] [--golden FILE]
+    python -m pipeline.evaluate_extraction [--corpus ../shared/data/bbc_news/bbc_news.jsonl] [--golden FILE ...]
 
 tests/pipeline/bbc_quantities_golden.tsv holds, for each claim the queue put in its top 100
-(bench/top_claims.py), the article id, the sentence's offsets and SHA-1 prefix, its speaker and
+(bench/top_claims.py) on 2026-11-26, and bbc_quantities_golden_contested.tsv for each claim of the
+top 100 of 2026-11-27 (ranked with contestability) not already in the first, the article id, the sentence's offsets and SHA-1 prefix, its speaker and
 its quantities, written by a person who read it. The BBC text is not in the repository: it is
 read from the corpus. Each sentence is attributed in its article, as the pipeline does it
 (pipeline.extract.article_sentences), and parsed with pipeline.nlp.quantities.
@@ -37,6 +38,9 @@ from pipeline.text import normalise_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "pipeline" / "bbc_quantities_golden.tsv"
+# The top 100 of 2026-11-27, ranked with contestability: its claims not already in GOLDEN.
+GOLDEN_CONTESTED = ROOT / "tests" / "pipeline" / "bbc_quantities_golden_contested.tsv"
+GOLDEN_SETS = (GOLDEN, GOLDEN_CONTESTED)
 BBC = ROOT.parent / "shared" / "data" / "bbc_news" / "bbc_news.jsonl"
 OUTLET = "BBC News"  # as the UI imports the corpus
 _QUANTITY = re.compile(r'^(?P<value>\S+) (?P<unit>\S+) (?P<hedge>\S+)(?: "(?P<noun>[^"]*)")?(?: (?P<low>[\d.e+]+)-(?P<high>[\d.e+]+))?$')
@@ -159,19 +163,26 @@ def score(claims: list[GoldenClaim], corpus: Path, *, noun: bool = True) -> tupl
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipeline.evaluate_extraction", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=BBC)
-    parser.add_argument("--golden", type=Path, default=GOLDEN)
+    parser.add_argument("--golden", type=Path, action="append", help="a golden file (repeatable; default: both sets)")
     parser.add_argument("--without-noun", action="store_true", help="also print the share right without comparing counted nouns")
     args = parser.parse_args(argv)
     if not args.corpus.is_file():
         print(f"{args.corpus}: not found (the BBC corpus lives in ../shared/data)", file=sys.stderr)
         return 2
-    claims = read_golden(args.golden)
-    right, total, wrong = score(claims, args.corpus)
-    print(f"{len(claims)} claims: {right}/{total} quantities and speakers right ({right / total:.1%})")
-    if args.without_noun:
-        plain, plain_total, _ = score(claims, args.corpus, noun=False)
-        print(f"without the counted noun: {plain}/{plain_total} right ({plain / plain_total:.1%})")
-    for line in wrong:
+    every: list[str] = []
+    sums = [0, 0, 0]
+    for golden in args.golden or GOLDEN_SETS:
+        claims = read_golden(golden)
+        right, total, wrong = score(claims, args.corpus)
+        print(f"{golden.name}: {len(claims)} claims: {right}/{total} quantities and speakers right ({right / total:.1%})")
+        if args.without_noun:
+            plain, plain_total, _ = score(claims, args.corpus, noun=False)
+            print(f"  without the counted noun: {plain}/{plain_total} right ({plain / plain_total:.1%})")
+        sums = [sums[0] + len(claims), sums[1] + right, sums[2] + total]
+        every += wrong
+    if len(args.golden or GOLDEN_SETS) > 1:
+        print(f"together: {sums[0]} claims: {sums[1]}/{sums[2]} right ({sums[1] / sums[2]:.1%})")
+    for line in every:
         print(line)
     return 0
 

@@ -193,7 +193,7 @@ _SAY_CORE = (
 )
 _ADV = (
     r"(?:also|later|then|previously|recently|once|had|has|have|is|are|was|were|been|would|will|did|does|do|not|long|"
-    r"repeatedly|publicly|privately|often|again|earlier|first|never|further|[a-z]{4,}ly)"
+    r"repeatedly|publicly|privately|often|again|earlier|first|never|further|now|[a-z]{4,}ly)"
 )
 _TRAIL_CUE = re.compile(
     rf"""[\s,]*(?:
@@ -224,6 +224,8 @@ _REPORT_SAY = (
     r"|contend|contends|suggested|stressed|emphasized|asked|accused|accusing|accuses|pointed\s+(?:out|to)|promised"
     r"|pledged|vowed|predicted|believes|believe|testified\s+that|estimated|estimates|alleged|alleges|alleging"
     r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse"
+    # "Kirsty Williams called the new target “hugely unambitious”": her words for it.
+    r"|called(?=\s+(?:the|a|an|his|her|their|its|this|that|it|him|them)\b[^.;“”\"]{0,50}[“\"])"
 )
 _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
 # A say-verb whose clause opens with a subordinator ("... after he said the party could not
@@ -269,10 +271,12 @@ _TRAIL_REPORT = re.compile(
     rf"""(?:,(?!\d)|(?<!\d),|—|--)\s*(?:
         (?P<who>[^,;:“”"—]{{1,60}}?)\s+(?:{_ADV}\s+){{0,2}}(?:{_REPORT_SAY})\b
        |(?:said|says|added|argued|insisted|claimed|warned|admitted|explained|noted|stressed|conceded)\s+(?P<who2>[^,;:“”"—]{{2,60}}?)
-    )[^,;“”"]{{0,40}}?[.!?]?[”"’]?\s*$""",
+    )[^,;“”"]{{0,40}}?(?:,\s*[A-Z][^,;“”"]{{0,40}}?)?[.!?]?[”"’]?\s*$""",
     re.VERBOSE,
 )
+# ", Oxfam says in a report, Paying the Price.": the report's title may follow the tag.
 _DET_START = re.compile(r"^(?:(?:and|but|though|while|so|yet|then|meanwhile)\s+)*(?:the|a|an)\s+")
+_INDEFINITE_START = re.compile(r"^(?:(?:and|but|though|while|so|yet|then|meanwhile)\s+)*an?\s+")
 _LEADING_TIME = re.compile(
     r"^(?:(?:on|last|this|by|earlier|later)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday"
     r"|today|tonight|earlier|later|now|separately|week|month|year|night|morning)\s+(?=[A-Z])",
@@ -308,6 +312,19 @@ _ADV_WORD = re.compile(_ADV)
 _LAST_WORD = re.compile(r"\s+(\S+)$")
 _APPOSITIVE_END = re.compile(r",\s*[^,]{1,80},\s*$")
 _INTRO_SUBJECT = re.compile(r"^[^,“”\"]{0,80},\s*$")
+_NAME_BEFORE_ROLE = re.compile(r"(?:^|[.;:]\s+|\b(?:and|but)\s+)(?P<name>[A-Z][\w’'-]+(?:\s+[A-Z][\w’'-]+){1,3}),\s*$")
+_BUT_CLAUSE = re.compile(r"\s*but\s+\S")
+# "claiming the men's 800m" wins it: claiming says something only before a clause.
+_PARTICIPLE_SAY = re.compile(
+    r",\s*(?:saying|adding|arguing|insisting|warning|pointing\s+(?:out|to)|claiming(?=\s+(?:that|he|she|it|they|we|there)\b))\b"
+)
+# The subject that opens a sentence, up to its verb: an auxiliary or a past tense.
+_MAIN_SUBJECT = re.compile(
+    r"(?P<np>(?:(?:The|A|An)\s+)?[A-Z][\w’'-]*(?:\s+[\w’'-]+){0,5}?)\s+(?:(?:has|have|had|was|is)\s+)?[a-z]+ed\b"
+)
+_WORD_AFTER_QUOTE = re.compile(r"[ \t]+\w")
+_COMMA_AFTER = re.compile(r"[ \t]*,")
+_CAPITALISED_LEAD = re.compile(r"(?:[A-Z][\w’'-]*\s+){1,3}")
 _LEADING_DETS = re.compile(r"^(?:(?:and|but|though|while|so|yet|then|meanwhile|the|a|an)\s+)+", re.IGNORECASE)
 # An intro clause before the speaker ("At a rally Tuesday, Wu said") must look adverbial;
 # "Officials upped the pressure, though critics say" is the outlet's own claim.
@@ -385,6 +402,11 @@ def _speaks_as_it(person: _Person) -> bool:
         return not (low in ("police", "staff", "people") or (low.endswith("s") and (low in _GROUP_NOUNS or low[:-1] in _GROUP_NOUNS)))
     first = person.tokens[0].lower() if len(person.tokens) > 1 else ""
     return first not in _MALE and first not in _FEMALE
+
+
+def _is_group_word(word: str) -> bool:
+    low = word.lower()
+    return low in _GROUP_NOUNS or (low.endswith("s") and low[:-1] in _GROUP_NOUNS)
 
 
 def _role(name: str) -> _Person:
@@ -645,7 +667,9 @@ class _Article:
         if i < 0:
             return False
         before = self.text[self.spans[i][0]:m.start].lstrip()
-        return before == "" or _INTRO_SUBJECT.match(before) is not None
+        # "Liberal Democrat leader Charles Kennedy attacked ...": capitalised words before a
+        # title are part of the description, so the person still opens the sentence.
+        return before == "" or _INTRO_SUBJECT.match(before) is not None or _CAPITALISED_LEAD.fullmatch(before) is not None
 
     # ----------------------------------------------------------------- resolution
     def _add_history(self, pos: int, person: _Person, subject: bool) -> None:
@@ -720,8 +744,9 @@ class _Article:
         last = words[-1].lower()
         if had_det and last in _TITLE_WORDS and len(words) <= 4:
             # "the mayor", "the acting director", "the Veritas leader": the most recent person
-            # with that title, else the role as written (someone speaks, not the outlet).
-            i = bisect_left(self.history, a, key=lambda h: h[0])
+            # with that title, else the role as written (someone speaks, not the outlet). "A
+            # Labour Party spokesman" is someone not named before: the role as written.
+            i = bisect_left(self.history, a, key=lambda h: h[0]) if _INDEFINITE_START.match(low) is None else 0
             for j in range(i - 1, max(-1, i - 60), -1):
                 person = self.history[j][2]
                 if not person.group and last in person.title.lower().split():
@@ -736,12 +761,13 @@ class _Article:
                 return _role(core[0].upper() + core[1:])
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
             # "In a joint statement the firms" -> "firms"; "his management company" -> "management company".
-            cut = max(
-                (i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION and w.lower() not in _POSSESSIVE_DETS
-                 and not (w == "of" and 0 < i < len(words) - 1 and words[i - 1][0].isupper() and words[i + 1][0].isupper())),
-                default=-1,
-            )
-            return _role(" ".join(words[cut + 1:]))
+            cuts = [
+                i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION and w.lower() not in _POSSESSIVE_DETS
+                and not (w == "of" and 0 < i < len(words) - 1 and words[i - 1][0].isupper() and words[i + 1][0].isupper())
+            ]
+            while cuts and words[cuts[-1]] == "and" and cuts[-1] > 0 and _is_group_word(words[cuts[-1] - 1]):
+                cuts.pop()  # "The Conservatives and Lib Dems insisted": two groups speak together
+            return _role(" ".join(words[(cuts[-1] if cuts else -1) + 1:]))
         if all(w[0].isupper() or w in ("of", "and") or w in _NAME_PARTICLES for w in words) and len(words) <= 5:
             people = self.by_surname.get(words[-1])
             if people:
@@ -817,7 +843,10 @@ class _Article:
     def _region_cue(self, idx: int) -> _Person | None:
         text = self.text
         r = self.regions[idx]
-        # 1. Cue after the closing mark, inside the sentence that holds it.
+        # 1. Cue after the closing mark, inside the sentence that holds it. A quoted noun
+        # phrase ('the "bonfire of quangos" New Labour had promised') is followed by its
+        # relative clause, not by who spoke it; 'the "fastest growing rate", he said' is speech.
+        relative = _NOUN_BEFORE.search(text, max(0, r.start - 12), r.start) and _WORD_AFTER_QUOTE.match(text, r.end)
         if not r.unclosed:
             si = self.sentence_of(r.end - 1)
             limit = self.spans[si][1] if si >= 0 else r.end + 120
@@ -825,6 +854,8 @@ class _Article:
                 limit = min(limit, self.regions[idx + 1].start)
             limit = min(limit, self.para_end(r.para))
             m = _TRAIL_CUE.match(text, r.end, limit)
+            if m is not None and relative and _COMMA_AFTER.match(text, m.end()):
+                m = None  # the clause ends where the sentence goes on: 'had promised, there had been'
             if m is not None:
                 g = "who" if m.group("who") is not None else "who2"
                 person = self.resolve_phrase(m.start(g), m.end(g))
@@ -875,7 +906,14 @@ class _Article:
             seg = _APPOSITIVE_END.sub("", seg.rstrip())
         m = re.search(r"(?P<np>[^,;:]{1,60})\s*$", seg)
         if m is not None:
-            return self.resolve_phrase(a + m.start("np"), a + m.end("np"))
+            person = self.resolve_phrase(a + m.start("np"), a + m.end("np"))
+            named = _NAME_BEFORE_ROLE.search(seg, 0, m.start("np"))
+            if (person is not None and person not in self.persons and named is not None
+                    and not any(w in _NOT_IN_ORG_NAME for w in named.group("name").split())):
+                # "Rhodri Glyn Thomas, Plaid Cymru health spokesman said:": the name speaks, the role is its title.
+                role = m.group("np").strip()
+                return self._register(named.group("name"), role[0].upper() + role[1:])
+            return person
         return None
 
     # ----------------------------------------------------------------- sentences
@@ -912,7 +950,10 @@ class _Article:
             intro = pre_trim[:np_start]
             np_text = pre_trim[np_start:]
             intro_words = intro.split()
-            intro_ok = not intro_words or len(intro_words) <= 3 or intro_words[0].lower() in _INTRO_STARTERS
+            # "So far that has not been challenged, but independent analysts now claim ...": a
+            # clause after ", but" is a main clause with its own subject.
+            intro_ok = (not intro_words or len(intro_words) <= 3 or intro_words[0].lower() in _INTRO_STARTERS
+                        or _BUT_CLAUSE.match(np_text) is not None)
             if intro_ok and "“" not in intro and '"' not in intro and len(intro) <= 90 and np_text.strip() and len(np_text.split()) <= 8:
                 lead = len(np_text) - len(np_text.lstrip())
                 person = self.resolve_phrase(s + np_start + lead, s + np_start + len(np_text.rstrip()))
@@ -925,6 +966,15 @@ class _Article:
                     # "Patricia Sanders, spokeswoman for the DEC, said": the name speaks, the role is her title.
                     role = np_text.strip()
                     person = self._register(named.group(), role[0].upper() + role[1:])
+                if person is not None:
+                    return person
+        m = _PARTICIPLE_SAY.search(sent, 0, 200)
+        if m is not None and _subordinate(sent, 0, m.start()) is None:
+            # "A Labour Party spokesman criticised his record, saying ...": the main clause's
+            # subject says it.
+            subject = _MAIN_SUBJECT.match(sent, 0, m.start())
+            if subject is not None and not any(w.endswith("ed") for w in subject.group("np").split()):
+                person = self.resolve_phrase(s + subject.start("np"), s + subject.end("np"))
                 if person is not None:
                     return person
         m = _TRAIL_REPORT.search(sent)

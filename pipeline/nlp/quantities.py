@@ -292,9 +292,17 @@ def _is_plural(word: str) -> bool:
     )
 
 
-def _scan_unit(sentence: str, pos: int) -> tuple[str, int, int]:
+def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = False) -> tuple[str, int, int]:
     """Return (counted noun's head, end offset, start of its noun phrase) after ``pos``;
     ("", pos, pos) when none is found.
+
+    The noun may open a quotation ('1,500 "safety whistleblowers"'); when the number itself
+    is quoted (``quoted``: '"several hundred" people') its closing mark is stepped over too.
+    After one (``singular``), two lower-case nouns side by side end at the second, the head:
+    "one prison suicide" counts "prison suicide" (head "suicide"), unless the first is a unit
+    of measure ("one year's"). After any other number a singular noun is the measure of a
+    compound modifier and stays the head: "a 24 hour strike", "a three letter word". A
+    participle after the number counts nothing written ("the 1.2 million affected").
 
     Leading "of"/determiners/adjectives ("of the", "such", "other", "more") are skipped,
     then up to four contiguous content words are read and the first plural-looking one is
@@ -311,8 +319,17 @@ def _scan_unit(sentence: str, pos: int) -> tuple[str, int, int]:
     content = 0
     in_prefix = True
     seen_of = False
+    start = last_end = pos
+    last = ""
+    opened = False
     while content < 4:
         m = _NEXT_WORD.match(sentence, pos)
+        if m is None and pos == start:
+            m = (_NEXT_WORD_AFTER_QUOTE if quoted else _NEXT_WORD_QUOTED).match(sentence, pos)
+            opened = m is not None and not quoted
+        elif m is None and opened:
+            m = _NEXT_WORD_AFTER_QUOTE.match(sentence, pos)  # '8 "critical" security holes'
+            opened = False
         if m is None:
             break
         word = m.group(1)
@@ -351,14 +368,44 @@ def _scan_unit(sentence: str, pos: int) -> tuple[str, int, int]:
             return _compound_head(sentence, low, pos, phrase_start)
         if not first and not low.endswith(("ed", "ly")):
             first, first_end = low, pos
+        elif (singular and first and content == 2 and last == first and first not in _MEASURE_UNITS
+              and first not in _UNIT_ALIASES and low not in _NOT_A_HEAD and not low.endswith(("ed", "ly", "ing"))
+              and not any(c in first + low for c in "'’") and not sentence[last_end:m.start(1)].strip()):
+            first, first_end = low, pos  # "one prison suicide": the head ends the run
+        last, last_end = low, pos
     if weak:
         return weak, weak_end, phrase_start
     if first:
         return first, first_end, phrase_start
     return "", first_end, first_end
 
+# A number's unit of measure stays the head of the run it opens: "a 24 hour strike",
+# "a 10 mile walk", "a three point lead", "a 49 minute speech".
+_MEASURE_UNITS = _words(
+    "second minute hour day week month year decade century mile metre meter kilometre kilometer foot inch yard"
+    " pound ounce ton tonne gram kilogram litre liter gallon acre point percent cent degree storey story seat star"
+    " bedroom page man person member"
+)
+# Words that follow a singular count without being its head: "one shot better", "a goal ahead".
+_NOT_A_HEAD = _words(
+    "ahead away apart back clear short long old young high low better worse higher lower older younger bigger smaller"
+    " larger greater less more ago alone only off below above behind throughout together overall instead apiece"
+    " each here there too like worth enough certain"
+)
+# The first word of a counted noun may open a quotation; after a quoted number, the
+# quotation's closing mark comes first.
+_QUOTE_MARKS = re.compile(r"[“”\"‘’](?=[ \t])")
+_NEXT_WORD_QUOTED = re.compile(r"[ \t]+[“\"‘]([A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*)")
+_NEXT_WORD_AFTER_QUOTE = re.compile(r"[”\"’][ \t]+([A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*)")
+
 
 _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+
+
+def _quoted_from(sentence: str, start: int) -> bool:
+    """Whether a quotation opens right before the quantity at ``start`` ('"several hundred"')."""
+    before = sentence[:start].rstrip(" \t")
+    return before.endswith(("“", "‘")) or (before.endswith('"') and (len(before) == 1 or not before[-2].isalnum()))
 
 
 def _coordinated_modifier(sentence: str, pos: int) -> bool:
@@ -521,7 +568,7 @@ _PERIOD_AFTER = re.compile(
 # "over" after a sum of money spreads it over a period ("£960m over 15 years"); elsewhere
 # ("waiting over 12 months", "took over 10 hours") it means more than.
 _SUM_BEFORE = re.compile(r"(?:[$£€¥][ \t]?\d[\d.,]*(?:[ \t]?(?:bn|m|k|tn|billion|million|trillion))?|\))[ \t]*$", re.IGNORECASE)
-_RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and)[ \t]*$", re.IGNORECASE)
+_RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and|or)[ \t]*$", re.IGNORECASE)
 _MONEY_UNITS = frozenset(_CURRENCY.values()) | _CURRENCY_CODES
 _DURATION_UNITS = _words(
     "second seconds minute minutes hour hours day days week weeks month months"
@@ -615,7 +662,7 @@ def parse_quantities(sentence: str) -> list[Quantity]:
             bounds = _vague_range(m.group("vague"))
             value = bounds[0]
             hedge = "approximately"
-            unit, unit_end, noun_start = _scan_unit(sentence, end)
+            unit, unit_end, noun_start = _scan_unit(sentence, end, _quoted_from(sentence, m.start()))
             end = noun_end = max(end, unit_end)
             if unit in _VAGUE_UNIT_ALIASES:
                 unit, noun_start = _VAGUE_UNIT_ALIASES[unit], -1
@@ -648,6 +695,8 @@ def parse_quantities(sentence: str) -> list[Quantity]:
             if scale_word:
                 scale = _SCALE[scale_word.lower()]
                 value *= scale
+            elif not is_digit and _WS.split(num.lower())[-1] in _SCALE:
+                scale = _SCALE[_WS.split(num.lower())[-1]]  # "seven million": the scale a range's lower end takes
             cur = m.group("cur")
             pct = m.group("pct")
             if cur is not None:
@@ -680,7 +729,7 @@ def parse_quantities(sentence: str) -> list[Quantity]:
                     continue
                 yearish = len(num) == 4 and _YEARISH.fullmatch(num) is not None
             if not explicit_unit:
-                unit, unit_end, noun_start = _scan_unit(sentence, end)
+                unit, unit_end, noun_start = _scan_unit(sentence, end, _quoted_from(sentence, m.start()), value == 1.0)
                 if unit:
                     end = noun_end = unit_end
                     if unit in _UNIT_ALIASES:
@@ -724,7 +773,7 @@ def parse_quantities(sentence: str) -> list[Quantity]:
         raw = _Raw(start, num_start, end, value, unit, hedge, connector, scale, explicit_unit)
         raw.hedge_text = hedge_text
         if unit and noun_start >= 0:
-            raw.noun = sentence[noun_start:noun_end]
+            raw.noun = _QUOTE_MARKS.sub("", sentence[noun_start:noun_end])  # 'critical" security holes' reads whole
         if bounds is not None:
             raw.low, raw.high = bounds
             raw.magnitude = _WS.sub(" ", m.group("vague").lower())
@@ -769,10 +818,15 @@ def _link_ranges(sentence: str, raws: list[_Raw]) -> None:
             continue
         if not _same_kind(low, high):
             continue
+        low_value = low.value * high.scale if low.scale == 1.0 and high.scale != 1.0 and low.value < 1000 else low.value
+        if gap_word == "or" and (low.unit or low.scale != 1.0 or low.hedge != "exact" or high.hedge != "exact"
+                                 or low_value >= high.value):
+            # "six or seven million", "two or three times": a lower end that borrows the upper's
+            # scale and unit is a range; "£10bn or £11bn" are two figures, each as written.
+            continue
         if low.unit == "":
             low.unit, low.noun = high.unit, high.noun
-        if low.scale == 1.0 and high.scale != 1.0 and low.value < 1000:
-            low.value *= high.scale
+        low.value = low_value
         if low.connector == "from":
             continue  # a change "from A to B": both ends are exact values
         if low.hedge == "exact":

@@ -576,3 +576,82 @@ def test_a_name_keeps_its_particles() -> None:
     text = "President Luiz Inacio Lula da Silva promised to reduce unemployment when he was elected two years ago."
     attr = _find(_segmented(text), "reduce unemployment")
     assert (attr.speaker, attr.title) == ("Luiz Inacio Lula da Silva", "President")
+
+
+def test_he_is_the_subject_a_description_introduced() -> None:
+    text = (  # politics/375
+        "Tory leader Michael Howard told MPs the Budget was a con. "
+        "Liberal Democrat leader Charles Kennedy attacked Mr Brown for failing to mention the environment. "
+        "\"How can it be right that the poorest pay more?\" he asked."
+    )
+    assert _find(_segmented(text), "How can it be right").speaker == "Charles Kennedy"
+
+
+def test_a_name_then_its_role_before_a_quotation_is_the_name() -> None:
+    text = (  # politics/121
+        "Rhodri Glyn Thomas, Plaid Cymru health spokesman said: \"It's exactly the same target she set in 1999.\""
+    )
+    attr = _find(_segmented(text), "exactly the same target")
+    assert (attr.speaker, attr.title) == ("Rhodri Glyn Thomas", "Plaid Cymru health spokesman")
+    # A time before the role is no name: the role speaks.
+    text = "On Saturday, the Lib Dem chief executive said it was \"just a cock-up\" and would be put right."
+    assert _find(_segmented(text), "cock-up").speaker == "Lib Dem chief executive"
+
+
+def test_calling_something_in_quotation_marks_is_speaking() -> None:
+    text = (  # politics/121
+        "Rhodri Glyn Thomas, Plaid Cymru health spokesman said: \"It's a failed target.\""
+        " For the Welsh Liberal Democrats, Kirsty Williams called the new target \"hugely unambitious\"."
+        " \"It leaves patients in Wales still waiting two years before they're treated.\""
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "hugely unambitious").speaker == "Kirsty Williams"
+    assert _find(pairs, "It leaves patients").speaker == "Kirsty Williams"
+
+
+def test_a_relative_clause_after_a_quoted_noun_phrase_is_not_a_speech_tag() -> None:
+    text = (  # politics/085
+        "Lib Dem spokesman Ed Davey meanwhile said instead of the \"bonfire of quangos\" New Labour had promised,"
+        " there had been an \"explosion\" of them.\n\n"
+        "\"For over two decades these unaccountable agencies have mushroomed.\""
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "bonfire of quangos").speaker == "Ed Davey"
+    assert _find(pairs, "For over two decades").speaker == "Ed Davey"
+
+
+def test_a_participle_of_saying_gives_the_sentence_to_the_main_clauses_subject() -> None:
+    pairs = _segmented(  # politics/378, politics/347
+        "The prime minister has defended measures to allow house arrest, saying \"several hundred\" people are plotting attacks.\n\n"
+        "Lib Dem home affairs spokesman Mark Oaten said the plan was dangerous. "
+        "A Labour Party spokesman criticised Michael Howard's record, saying police numbers had fallen by 1,132."
+    )
+    assert _find(pairs, "several hundred").speaker == "Prime minister"
+    # "A spokesman" is someone not named before, not the last spokesman.
+    assert _find(pairs, "fallen by 1,132").speaker == "Labour Party spokesman"
+    # "claiming" a title is winning it, not saying anything.
+    text = "James McIlroy stormed to his second victory in a week, claiming the men's 800m in Erfurt."
+    assert _find(_segmented(text), "stormed").kind == "article"
+
+
+def test_a_main_clause_after_but_has_its_own_speaker() -> None:
+    text = (  # politics/344
+        "So far that has not faced any real challenge, but independent analysts now claim a third New Labour"
+        " government would be forced to increase taxation."
+    )
+    assert _find(_segmented(text), "independent analysts").speaker == "independent analysts"
+
+
+def test_a_speech_tag_may_end_with_the_reports_title() -> None:
+    text = (  # politics/130
+        "Some 45 million children will die needlessly before 2015 and aid budgets are half their 1960 levels,"
+        " Oxfam says in a report, Paying the Price."
+    )
+    assert _find(_segmented(text), "45 million children").speaker == "Oxfam"
+
+
+def test_two_groups_joined_by_and_speak_together() -> None:
+    text = "The Conservatives and Lib Dems insisted that voters faced higher taxes under Labour."  # politics/349
+    assert _find(_segmented(text), "higher taxes").speaker == "Conservatives and Lib Dems"
+    text = "Ministers met on Monday, and the unions said they would strike."
+    assert _find(_segmented(text), "would strike").speaker == "unions"

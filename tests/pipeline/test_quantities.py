@@ -376,6 +376,65 @@ def test_the_counted_noun_is_whole(sentence: str, unit: str, noun: str) -> None:
     assert q.text.endswith(noun)
 
 
+@pytest.mark.parametrize(
+    ("sentence", "unit", "noun"),
+    [
+        # After one, the second of two nouns side by side is the head.
+        ("There was one prison suicide every four days.", "suicide", "prison suicide"),
+        ("He admitted one felony count of fraud.", "count", "felony count"),
+        ("At each station one election official will scan the cards.", "official", "election official"),
+        # After any other number the singular noun is the measure of a compound modifier.
+        ("Workers began a 24 hour strike.", "hour", "hour"),
+        ("That little three letter word.", "letter", "letter"),
+        # After one, a word that is no noun does not become the head.
+        ("Woods finished one shot better than Els.", "shot", "shot"),
+        ("The rating is one notch below investment grade.", "notch", "notch"),
+        ("If there is one thing certain, it is this.", "thing", "thing"),
+    ],
+)
+def test_the_head_of_a_singular_count(sentence: str, unit: str, noun: str) -> None:
+    q = parse_quantities(sentence)[0]
+    assert (q.unit, q.noun) == (unit, noun)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "unit", "noun"),
+    [
+        ('Data suggested 1,500 "safety whistleblowers" had lost their jobs.', 1500, "whistleblowers", "safety whistleblowers"),
+        ('It flagged up eight "critical" security holes.', 8, "holes", "critical security holes"),
+        ('He said "several hundred" people are plotting attacks.', 300, "people", "people"),
+        ('He listed the nine "most useless quangos".', 9, "quangos", "most useless quangos"),
+    ],
+)
+def test_a_quoted_counted_noun_is_read_through_its_quotation_marks(sentence: str, value: float, unit: str, noun: str) -> None:
+    q = parse_quantities(sentence)[0]
+    assert (q.value, q.unit, q.noun) == (value, unit, noun)
+
+
+def test_a_closing_quotation_mark_does_not_join_the_narrative_to_a_number() -> None:
+    # The number is not quoted itself: what follows the closing mark is not what it counts.
+    assert [(q.value, q.unit) for q in parse_quantities('"We lost 300" critics say.')] == [(300, "")]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "low", "high", "unit"),
+    [
+        ('Only "six or seven million" had been spent.', 6e6, 7e6, ""),
+        ("Players could lose three or four years of their careers.", 3, 4, "years"),
+        ("We would speak three or four times a week.", 3, 4, "times"),
+    ],
+)
+def test_a_lower_end_that_borrows_the_upper_ends_scale_and_unit_is_a_range(sentence: str, low: float, high: float, unit: str) -> None:
+    found = parse_quantities(sentence)
+    assert [(q.value, q.unit, q.hedge) for q in found] == [(low, unit, "at-least"), (high, unit, "at-most")]
+
+
+def test_two_whole_figures_joined_by_or_are_two_figures() -> None:
+    found = parse_quantities("He would raise taxes by £10bn or £11bn.")
+    assert [(q.value, q.hedge) for q in found] == [(10e9, "exact"), (11e9, "exact")]
+    assert [q.hedge for q in parse_quantities("They scored 5 or more goals.")] == ["at-least"]
+
+
 def test_an_adverb_is_not_a_counted_noun() -> None:
     found = parse_quantities("Five million lives could be saved by 2015 and five million thereafter.")
     assert [(q.value, q.unit, q.noun) for q in found] == [(5e6, "lives", "lives"), (5e6, "", "")]
