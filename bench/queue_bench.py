@@ -308,11 +308,17 @@ def measure_python(url: str, cookie: str, *, users: int, duration: int) -> dict[
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
         while time.monotonic() < deadline:
             started = time.perf_counter()
-            conn.request("GET", path, headers={"Cookie": cookie})
-            response = conn.getresponse()
-            response.read()
+            try:
+                conn.request("GET", path, headers={"Cookie": cookie})
+                response = conn.getresponse()
+                response.read()
+                status = response.status
+            except OSError:  # a timeout or a refused connection counts as an error, not a lost user
+                conn.close()
+                conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+                status = 0
             latencies.append(time.perf_counter() - started)
-            if response.status != 200:
+            if status != 200:
                 errors[0] += 1
 
     threads = [threading.Thread(target=user) for _ in range(users)]
