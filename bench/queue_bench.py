@@ -3,7 +3,7 @@
     python bench/queue_bench.py [--claims 200000] [--articles 4000] [--outlets 300]
                                 [--shape spread|syndicated]
                                 [--workers 3] [--threads 1] [--users 10] [--duration 15]
-                                [--only NAME] [--reuse]
+                                [--only NAME ...] [--reuse]
 
 Two shapes of data: `spread` (dates spread over 30 days, 20,000 clusters of about three
 appearances, every other claim a cluster of its own) and `syndicated` (undated articles, so
@@ -309,11 +309,17 @@ def measure_python(url: str, cookie: str, *, users: int, duration: int) -> dict[
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
         while time.monotonic() < deadline:
             started = time.perf_counter()
-            conn.request("GET", path, headers={"Cookie": cookie})
-            response = conn.getresponse()
-            response.read()
+            try:
+                conn.request("GET", path, headers={"Cookie": cookie})
+                response = conn.getresponse()
+                response.read()
+                status = response.status
+            except OSError:  # a timeout or a refused connection counts as an error, not a lost user
+                conn.close()
+                conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+                status = 0
             latencies.append(time.perf_counter() - started)
-            if response.status != 200:
+            if status != 200:
                 errors[0] += 1
 
     threads = [threading.Thread(target=user) for _ in range(users)]
@@ -339,7 +345,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
     parser.add_argument("--users", type=int, default=10, help="concurrent users (connections)")
     parser.add_argument("--duration", type=int, default=15, help="seconds per page")
-    parser.add_argument("--only", default="", help="measure only the pages whose name holds this text")
+    parser.add_argument("--only", action="append", default=[], help="measure only the pages whose name holds this text (repeatable: any of them)")
     parser.add_argument("--reuse", action="store_true", help="keep the bench database of the last run instead of refilling it")
     args = parser.parse_args()
 
@@ -406,7 +412,7 @@ def main() -> int:
             "API list, one claim (limit 1)": f"{base}/api/v1/claims/?page_size=1",
         }
         if args.only:
-            pages = {name: url for name, url in pages.items() if args.only in name}
+            pages = {name: url for name, url in pages.items() if any(text in name for text in args.only)}
         use_wrk = shutil.which("wrk") is not None
         measure = measure_wrk if use_wrk else measure_python
         print(f"load: {'wrk' if use_wrk else 'Python threads (wrk not installed)'}, {args.users} concurrent users, {args.duration}s per page; "

@@ -39,9 +39,10 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchHeadline, SearchQuery
 from django.db import connection
-from django.db.models import Exists, F, Func, OuterRef, Q, QuerySet, TextField, Value
+from django.db.models import Exists, F, Func, JSONField, OuterRef, Q, QuerySet, TextField, Value
 from django.http import QueryDict
 
 from factcheck.articles.models import Article
@@ -222,8 +223,8 @@ def _metadata_candidates(value: str) -> list[object]:
 
 
 def metadata_q(pairs: list[str]) -> Q:
-    """Articles whose metadata holds the pairs: one of the values given for each key. Each is
-    a containment (`metadata @> {"key": value}`), which article_metadata_idx answers."""
+    """Articles whose metadata holds the pairs: one of the values given for each key. Each pair
+    is looked up in Article.metadata_pairs, written by the same SQL function as the column."""
     by_key: dict[str, list[str]] = {}
     for pair in pairs:
         key, _, value = pair.partition(META_SEPARATOR)
@@ -233,7 +234,8 @@ def metadata_q(pairs: list[str]) -> Q:
         either = Q()
         for value in values:
             for candidate in _metadata_candidates(value):
-                either |= Q(metadata__contains={key: candidate})
+                written = Func(Value({key: candidate}, output_field=JSONField()), function="article_metadata_pairs", output_field=ArrayField(TextField()))
+                either |= Q(metadata_pairs__contains=written)
         condition &= either
     return condition
 
@@ -258,10 +260,7 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
     if title := (values.get("article_title") or "").strip():
         condition &= _article_ids(Q(title__icontains=title))
     if pairs := values.get("meta"):
-        # Listed first: PostgreSQL cannot estimate a jsonb containment (it assumes a thousandth
-        # of the articles), and planned from that guess a common category read every claim of
-        # its articles; with their ids it knows how many claims to expect.
-        condition &= Q(article_id__in=list(Article.objects.filter(metadata_q(pairs)).values_list("id", flat=True)))
+        condition &= _article_ids(metadata_q(pairs))
     if (low := values.get("score_min")) is not None:
         condition &= Q(score__gte=low)
     if (high := values.get("score_max")) is not None:

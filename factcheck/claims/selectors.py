@@ -193,16 +193,18 @@ def _article_heading() -> Left:
     return Left(Case(When(article__title="", then=first_line), default=F("article__title"), output_field=TextField()), 110)
 
 
-def queue_row_values(claims: QuerySet[Claim]) -> QuerySet[Claim, Any]:
+def queue_row_values(claims: QuerySet[Claim], search: Search | None = None) -> QuerySet[Claim, Any]:
     """A queue row: what each shows and nothing more (an article's text and the search vectors
-    are the bulk of a row's bytes), with its cluster's size and outlets."""
+    are the bulk of a row's bytes), with its cluster's size and outlets; with a search, its
+    sentence's `headline` (Search.headline), computed in the same statement for the rows read."""
     cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
+    highlighted = {"headline": search.headline} if search is not None else {}
     return claims.values(
         "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "score", "priority", "priority_parts",
         "status", "dismiss_reason", "tags", "version", "article_id", "assignee_id", "cluster_key",
         total=F("queue_rank"), recency=recency_of_rank(), outlet_name=F("article__outlet__name"), assignee_username=F("assignee__username"),
         cluster_size=Subquery(cluster.values("size")[:1]), cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
-        article_heading=_article_heading(),
+        article_heading=_article_heading(), **highlighted,
     )
 
 
@@ -229,10 +231,12 @@ def _groups(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -
 
 def _walk(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], after: Position | None, limit: int,
-    shape: Callable[[QuerySet[Claim]], QuerySet[Claim, Any]],
+    shape: Callable[[QuerySet[Claim], Search | None], QuerySet[Claim, Any]],
 ) -> tuple[Search | None, list[dict[str, Any]]]:
-    """The first `limit` rows after `after`, each shaped by `shape` and given its `group`
-    (0 without a search); a group is read only once the ones before it are exhausted."""
+    """The first `limit` rows after `after`, each shaped by `shape` and given its `group` (0
+    without a search); a group is read only once the ones before it are exhausted. `shape` is
+    given the search for the groups whose rows hold its words (none for the claims found
+    through their article only)."""
     search, groups = _groups(user=user, values=values)
     if after is not None and ((after.group is None) != (search is None) or (after.group or 0) >= len(groups)):
         after = None  # a cursor of another view: start over
@@ -242,7 +246,8 @@ def _walk(
         claims = groups[number]
         if after is not None and number == first:
             claims = after_position(claims, (after.rank, after.pk))
-        for row in shape(claims)[: limit - len(rows)]:
+        own_words = search if search is not None and number != search.found_in_article_group else None
+        for row in shape(claims, own_words)[: limit - len(rows)]:
             rows.append({**row, "group": number})
         if len(rows) >= limit:
             break
@@ -265,12 +270,10 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
     shown = rows[:page_size]
     if search is not None:
         in_article = search.found_in_article_group
-        # A claim found through its article has none of the words in its own text: nothing to mark.
-        ids = [row["id"] for row in shown if row["group"] != in_article]
-        headlines = dict(Claim.objects.filter(pk__in=ids).annotate(headline=search.headline).values_list("id", "headline"))
         for row in shown:
-            row["highlight"] = highlighted_parts(headlines.get(row["id"]) or "")
+            # A claim found through its article has none of the words in its own text: nothing to mark.
             row["found_in_article"] = row["group"] == in_article
+            row["highlight"] = [] if row["found_in_article"] else highlighted_parts(row["headline"] or "")
     next_cursor = None
     if len(rows) > page_size:
         last = shown[-1]
@@ -293,7 +296,7 @@ def next_in_view(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, An
     return rows[0]["id"] if rows else None
 
 
-def _ids(claims: QuerySet[Claim]) -> QuerySet[Claim, Any]:
+def _ids(claims: QuerySet[Claim], search: Search | None) -> QuerySet[Claim, Any]:
     return claims.values("id")
 
 

@@ -191,3 +191,33 @@ def test_an_id_past_the_database_integer_matches_nothing(reviewer) -> None:  # t
         assert response.status_code == 200 and shown_ids(response.content.decode()) == [], field
     response = client.get(reverse("claims:list"), {"assignee": "9" * 5000})
     assert response.status_code == 200 and "Assignee must be" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_metadata_filter_finds_what_a_jsonb_containment_finds() -> None:
+    """The filter reads the pairs PostgreSQL writes into articles.metadata_pairs; it finds the
+    articles that `metadata @> {key: value}` finds, one value at a time, for numbers written
+    two ways, strings that spell numbers or booleans, nested values, odd keys and long values."""
+    from django.db.models import Q
+
+    from factcheck.claims.filters import _metadata_candidates, metadata_q
+
+    stored = [
+        {"year": 2004}, {"year": 2004.0}, {"year": "2004"}, {"year": "2004.0"}, {"year": 20040}, {"year": -0.0},
+        {"flag": True}, {"flag": "true"}, {"flag": None}, {"tags": ["a", "b"]}, {"tags": "a"}, {"tags": {"a": 1}},
+        {"k:ey": 'quote " and: colon'}, {"long": "x" * 5000}, {"": "empty key"}, {"year": 1e300}, {},
+    ]
+    articles = [make_article(title=f"Meta {n}", metadata=metadata) for n, metadata in enumerate(stored)]
+    asked = [
+        "year:2004", "year:2004.0", "year:2004.00", "year:20040", "year:0", "year:-0", "year:1e300", "flag:true", "flag:null",
+        "tags:a", "tags:b", 'k:ey:quote " and: colon', "long:" + "x" * 290, ":empty key", "year:nan", "year:",
+    ]
+    ids = [article.pk for article in articles]
+    for pair in asked:
+        key, _, value = pair.partition(":")
+        containment = Q()
+        for candidate in _metadata_candidates(value.strip()):
+            containment |= Q(metadata__contains={key.strip(): candidate})
+        expected = set(Article.objects.filter(containment, pk__in=ids).values_list("pk", flat=True))
+        assert set(Article.objects.filter(metadata_q([pair]), pk__in=ids).values_list("pk", flat=True)) == expected, pair
+    assert set(Article.objects.filter(metadata_q(["year:2004"]), pk__in=ids).values_list("title", flat=True)) == {"Meta 0", "Meta 1", "Meta 2"}

@@ -33,6 +33,7 @@ FUNCTIONS = (
     "claim_queue_rank_at",
     "claim_queue_basis",
     "claims_set_queue_rank",
+    "article_metadata_pairs",
 )
 
 DEFAULT_WEIGHTS_SLOT = "%(default_weights)s"
