@@ -122,7 +122,7 @@ class Command(BaseCommand):
         for rank, key in enumerate(bbc_order[:top], start=1):
             article_id, item = claims[lead[key]]
             grade = grade_of(key)
-            taken += grade == TAKE
+            taken += rank <= TOP and grade == TAKE
             shown = "?" if grade is None else str(grade)
             self.stdout.write(f"{rank:3} {shown} {priorities[lead[key]]:7.2f} {article_id:16} {item.claim.sentence[:150]}")
         ranked = [g for g in (grade_of(key) for key in bbc_order) if g is not None]

@@ -1,0 +1,78 @@
+"""Agreement between the two labellers of the graded BBC ranking set (docs/model.md, "A second
+labeller"): training/bbc_news_rank_audit.tsv holds 120 claims graded blind by a second
+labeller beside the first labeller's grades.
+
+    python -m pipeline.rank_audit
+
+Prints exact agreement, Cohen's kappa (unweighted and quadratic-weighted: a 2 against a 3 is
+a smaller disagreement than a 0 against a 3), the confusion of the two, and how many of the
+queue's top 30 each labeller would take (grade 3). Plain Python: no Django, no Spark.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+AUDIT = Path(__file__).resolve().parents[1] / "training" / "bbc_news_rank_audit.tsv"
+GRADES = range(4)
+TAKE = 3
+TOP = 30
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    article_id: str
+    first: int
+    second: int
+    rank: int | None  # the claim's place in the queue's BBC top 40, None for the random sample
+
+
+def read_audit(path: Path = AUDIT) -> list[AuditRow]:
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != 8 or fields[3] not in {"0", "1", "2", "3"} or fields[4] not in {"0", "1", "2", "3"}:
+            raise ValueError(f"{path}: row {number} is not article_id, start, end, first 0-3, second 0-3, where, sha1, reason")
+        rank = int(fields[5][3:]) if fields[5].startswith("top") else None
+        rows.append(AuditRow(fields[0], int(fields[3]), int(fields[4]), rank))
+    return rows
+
+
+def kappa(pairs: Sequence[tuple[int, int]], *, quadratic: bool = False) -> float:
+    """Cohen's kappa of two labellers' grades (0-3); quadratic: disagreements weighted by the
+    square of their distance."""
+    n = len(pairs)
+    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+
+    def weight(a: int, b: int) -> float:
+        return (a - b) ** 2 / (len(GRADES) - 1) ** 2 if quadratic else float(a != b)
+
+    observed = sum(weight(a, b) for a, b in pairs) / n
+    expected = sum(first[a] * second[b] * weight(a, b) for a in GRADES for b in GRADES) / (n * n)
+    return 1.0 - observed / expected if expected else 1.0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    rows = read_audit(Path(argv[0]) if argv else AUDIT)
+    pairs = [(row.first, row.second) for row in rows]
+    exact = sum(a == b for a, b in pairs) / len(pairs)
+    weighted = kappa(pairs, quadratic=True)
+    print(f"{len(rows)} claims graded by both: exact agreement {exact:.3f}, kappa {kappa(pairs):.3f}, quadratic-weighted kappa {weighted:.3f}")
+    confusion = Counter(pairs)
+    print("first \\ second  " + "  ".join(str(g) for g in GRADES))
+    for a in GRADES:
+        print(f"{a:>14}  " + "  ".join(f"{confusion[(a, b)]:>1}" for b in GRADES))
+    top = [row for row in rows if row.rank is not None and row.rank <= TOP]
+    first, second = sum(row.first == TAKE for row in top), sum(row.second == TAKE for row in top)
+    both = sum(row.first == TAKE and row.second == TAKE for row in top)
+    print(f"the queue's top {TOP} ({len(top)} audited): a desk would take {first} by the first labeller, {second} by the second, {both} by both")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

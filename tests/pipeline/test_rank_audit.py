@@ -1,0 +1,32 @@
+"""The two-labeller audit of the ranking set (pipeline.rank_audit)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.rank_audit import kappa, main, read_audit
+
+
+def test_kappa_matches_the_textbook_example() -> None:
+    # 50 items: both yes 20, first yes second no 5, first no second yes 10, both no 15 -> 0.4.
+    pairs = [(3, 3)] * 20 + [(3, 0)] * 5 + [(0, 3)] * 10 + [(0, 0)] * 15
+    assert kappa(pairs) == pytest.approx(0.4)
+    # Two grades at the ends of the scale: every disagreement weighs 1 either way.
+    assert kappa(pairs, quadratic=True) == pytest.approx(0.4)
+
+
+def test_quadratic_kappa_forgives_a_neighbouring_grade_more_than_a_distant_one() -> None:
+    near = [(3, 3), (2, 2), (1, 1), (0, 0)] * 5 + [(3, 2)] * 4
+    far = [(3, 3), (2, 2), (1, 1), (0, 0)] * 5 + [(3, 0)] * 4
+    assert kappa(near) == pytest.approx(kappa(far), abs=0.05)
+    assert kappa(near, quadratic=True) > kappa(far, quadratic=True) + 0.2
+
+
+def test_the_audit_file_is_the_top_40_and_a_sample_of_each_grade(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = read_audit()
+    assert len(rows) == 120
+    assert sorted(row.rank for row in rows if row.rank is not None) == list(range(1, 41))
+    sample = [row.first for row in rows if row.rank is None]
+    assert all(sample.count(grade) == 20 for grade in range(4))
+    assert main([]) == 0
+    assert "the queue's top 30 (30 audited)" in capsys.readouterr().out
