@@ -202,3 +202,49 @@ def test_a_claim_written_without_a_cluster_is_a_cluster_of_one() -> None:
     assert Claim.objects.select_related("cluster").get(pk=copy.pk).cluster.cluster_key == "f" * 40
     with pytest.raises(IntegrityError), transaction.atomic():
         ClaimCluster.objects.create(cluster_key="")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrations_0034_0035_move_the_state_onto_each_cluster(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """From the copies on every appearance (claims migration 0033) to one row per cluster: a
+    cluster whose appearances agree takes their state; one whose appearances differ takes
+    merged_state's; a claim saved without its cluster's row gets one; the copies go."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    articles = [claim_in_article(sentence=f"Crime rose {n} percent last year.").article_id for n in range(4)]
+    Claim.objects.all().delete()
+    ClaimCluster.objects.all().delete()
+    executor = MigrationExecutor(connection)
+    executor.migrate([("claims", "0033_drop_retired_sql_functions")])
+    insert = """
+        INSERT INTO claims (article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types, quantities,
+                            speaker, speaker_title, attribution, cluster_key, priority, priority_parts, created_at, updated_at,
+                            status, assignee_id, tags, dismiss_reason, version)
+        VALUES (%s, %s, 'x', 0, 1, 0.5, 'other', '{}', '[]', '', '', '', %s, 1, '{}', now(), now(), %s, %s, %s, %s, %s)
+    """
+    rows = [
+        # One cluster agreeing: drafted, assigned, tagged.
+        (articles[0], "a" * 40, "a" * 40, "drafted", reviewer.pk, ["ice"], "", 4),
+        (articles[1], "b" * 40, "a" * 40, "drafted", reviewer.pk, ["ice"], "", 4),
+        # One differing (left by hand): the rule keeps the approved side, every tag, a version above.
+        (articles[2], "c" * 40, "c" * 40, "dismissed", None, ["opinion"], "Opinion.", 2),
+        (articles[3], "d" * 40, "c" * 40, "approved", reviewer.pk, [], "", 5),
+    ]
+    with connection.cursor() as cursor:
+        for row in rows:
+            cursor.execute(insert, row)
+        cursor.execute("INSERT INTO claim_clusters (cluster_key, size, outlet_count, updated_at) VALUES (%s, 2, 2, now())", ["c" * 40])
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    clusters = {c.cluster_key: c for c in ClaimCluster.objects.all()}
+    assert set(clusters) == {"a" * 40, "c" * 40}
+    agreed, merged = clusters["a" * 40], clusters["c" * 40]
+    assert (agreed.status, agreed.assignee_id, agreed.tags, agreed.version, agreed.size) == ("drafted", reviewer.pk, ["ice"], 4, 2)
+    assert (merged.status, merged.assignee_id, merged.tags, merged.dismiss_reason, merged.version) == ("approved", reviewer.pk, ["opinion"], "", 6)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'claims'")
+        columns = {name for (name,) in cursor.fetchall()}
+    assert not columns & {"status", "assignee_id", "tags", "dismiss_reason", "version"} and "cluster_key" in columns
