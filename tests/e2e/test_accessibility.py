@@ -354,7 +354,7 @@ def test_htmx_refusals_show_the_servers_message_in_place(browser, live_server, r
     with page.expect_response(lambda response: response.status == 200 and "/row/" in response.url):
         page.locator("tr:has-text('Wages grew') button[name=action][value=check]").click()
     page.wait_for_function("() => document.querySelector('#refusal').innerText === ''")
-    assert Claim.objects.get(sentence__startswith="Wages grew").status == Claim.Status.CHECK
+    assert Claim.objects.get(sentence__startswith="Wages grew").cluster.status == Claim.Status.CHECK
     assert page.refused == []
 
 

@@ -73,7 +73,7 @@ def test_reviewer_triages_a_claim_with_the_keyboard(page, live_server, reviewer)
     page.keyboard.press("Enter")
     page.wait_for_selector("#claim-highlight")
     assert page.url.endswith(f"/claims/{second.pk}/?view=")
-    assert Claim.objects.get(pk=second.pk).status == "new"
+    assert Claim.objects.get(pk=second.pk).cluster.status == "new"
 
 
 def test_queue_layout_at_phone_width_and_filters_in_the_url(page, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]  # noqa: F811

@@ -141,7 +141,7 @@ def test_two_people_at_once_the_second_is_told_what_changed(browser, live_server
     with tab_two.expect_navigation():
         tab_two.click("#verdict-form button[type=submit]")
     assert Verdict.objects.get(claim=researched).headline == "Wrong: it was fewer"
-    assert Claim.objects.get(pk=researched.pk).status == "drafted"
+    assert Claim.objects.get(pk=researched.pk).cluster.status == "drafted"
 
 
 def test_claim_page_at_phone_width(browser, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]
