@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 CLAIM_COLUMNS = (
     "id", "claim_key", "article_id", "sentence", "start_offset", "end_offset", "score",
-    "claim_type", "speaker", "status", "assignee_id", "updated_at", "version",
+    "claim_type", "speaker", "updated_at", "cluster__status", "cluster__assignee_id", "cluster__version", "cluster__updated_at",
 )
 
 
