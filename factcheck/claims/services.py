@@ -390,6 +390,10 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
         raise ValidationError("Say why this appearance is not the same claim.")
     if len(reason) > DISMISS_REASON_MAX_CHARS:
         raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
+    with connection.cursor() as cursor:
+        # As a merge would: never beside one (claims_rerank holds the same lock). Taken before
+        # the cluster's row, as the merge takes it before writing clusters: never a deadlock.
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
     locked = _locked_cluster(claim)
     claim, cluster = locked.claim, locked.cluster
     _check_version(locked, expected_version)
@@ -429,8 +433,6 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
     claim.cluster = own
     ClusterSplit.objects.create(claim_key=claim.claim_key, apart_cluster_key=old_key, split_by=actor)
     with connection.cursor() as cursor:
-        # As a merge would: never beside one (claims_rerank holds the same lock).
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
         # The statistics and standing priorities of both sides, through the pipeline's own
         # statements, which take the clusters to refresh as a parameter.
         touched = {"cluster_keys": [old_key, own.cluster_key]}
