@@ -97,6 +97,8 @@ def test_two_clusters_that_merge_keep_every_note_evidence_and_audit_row(reviewer
 
     merged = claims(A, B, C, E)
     assert {claim.cluster_key for claim in merged} == {A}
+    # One row holds the merged cluster's state; the merged-away cluster's row is gone.
+    assert not ClaimCluster.objects.filter(cluster_key=C).exists()
     # The most advanced status (drafted) with its assignee, every tag, a version above both.
     assert {(claim.cluster.status, claim.cluster.assignee_id, tuple(claim.cluster.tags)) for claim in merged} == {(S.DRAFTED, editor.pk, ("boston", "ice"))}
     assert {claim.cluster.version for claim in merged} == {max(before_versions.values()) + 1}
