@@ -59,7 +59,7 @@ def generate(claims: int, verdicts: int) -> None:
     from factcheck.accounts.services import user_create_with_role
     from factcheck.articles.models import Article, Outlet
     from factcheck.claims import services
-    from factcheck.claims.models import Claim
+    from factcheck.claims.models import Claim, ClaimCluster
 
     reviewer = user_create_with_role(username="bench-reviewer", role=Role.REVIEWER, password="bench-password-123")[0]
     editor = user_create_with_role(username="bench-editor", role=Role.EDITOR, password="bench-password-123")[0]
@@ -77,15 +77,17 @@ def generate(claims: int, verdicts: int) -> None:
                 article=articles[n // per_article], claim_key=f"{n:040x}", sentence=sentence.format(n=n), start_offset=n % per_article * 20,
                 end_offset=n % per_article * 20 + 10, score=0.5 + (n % 50) / 100, priority=float(n % 1000) / 10, claim_type="numeric",
                 quantities=[{"value": n, "unit": "dollars"}], speaker=f"Speaker {n % 20}", speaker_title="Official",
-                attribution="reported", status=Claim.Status.IN_RESEARCH if n < verdicts else Claim.Status.NEW,
+                attribution="reported",
             )
         )
         if len(batch) == 5000:
             Claim.objects.bulk_create(batch)
             batch = []
     Claim.objects.bulk_create(batch)
+    # The claims to give verdicts to are in research: a claim alone is its own cluster, under its key.
+    ClaimCluster.objects.filter(cluster_key__in=[f"{n:040x}" for n in range(verdicts)]).update(status=Claim.Status.IN_RESEARCH)
     ratings = ["true", "mostly_true", "half_true", "mostly_false", "false", "misleading", "unverifiable"]
-    for n, claim in enumerate(Claim.objects.filter(status=Claim.Status.IN_RESEARCH).order_by("id")):
+    for n, claim in enumerate(Claim.objects.filter(cluster__status=Claim.Status.IN_RESEARCH).order_by("id")):
         services.claim_assign(claim=claim, actor=reviewer, assignee=reviewer)
         evidence = services.evidence_add(claim=claim, actor=reviewer, kind="official_statistic", url=f"https://data.example.gov/{n}", title=f"Dataset {n}")
         verdict = services.verdict_draft(

@@ -13,7 +13,7 @@ refresh cost (services.queue_order_refresh) when the day turns and when it stand
 
 Fills a throw-away database `<name>_queue_bench` on DATABASE_URL's server with set-based
 INSERT ... SELECT generate_series (realistic priorities with ties, statuses, types,
-quantities, speakers, 20,000 clusters of about three appearances sharing one reviewer state
+quantities, speakers, 20,000 clusters of about three appearances, each with one reviewer state,
 and every other claim a cluster of its own, as the pipeline keys them, over a few thousand
 articles and a few hundred outlets),
 serves the app with gunicorn (DEBUG off), logs a reviewer in through the login form and
@@ -97,9 +97,28 @@ SELECT
     1 + floor(random() * 3000)::int AS number
 FROM generate_series(1, %(claims)s) g;
 
+-- The cluster is the unit of work: its reviewer state is its first appearance's here (a claim
+-- in no shared cluster is its own, under its own key, as the pipeline stores it).
+CREATE TEMP TABLE bench_clusters AS
+SELECT DISTINCT ON (cluster_key) cluster_key, status, assignee_id, dismiss_reason, tags, size, outlet_count
+FROM (
+    SELECT COALESCE(c.shared_key, md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8)) AS cluster_key, c.g, c.status,
+           CASE WHEN c.status IN ('check', 'in_research', 'drafted') OR random() < 0.05
+                THEN (ARRAY[%(user_ids)s])[1 + c.g %% %(user_count)s] END AS assignee_id,
+           CASE WHEN c.status = 'dismissed' THEN 'Opinion, not checkable' ELSE '' END AS dismiss_reason,
+           CASE WHEN c.g %% 20 = 0 THEN ARRAY['budget']::varchar(40)[] ELSE '{}'::varchar(40)[] END AS tags,
+           count(*) OVER w AS size, least(count(*) OVER w, 8) AS outlet_count
+    FROM bench_claims c
+    WINDOW w AS (PARTITION BY COALESCE(c.shared_key, md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8)))
+) m
+ORDER BY cluster_key, g;
+
+INSERT INTO claim_clusters (cluster_key, size, outlet_count, first_seen_at, updated_at, status, assignee_id, dismiss_reason, tags, version)
+SELECT cluster_key, size, outlet_count, now(), now(), status, assignee_id, dismiss_reason, tags, 1
+FROM bench_clusters;
+
 INSERT INTO claims (article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types, quantities, speaker,
-                    speaker_title, attribution, cluster_key, priority, priority_parts, seen_at, status, assignee_id, created_at,
-                    updated_at, version, dismiss_reason, tags)
+                    speaker_title, attribution, cluster_key, priority, priority_parts, seen_at, created_at, updated_at)
 SELECT
     c.article_id,
     md5('claim' || c.g) || substr(md5('claim-b' || c.g), 1, 8),
@@ -136,26 +155,15 @@ SELECT
                        'spread', CASE WHEN c.shared_key IS NOT NULL THEN 5 ELSE 0 END,
                        'outlets', CASE WHEN c.shared_key IS NOT NULL THEN 2 ELSE 1 END),
     now() - make_interval(days => c.age_days),
-    c.status,
-    CASE WHEN c.status IN ('check', 'in_research', 'drafted') OR random() < 0.05
-         THEN (ARRAY[%(user_ids)s])[1 + c.g %% %(user_count)s] END,
-    now(), now(), 1,
-    CASE WHEN c.status = 'dismissed' THEN 'Opinion, not checkable' ELSE '' END,
-    CASE WHEN c.g %% 20 = 0 THEN ARRAY['budget']::varchar(40)[] ELSE '{}'::varchar(40)[] END
+    now(), now()
 FROM bench_claims c;
 
--- The cluster is the unit of triage: its appearances share one reviewer state (its first's),
--- and rank by one wording's parts (its lead's: here its first's).
-UPDATE claims c SET status = f.status, assignee_id = f.assignee_id, dismiss_reason = f.dismiss_reason, tags = f.tags,
-                    priority = f.priority, priority_parts = f.priority_parts
-FROM (SELECT DISTINCT ON (cluster_key) cluster_key, status, assignee_id, dismiss_reason, tags, priority, priority_parts
+-- A cluster's appearances rank by one wording's parts (its lead's: here its first's).
+UPDATE claims c SET priority = f.priority, priority_parts = f.priority_parts
+FROM (SELECT DISTINCT ON (cluster_key) cluster_key, priority, priority_parts
       FROM claims WHERE cluster_key LIKE 'k%%' ORDER BY cluster_key, id) f
 WHERE c.cluster_key = f.cluster_key
-  AND (c.status, c.assignee_id, c.dismiss_reason, c.tags, c.priority) IS DISTINCT FROM (f.status, f.assignee_id, f.dismiss_reason, f.tags, f.priority);
-
-INSERT INTO claim_clusters (cluster_key, size, outlet_count, first_seen_at, updated_at)
-SELECT cluster_key, count(*), least(count(DISTINCT article_id), 8), now(), now()
-FROM claims GROUP BY cluster_key;
+  AND (c.priority, c.priority_parts) IS DISTINCT FROM (f.priority, f.priority_parts);
 
 ANALYZE;
 """
@@ -180,6 +188,7 @@ def fill(*, claims: int, articles: int, outlets: int, syndicated: bool) -> tuple
         # As autovacuum leaves a settled table: the queue reads totals from its index alone
         # (an index-only scan needs the visibility map).
         cursor.execute("VACUUM ANALYZE claims")
+        cursor.execute("VACUUM ANALYZE claim_clusters")
     print(f"filled {Claim.objects.count()} claims over {articles} articles and {outlets} outlets in {time.perf_counter() - started:.1f}s")
     return reviewer.username, middle_cursor(claims)
 

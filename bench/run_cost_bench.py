@@ -63,10 +63,11 @@ def empty_claim_tables() -> None:
 
 def copy_stored_claims(target: int) -> tuple[int, int]:
     """Copies of the stored claims until `target` are stored; (originals, stored)."""
-    from django.db import connection
+    from django.db import connection, transaction
     from psycopg import sql
 
-    with connection.cursor() as cursor:
+    # One transaction: the copies' cluster rows go in after them (the foreign key is checked at the commit).
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM claims")
         (originals,) = cursor.fetchone()
         cursor.execute(
@@ -80,6 +81,7 @@ def copy_stored_claims(target: int) -> tuple[int, int]:
         )
         missing = max(0, target - originals)
         cursor.execute(statement.as_string(cursor.connection), {"copies": math.ceil(missing / max(originals, 1)), "missing": missing})
+        cursor.execute((SQL_DIR / "copy_stored_clusters.sql").read_text())
         cursor.execute((SQL_DIR / "copy_stored_signatures.sql").read_text())
         if "claim_bands" in existing_tables(cursor):
             cursor.execute((SQL_DIR / "copy_stored_bands.sql").read_text())

@@ -2,17 +2,17 @@
 one rule, for the pipeline's merge (pipeline.merge.unify_clusters) and the web app's split
 (factcheck.claims.services.claim_split).
 
-Every appearance of a cluster carries the same reviewer state (status, assignee, tags,
-dismiss reason, version: factcheck.claims.models.Claim). When a run puts appearances with
-different states in one cluster (a new appearance joins a worked cluster, or two stored
-clusters merge), the cluster takes one state (merged_state):
+The state is the cluster's (status, assignee, tags, dismiss reason, version: the claim_clusters
+row, factcheck.claims.models.ClaimCluster), so a new appearance that joins a cluster simply
+has it. When a run merges clusters (apply_cluster_remap.sql), the surviving cluster takes one
+state made from theirs (merged_state):
 
-- appearances nobody worked on (new, unassigned, untagged, no dismiss reason) take the state
-  of the rest of the cluster at its version: nothing changed for whoever has those open, so
-  no page goes stale, and a new appearance of an approved claim shows it approved;
+- clusters nobody worked on (new, unassigned, untagged, no dismiss reason) take the state of
+  the others at its version: nothing changed for whoever has those open, so no page goes
+  stale, and a cluster of new appearances merging into an approved claim shows it approved;
 - two clusters that both carry reviewers' work take the most advanced status
   (STATUS_PRECEDENCE) with its assignee and dismiss reason (ties: the worked state before an
-  untouched one, then the higher version, then the first appearance), every tag of both, and
+  untouched one, then the higher version, then the cluster seen first), every tag of both, and
   a version above both, so a page open on either side is refused and reloads; the merge
   audits it ("cluster.merge").
 
@@ -28,13 +28,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 # Most advanced first: which status a cluster keeps when two clusters with reviewers' work
-# merge. Every status of factcheck.claims.models.Claim.Status, once (a test checks).
+# merge. Every status of factcheck.claims.models.ClaimCluster.Status, once (a test checks).
 STATUS_PRECEDENCE: tuple[str, ...] = ("approved", "drafted", "returned", "in_research", "check", "dismissed", "new")
 
 
 @dataclass(frozen=True)
 class ReviewState:
-    """What reviewers own on an appearance; the same on every appearance of a cluster."""
+    """What reviewers own on a cluster, less its version."""
 
     status: str
     assignee_id: int | None
@@ -43,7 +43,7 @@ class ReviewState:
 
     @property
     def untouched(self) -> bool:
-        """Nobody has worked on it: what the merge inserts a new appearance with."""
+        """Nobody has worked on it: what a new cluster starts with."""
         return self.status == "new" and self.assignee_id is None and not self.tags and not self.dismiss_reason
 
 
@@ -52,20 +52,23 @@ SPLIT_OUT = ReviewState(status="new", assignee_id=None, tags=(), dismiss_reason=
 
 
 @dataclass(frozen=True)
-class Appearance:
-    id: int
+class ClusterState:
+    """One of the clusters that merge: its state and version, and its first appearance's id
+    (the order ties fall in, and where the merge's audit row goes)."""
+
+    first_id: int
     state: ReviewState
     version: int
 
 
 @dataclass(frozen=True)
 class MergedState:
-    """The state every appearance of a cluster takes, and what it was made of."""
+    """The state the merged cluster keeps, and what it was made of."""
 
     state: ReviewState
     version: int
-    first_id: int  # the cluster's first appearance: where the merge's audit row goes
-    # The distinct states reviewers' work left on the appearances (with their versions), most
+    first_id: int  # the merged cluster's first appearance: where the merge's audit row goes
+    # The distinct states reviewers' work left on the clusters (with their versions), most
     # advanced first: two or more with different work is a merge of work, audited.
     worked: tuple[tuple[ReviewState, int], ...]
     unified_work: bool
@@ -75,17 +78,17 @@ def _precedence(status: str) -> int:
     return STATUS_PRECEDENCE.index(status)
 
 
-def merged_state(appearances: Iterable[Appearance]) -> MergedState | None:
-    """The one state of a cluster whose appearances differ (module docstring); None when they
-    all agree already (state and version), so nothing is written."""
-    members = sorted(appearances, key=lambda a: a.id)
-    if len({(a.state, a.version) for a in members}) < 2:
+def merged_state(clusters: Iterable[ClusterState]) -> MergedState | None:
+    """The one state of clusters that merge (module docstring); None when they all agree
+    already (state and version): then the merged cluster keeps that state as it is."""
+    members = sorted(clusters, key=lambda c: c.first_id)
+    if len({(c.state, c.version) for c in members}) < 2:
         return None
-    winner = min(members, key=lambda a: (_precedence(a.state.status), a.state.untouched, -a.version, a.id))
-    others = sorted({tag for a in members for tag in a.state.tags} - set(winner.state.tags))
-    worked_states = {a.state for a in members if not a.state.untouched}
+    winner = min(members, key=lambda c: (_precedence(c.state.status), c.state.untouched, -c.version, c.first_id))
+    others = sorted({tag for c in members for tag in c.state.tags} - set(winner.state.tags))
+    worked_states = {c.state for c in members if not c.state.untouched}
     worked = sorted(
-        {(a.state, a.version) for a in members if not a.state.untouched},
+        {(c.state, c.version) for c in members if not c.state.untouched},
         key=lambda s: (_precedence(s[0].status), -s[1], s[0].assignee_id or 0, s[0].tags, s[0].dismiss_reason),
     )
     unified_work = len(worked_states) > 1
@@ -96,8 +99,8 @@ def merged_state(appearances: Iterable[Appearance]) -> MergedState | None:
             tags=winner.state.tags + tuple(others),
             dismiss_reason=winner.state.dismiss_reason,
         ),
-        version=max(a.version for a in members) + (1 if unified_work else 0),
-        first_id=members[0].id,
+        version=max(c.version for c in members) + (1 if unified_work else 0),
+        first_id=members[0].first_id,
         worked=tuple(worked),
         unified_work=unified_work,
     )

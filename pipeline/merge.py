@@ -8,14 +8,15 @@ In order: the clustering's assignments and remaps are written beside the staged 
 run's claims, one row per key with its final cluster (run_staged), are inserted or updated
 where they differ (merge_claims), the stored clusters merged into others move
 (apply_cluster_remap), the run's new and changed signatures go to claim_signatures and their
-band keys to claim_bands, every appearance of a touched cluster takes the cluster's reviewer
-state (unify_clusters, by the rule in pipeline/cluster_state.py: a new appearance joins its
-cluster's state, two clusters merged unify theirs), the touched clusters' statistics and
-their members' standing priorities are refreshed, and the run's scratch rows are deleted. Every statement reads the
-run's rows and the stored rows they reach through an index: none scans every claim, except
+band keys to claim_bands, the touched clusters' statistics and their members' standing
+priorities are refreshed, and the run's scratch rows are deleted. Reviewers' work is the
+cluster's (claim_clusters), so a new appearance joining a cluster simply has it; before any
+appearance moves, each cluster that stored clusters merge into takes one state made of theirs
+(unify_clusters, by the rule in pipeline/cluster_state.py). Every statement reads the run's
+rows and the stored rows they reach through an index: none scans every claim, except
 refresh_all_priorities when the ranking weights changed without a re-rank. A re-run writes
-nothing; reviewer-owned columns are written only to make a cluster's appearances agree, never
-to change what reviewers decided for it.
+nothing; reviewer-owned columns are written only when clusters merge, never to change what
+reviewers decided for a cluster.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from pipeline.cluster_state import Appearance, MergedState, ReviewState, merged_state
+from pipeline.cluster_state import ClusterState, MergedState, ReviewState, merged_state
 from pipeline.nlp.clustering import Clustering
 from pipeline.sql import statement
 
@@ -102,6 +103,8 @@ def merge_run(
         conn.execute(DEFAULT_STATISTICS)
         staged = scalar(conn, COUNT_RUN_STAGED)
         planned_claims = scalar(conn, PLANNED_CLAIMS)
+    with step("unify_cluster_state"):
+        unify_clusters(conn, run_id=run_id)
 
     with step("merge_claims"):
         written = {claim_id for (claim_id,) in conn.execute(statement("merge_claims"), params)}
@@ -115,11 +118,9 @@ def merge_run(
         conn.execute(statement("apply_cluster_remap"), params)
     with step("signatures"):
         write_signatures(conn)
-    with step("unify_cluster_state"):
+    with step("refresh_clusters"):
         touched = conn.execute(statement("run_touched"), params).fetchone()
         params["cluster_keys"] = touched[0] if touched else []
-        unify_clusters(conn, run_id=run_id, cluster_keys=params["cluster_keys"])
-    with step("refresh_clusters"):
         conn.execute(statement("refresh_clusters"), params)
         conn.execute(statement("drop_empty_clusters"), params)
     with step("refresh_priorities"):
@@ -156,21 +157,28 @@ def write_signatures(conn: psycopg.Connection[Any]) -> None:
     conn.execute(statement("upsert_signatures"))
 
 
-def unify_clusters(conn: psycopg.Connection[Any], *, run_id: int | None, cluster_keys: list[str]) -> int:
-    """Every appearance of each cluster in `cluster_keys` takes the cluster's one reviewer state
-    (pipeline.cluster_state.merged_state), read where the appearances differ
-    (read_cluster_states.sql) and written back with the merge's audit rows
-    (write_cluster_states.sql). `run_id`: the run whose remaps merged the clusters (None: no
-    run, the migration that first unified the stored clusters). Returns the clusters unified."""
-    rows = conn.execute(statement("read_cluster_states"), {"cluster_keys": cluster_keys}).fetchall()
+def unify_clusters(conn: psycopg.Connection[Any], *, run_id: int) -> int:
+    """Each cluster the run's remaps merge stored clusters into takes one reviewer state
+    (pipeline.cluster_state.merged_state) made of theirs, read before any appearance moves
+    (read_cluster_states.sql) and written to its row with the merge's audit rows
+    (write_cluster_states.sql). A surviving key with no row yet (a new claim's, smaller than
+    the stored keys) gets one holding the state. Returns the clusters written."""
+    rows = conn.execute(statement("read_cluster_states"), {"run_id": run_id}).fetchall()
     states = []
-    for cluster_key, members in groupby(rows, key=lambda row: row[0]):
-        appearances = [
-            Appearance(id=pk, state=ReviewState(status, assignee_id, tuple(tags), dismiss_reason), version=version)
-            for _, pk, status, assignee_id, tags, dismiss_reason, version in members
+    for new_key, members in groupby(rows, key=lambda row: row[0]):
+        merging = list(members)
+        clusters = [
+            ClusterState(first_id=first_id, state=ReviewState(status, assignee_id, tuple(tags), dismiss_reason), version=version)
+            for _, _, first_id, status, assignee_id, tags, dismiss_reason, version in merging
         ]
-        if (merged := merged_state(appearances)) is not None:
-            states.append(_state_row(cluster_key, merged))
+        merged = merged_state(clusters)
+        if merged is None and any(cluster_key == new_key for _, cluster_key, *_ in merging):
+            continue  # they agree, and the surviving row holds it already
+        if merged is None:
+            # They agree, and the surviving key is new: its row takes the state as it is.
+            only = clusters[0]
+            merged = MergedState(state=only.state, version=only.version, first_id=only.first_id, worked=(), unified_work=False)
+        states.append(_state_row(new_key, merged))
     if states:
         conn.execute(statement("write_cluster_states"), {"states": Jsonb(states), "run_id": run_id})
     return len(states)

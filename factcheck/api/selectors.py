@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import F, Prefetch, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -16,30 +16,35 @@ from factcheck.claims.filters import QUEUE_ORDER, after_position, claims_filtere
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, recency_of_rank
 
-# A claim row: the claim's own columns and its article's heading; never the article's text
-# or the search vectors (most of a row's bytes, and nothing an API client needs per claim).
+# A claim row: the claim's own columns, its cluster's state and its article's heading; never
+# the article's text or the search vectors (most of a row's bytes, and nothing an API client
+# needs per claim).
 CLAIM_ROW_FIELDS = (
     "id", "claim_key", "sentence", "start_offset", "end_offset", "score", "priority", "priority_parts", "claim_type",
-    "claim_types", "quantities", "speaker", "speaker_title", "attribution", "status", "dismiss_reason", "tags", "version",
-    "assignee_id", "cluster_key", "created_at", "updated_at", "article_id",
+    "claim_types", "quantities", "speaker", "speaker_title", "attribution", "created_at", "updated_at", "article_id",
 )
 
 
 def claim_rows() -> QuerySet[Claim, dict[str, Any]]:
-    """Claims as dicts (values()), one query a page: joins for the article, outlet and
-    assignee, correlated subqueries for the cluster (evaluated for the page's rows only)."""
-    cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
+    """Claims as dicts (values()), one query a page: joins for the article, outlet, cluster
+    (the work is the cluster's: status, assignee, tags, version) and assignee."""
     return Claim.objects.values(
         *CLAIM_ROW_FIELDS,
+        cluster_key=F("cluster_id"),
+        status=F("cluster__status"),
+        dismiss_reason=F("cluster__dismiss_reason"),
+        tags=F("cluster__tags"),
+        version=F("cluster__version"),
+        assignee_id=F("cluster__assignee_id"),
+        assignee_username=F("cluster__assignee__username"),
+        cluster_row_id=F("cluster__id"),
+        cluster_size=F("cluster__size"),
+        cluster_outlets=F("cluster__outlet_count"),
         article_title=F("article__title"),
         article_url=F("article__url"),
         article_published_at=F("article__published_at"),
         article_outlet_id=F("article__outlet_id"),
         outlet_name=F("article__outlet__name"),
-        assignee_username=F("assignee__username"),
-        cluster_id=Subquery(cluster.values("id")[:1]),
-        cluster_size=Subquery(cluster.values("size")[:1]),
-        cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
         total=F("queue_rank"),
         recency=recency_of_rank(),
     )
@@ -82,8 +87,8 @@ def api_claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -
 def _cluster_claim_ids(claim_id: int) -> QuerySet[Claim, int]:
     """Every appearance of the claim's cluster: evidence and verdicts are the cluster's,
     whichever appearance they were written on (as the claim page reads them)."""
-    own_cluster = Claim.objects.filter(pk=claim_id).values("cluster_key")
-    return Claim.objects.filter(cluster_key__in=own_cluster).values_list("id", flat=True)
+    own_cluster = Claim.objects.filter(pk=claim_id).values("cluster_id")
+    return Claim.objects.filter(cluster_id__in=own_cluster).values_list("id", flat=True)
 
 
 def claim_evidence(*, claim_id: int) -> list[Evidence]:
@@ -145,7 +150,7 @@ def api_clusters(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, An
     """Clusters; the queue filters select those with at least one matching appearance."""
     clusters = cluster_rows()
     if (claims := _matching_claims(user=user, values=values)) is not None:
-        clusters = clusters.filter(cluster_key__in=claims.values("cluster_key"))
+        clusters = clusters.filter(cluster_key__in=claims.values("cluster_id"))
     if (min_size := own.get("min_size")) is not None:
         clusters = clusters.filter(size__gte=min_size)
     return clusters
@@ -163,5 +168,5 @@ def cluster_appearances(*, cluster_key: str) -> list[dict[str, Any]]:
     """Every appearance (claim) of a cluster, first published first, as claim rows."""
     return [
         ranked(row)
-        for row in claim_rows().filter(cluster_key=cluster_key).order_by(Coalesce("article__published_at", "article__created_at"), "id")
+        for row in claim_rows().filter(cluster__cluster_key=cluster_key).order_by(Coalesce("article__published_at", "article__created_at"), "id")
     ]

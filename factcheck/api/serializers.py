@@ -89,7 +89,7 @@ class ClaimSerializer(serializers.Serializer):
     assignee_id = serializers.IntegerField(allow_null=True)
     assignee = serializers.CharField(source="assignee_username", allow_null=True, help_text="Username of whoever holds it.")
     article = ArticleRefSerializer(source="*")
-    cluster_id = serializers.IntegerField(allow_null=True)
+    cluster_id = serializers.IntegerField(source="cluster_row_id", allow_null=True)
     cluster_key = serializers.CharField(help_text="Its cluster: every claim is in one, its own claim key when no other appearance joined it.")
     cluster_size = serializers.IntegerField(allow_null=True, help_text="Appearances in its cluster: the articles that carry this claim.")
     cluster_outlets = serializers.IntegerField(allow_null=True, help_text="Distinct outlets in its cluster.")

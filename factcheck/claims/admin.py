@@ -7,12 +7,16 @@ from factcheck.claims.models import Claim, Evidence, Verdict
 
 @admin.register(Claim)
 class ClaimAdmin(admin.ModelAdmin):
-    list_display = ["sentence", "score", "claim_type", "speaker", "status"]
-    list_filter = ["status", "claim_type"]
+    list_display = ["sentence", "score", "claim_type", "speaker", "cluster_status"]
+    list_filter = ["cluster__status", "claim_type"]
     search_fields = ["sentence", "speaker"]
-    list_select_related = ["article"]
+    list_select_related = ["article", "cluster"]
     # Reviewer-side changes go through the workspace's services (audit trail); read-only here.
     readonly_fields = [f.name for f in Claim._meta.fields]
+
+    @admin.display(description="status", ordering="cluster__status")
+    def cluster_status(self, claim: Claim) -> str:
+        return claim.cluster.get_status_display()
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

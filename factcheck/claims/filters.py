@@ -190,8 +190,9 @@ def my_claims_querystring() -> str:
 # --- The filters, each defined once ---------------------------------------------------------
 #
 # Each filter is a Q over the claims table's own columns (an article's outlet or date is a
-# subquery on the articles, not a join), so the same Q filters every queryset: the queue, the
-# API, the exports, the reports and the bulk actions.
+# subquery on the articles, not a join) or its cluster's (status, assignee, tags: the work is
+# the cluster's, one join on its key), so the same Q filters every queryset of claims: the
+# queue, the API, the exports, the reports and the bulk actions.
 
 
 def _article_ids(condition: Q) -> Q:
@@ -199,7 +200,7 @@ def _article_ids(condition: Q) -> Q:
 
 
 def _status_q(values: dict[str, Any]) -> Q:
-    return Q(status__in=statuses) if (statuses := values.get("status")) else Q()
+    return Q(cluster__status__in=statuses) if (statuses := values.get("status")) else Q()
 
 
 def _published_on_or(lookup: str, day: Any) -> Q:
@@ -267,11 +268,11 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= Q(score__lte=high)
     assignee = values.get("assignee")
     if assignee == "mine":
-        condition &= Q(assignee_id=user.pk)
+        condition &= Q(cluster__assignee_id=user.pk)
     elif assignee == "unassigned":
-        condition &= Q(assignee__isnull=True)
+        condition &= Q(cluster__assignee__isnull=True)
     elif assignee:
-        condition &= Q(assignee_id=int(assignee))
+        condition &= Q(cluster__assignee_id=int(assignee))
     if start := values.get("date_from"):
         condition &= _article_ids(_published_on_or("gte", start))
     if end := values.get("date_to"):
@@ -285,7 +286,7 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
     elif values.get("checked_before") == "no":
         condition &= ~_checked_before()
     if tag := values.get("tag"):
-        condition &= Q(tags__contains=[tag.strip()])
+        condition &= Q(cluster__tags__contains=[tag.strip()])
     if run := values.get("run"):
         condition &= Q(first_run_id=run)
     if batch := values.get("import"):
@@ -442,7 +443,7 @@ def first_in_cluster(condition: Q) -> Q:
     order: the one row per cluster the queue shows, its best-ranked matching appearance (an
     outlet filter shows the cluster through the appearance it matched). A claim alone is its
     cluster's only appearance, so its own row."""
-    better = Claim.objects.filter(condition, cluster_key=OuterRef("cluster_key")).filter(
+    better = Claim.objects.filter(condition, cluster_id=OuterRef("cluster_id")).filter(
         Q(queue_rank__gt=OuterRef("queue_rank")) | Q(queue_rank=OuterRef("queue_rank"), id__gt=OuterRef("id"))
     )
     return Q(~Exists(better))

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -29,14 +29,31 @@ REVIEW_COMMENT_MAX_CHARS = 5_000
 DISMISS_REASON_MAX_CHARS = 300
 
 
-class ClaimCluster(models.Model):
-    """The same claim across articles and outlets. Maintained by the pipeline.
+# The statuses of work still to do: the queue's default view. Dismissed and approved claims
+# are finished. (The order of the list is cluster_open_idx's condition.)
+OPEN_STATUSES = ["new", "check", "in_research", "drafted", "returned"]
 
-    Every claim is in one: a claim with no other appearance is a cluster of one under its own
+
+class ClaimCluster(models.Model):
+    """A claim: the same claim across articles and outlets, and the unit of work.
+
+    Every appearance (Claim) is in one: an appearance alone is a cluster of one under its own
     claim_key. cluster_key is the smallest claim_key among its members when it formed, so it
-    is deterministic and survives re-runs; when two clusters merge the smaller key wins. The
-    reviewer state a merged or split cluster keeps: pipeline/cluster_state.py.
+    is deterministic and survives re-runs; when two clusters merge the smaller key wins.
+    The pipeline maintains its statistics (size, outlets, first and lead appearance); the
+    reviewers own its state (status, assignee, tags, dismiss_reason, version), written only
+    here, by the services, one row per action. A new appearance that joins the cluster simply
+    has its state; the state a merged or split cluster keeps: pipeline/cluster_state.py.
     """
+
+    class Status(models.TextChoices):
+        NEW = "new", "New"
+        CHECK = "check", "Check it"
+        DISMISSED = "dismissed", "Dismissed"
+        IN_RESEARCH = "in_research", "In research"
+        DRAFTED = "drafted", "Verdict drafted"
+        APPROVED = "approved", "Approved"
+        RETURNED = "returned", "Returned"
 
     cluster_key = models.CharField(max_length=40, unique=True)
     size = models.PositiveIntegerField(default=1, help_text="Appearances (claims) in the cluster.")
@@ -47,9 +64,35 @@ class ClaimCluster(models.Model):
     # Every appearance takes its parts (pipeline/sql/refresh_cluster_priorities.sql).
     lead_claim = models.ForeignKey("Claim", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
+    # Reviewer-owned. db_default because the pipeline inserts clusters without them.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW, db_default=Status.NEW)
+    # Indexed by cluster_assignee_status_idx, which leads with it.
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_clusters", db_index=False
+    )
+    tags = ArrayField(
+        models.CharField(max_length=40),
+        default=list,
+        db_default=models.Value([], output_field=ArrayField(models.CharField(max_length=40))),
+        blank=True,
+    )
+    dismiss_reason = models.CharField(max_length=DISMISS_REASON_MAX_CHARS, blank=True, default="", db_default="")
+    # Bumped by every reviewer-side write; a save carrying an older version is refused.
+    version = models.PositiveIntegerField(default=1, db_default=1)
 
     class Meta:
         db_table = "claim_clusters"
+        indexes = [
+            # One status's claims, "my claims", a tag. (The default view walks the claims' stored
+            # order and looks each claim's cluster up by its key.)
+            models.Index(fields=["status"], name="cluster_status_idx"),
+            models.Index(fields=["assignee", "status"], name="cluster_assignee_status_idx"),
+            GinIndex(fields=["tags"], name="cluster_tags_idx"),
+        ]
+        constraints = [
+            # Every claim is in a cluster, one of one included (issue 32): no "no cluster" value.
+            models.CheckConstraint(condition=~models.Q(cluster_key=""), name="cluster_key_set"),
+        ]
 
     def __str__(self) -> str:
         return f"Cluster {self.cluster_key[:8]} ({self.size} appearances)"
@@ -112,11 +155,6 @@ class RankingWeights(models.Model):
         return f"Ranking weights v{self.version}"
 
 
-# The statuses of work still to do: the queue's default view. Dismissed and approved claims
-# are finished. (The order of the list is claim_open_rank_idx's condition.)
-OPEN_STATUSES = ["new", "check", "in_research", "drafted", "returned"]
-
-
 class QueueOrderBasis(models.Model):
     """What the stored queue ranks (Claim.queue_rank) were computed with: the day recency counts
     back from and the recency weights. One row, written by services.queue_order_refresh; with
@@ -132,45 +170,39 @@ class QueueOrderBasis(models.Model):
         constraints = [models.CheckConstraint(condition=models.Q(id=1), name="queue_order_basis_one_row")]
 
 
-def _own_cluster(claim: Claim) -> None:
+def _own_clusters(claims: Iterable[Claim]) -> None:
     """A claim written with no cluster is a cluster of one under its own key, as the pipeline's
-    merge writes a claim it joined to no other (pipeline/sql/run_staged.sql)."""
-    if not claim.cluster_key:
-        claim.cluster_key = claim.claim_key
+    merge writes a claim it joined to no other (pipeline/sql/run_staged.sql); a cluster with no
+    row yet gets one, new work (the pipeline's merge creates its clusters' rows itself)."""
+    keys = set()
+    for claim in claims:
+        if not claim.cluster_id:
+            claim.cluster_id = claim.claim_key
+        keys.add(claim.cluster_id)
+    ClaimCluster.objects.bulk_create([ClaimCluster(cluster_key=key) for key in sorted(keys)], ignore_conflicts=True)
 
 
 class ClaimQuerySet(models.QuerySet["Claim"]):
     def bulk_create(self, objs: Iterable[Claim], *args: Any, **kwargs: Any) -> list[Claim]:
         objs = list(objs)
-        for claim in objs:
-            _own_cluster(claim)
+        _own_clusters(objs)
         return super().bulk_create(objs, *args, **kwargs)
 
 
 class Claim(models.Model):
-    """A check-worthy sentence at an exact span of an article.
+    """An appearance: a check-worthy sentence at an exact span of an article.
 
-    The pipeline owns sentence/offsets/score/type/speaker; reviewers own status and
-    assignment (and the annotations and verdicts hanging off the claim).
-
-    The cluster (cluster_key) is the unit of triage: status, assignee, tags, dismiss_reason
-    and version are the same on every appearance of a cluster (the services write them to
-    all at once; the pipeline's merge gives a new appearance its cluster's state and unifies
-    two clusters' states when they merge, by the rule in pipeline/cluster_state.py). Notes,
+    It holds only what is its own, all written by the pipeline: text, offsets, score, type,
+    speaker, article, rank. The work is its cluster's (ClaimCluster: status, assignee, tags,
+    dismiss_reason, version), the same for every appearance because it is stored once. Notes,
     evidence and verdicts stay on the appearance they were written on and are read for the
     whole cluster (selectors.claim_workspace), so no merge ever moves or loses one.
     """
 
     objects = ClaimQuerySet.as_manager()
 
-    class Status(models.TextChoices):
-        NEW = "new", "New"
-        CHECK = "check", "Check it"
-        DISMISSED = "dismissed", "Dismissed"
-        IN_RESEARCH = "in_research", "In research"
-        DRAFTED = "drafted", "Verdict drafted"
-        APPROVED = "approved", "Approved"
-        RETURNED = "returned", "Returned"
+    # The statuses are the cluster's; named here too, as every caller speaks of a claim's status.
+    Status: TypeAlias = ClaimCluster.Status
 
     class Type(models.TextChoices):
         NUMERIC = "numeric", "Numeric / statistical"
@@ -200,10 +232,14 @@ class Claim(models.Model):
     speaker = models.CharField(max_length=300, blank=True)
     speaker_title = models.CharField(max_length=300, blank=True)
     attribution = models.CharField(max_length=20, blank=True, help_text="direct_quote, reported or article")
-    # Never empty (claim_cluster_key_set): the pipeline's merge writes each claim's cluster, its
-    # own claim_key for a claim alone; a claim written otherwise (save, bulk_create) defaults to
-    # its own key (ClaimQuerySet).
-    cluster_key = models.CharField(max_length=40)
+    # The pipeline's merge writes each claim's cluster, its own claim_key for a claim alone, and
+    # the cluster's row in the same transaction (the constraint is deferred to the commit); a
+    # claim written otherwise (save, bulk_create) defaults to its own key (_own_clusters).
+    # Indexed by claim_cluster_key_idx.
+    cluster = models.ForeignKey(
+        ClaimCluster, to_field="cluster_key", db_column="cluster_key", on_delete=models.DO_NOTHING,
+        related_name="appearances", db_index=False,
+    )
     # pipeline.nlp.ranking.rank_signals: public_interest, topic, source, specificity, routine.
     rank_signals = models.JSONField(default=dict, db_default=models.Value({}, output_field=models.JSONField()), blank=True)
     # The sentence a reader needs to understand the claim (its subject is a pronoun); or empty.
@@ -222,25 +258,10 @@ class Claim(models.Model):
         default=0.0, db_default=0.0, editable=False, help_text="The queue's order: standing priority plus the recency of the claim's day."
     )
     seen_at = models.DateTimeField(null=True, blank=True, help_text="When the claim's article was published (or imported).")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW)
-    # Indexed by claim_assignee_status_idx, which leads with it.
-    assignee = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_claims", db_index=False
-    )
     first_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     last_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # Bumped by every reviewer-side write; a save carrying an older version is refused.
-    version = models.PositiveIntegerField(default=1)
-    # Reviewer-owned. db_default because the pipeline's merge inserts rows without them.
-    dismiss_reason = models.CharField(max_length=DISMISS_REASON_MAX_CHARS, blank=True, default="", db_default="")
-    tags = ArrayField(
-        models.CharField(max_length=40),
-        default=list,
-        db_default=models.Value([], output_field=ArrayField(models.CharField(max_length=40))),
-        blank=True,
-    )
     # Full-text search over the sentence and the speaker, kept by PostgreSQL itself.
     search = models.GeneratedField(
         expression=SearchVector("sentence", "speaker", config="english"),
@@ -264,37 +285,39 @@ class Claim(models.Model):
         # no varchar_pattern_ops twins (nothing searches keys by prefix) and none that
         # repeats the leading column of another.
         indexes = [
-            # The queue's order (keyset pages walk it), all of it, the default view's open work
-            # (the condition is the filter's own list, so the planner matches the two), and one
-            # status's claims.
+            # The queue's order (keyset pages walk it).
             models.Index(fields=["-queue_rank", "-id"], name="claim_queue_rank_idx"),
-            models.Index(fields=["-queue_rank", "-id"], condition=models.Q(status__in=OPEN_STATUSES), name="claim_open_rank_idx"),
-            models.Index(fields=["status", "-queue_rank", "-id"], name="claim_status_rank_idx"),
             models.Index(fields=["seen_at"], name="claim_seen_at_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),
             GinIndex(fields=["phrase_pairs"], name="claim_phrase_pairs_idx"),
-            GinIndex(fields=["tags"], name="claim_tags_idx"),
             # The speaker filter is a substring of the name in any case (UPPER(speaker) LIKE
             # '%NAME%'): without trigrams nothing but a scan of every claim answers it.
             GinIndex(OpClass(Upper("speaker"), name="gin_trgm_ops"), name="claim_speaker_trgm_idx"),
-            models.Index(fields=["assignee", "status"], name="claim_assignee_status_idx"),
-            models.Index(fields=["cluster_key"], name="claim_cluster_key_idx"),
+            models.Index(fields=["cluster"], name="claim_cluster_key_idx"),
         ]
         constraints = [
             # The pipeline's merge inserts ON CONFLICT (claim_key).
             models.UniqueConstraint(fields=["claim_key"], name="claim_key_unique"),
             models.UniqueConstraint(fields=["article", "start_offset", "end_offset"], name="claim_article_span_unique"),
             models.CheckConstraint(condition=models.Q(start_offset__lt=models.F("end_offset")), name="claim_span_nonempty"),
-            # Every claim is in a cluster, one of one included (issue 32): no "no cluster" value.
-            models.CheckConstraint(condition=~models.Q(cluster_key=""), name="claim_cluster_key_set"),
         ]
 
     def __str__(self) -> str:
         return self.sentence[:80]
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        _own_cluster(self)
+        if self._state.adding or not self.cluster_id:
+            _own_clusters([self])
         super().save(*args, **kwargs)
+
+    @property
+    def cluster_key(self) -> str:
+        """The key of its cluster (the foreign key's own column)."""
+        return self.cluster_id
+
+    @cluster_key.setter
+    def cluster_key(self, key: str) -> None:
+        self.cluster_id = key
 
     @property
     def has_number(self) -> bool:

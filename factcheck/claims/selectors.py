@@ -22,7 +22,6 @@ from django.db.models import (
     Prefetch,
     Q,
     QuerySet,
-    Subquery,
     TextField,
     Value,
     When,
@@ -47,7 +46,7 @@ from factcheck.claims.filters import (
     highlighted_parts,
     search_for,
 )
-from factcheck.claims.models import OPEN_STATUSES, Annotation, BulkAction, Claim, ClaimCluster, Evidence, PriorityBasis, RankingWeights, SavedView, Verdict
+from factcheck.claims.models import OPEN_STATUSES, Annotation, BulkAction, Claim, Evidence, PriorityBasis, RankingWeights, SavedView, Verdict
 from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
 
 
@@ -62,22 +61,22 @@ def claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Cl
 
 
 def claims_for_pages() -> QuerySet[Claim]:
-    """Claims as the claim page shows them: with their article, outlet and assignee, and
-    their `recency` points and `total` (the queue's rank)."""
-    return Claim.objects.select_related("article", "article__outlet", "assignee", "model_version").annotate(
+    """Claims as the claim page shows them: with their article, outlet, cluster and its
+    assignee, and their `recency` points and `total` (the queue's rank)."""
+    return Claim.objects.select_related("article", "article__outlet", "cluster", "cluster__assignee", "model_version").annotate(
         recency=recency_of_rank(), total=F("queue_rank")
     )
 
 
 def claim_cluster_ids(*, claim: Claim) -> list[int]:
     """The ids of every appearance of the claim's cluster (itself included)."""
-    return list(Claim.objects.filter(cluster_key=claim.cluster_key).order_by("id").values_list("id", flat=True))
+    return list(Claim.objects.filter(cluster__cluster_key=claim.cluster_id).order_by("id").values_list("id", flat=True))
 
 
 def claim_appearances(*, claim: Claim) -> list[Claim]:
     """Every appearance of the claim's cluster (itself included), first published first."""
     return list(
-        Claim.objects.filter(cluster_key=claim.cluster_key)
+        Claim.objects.filter(cluster__cluster_key=claim.cluster_id)
         .select_related("article", "article__outlet")
         .order_by(Coalesce("article__published_at", "article__created_at"), "id")
     )
@@ -197,13 +196,13 @@ def queue_row_values(claims: QuerySet[Claim], search: Search | None = None) -> Q
     """A queue row: what each shows and nothing more (an article's text and the search vectors
     are the bulk of a row's bytes), with its cluster's size and outlets; with a search, its
     sentence's `headline` (Search.headline), computed in the same statement for the rows read."""
-    cluster = ClaimCluster.objects.filter(cluster_key=OuterRef("cluster_key"))
     highlighted = {"headline": search.headline} if search is not None else {}
     return claims.values(
-        "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "score", "priority", "priority_parts",
-        "status", "dismiss_reason", "tags", "version", "article_id", "assignee_id", "cluster_key",
-        total=F("queue_rank"), recency=recency_of_rank(), outlet_name=F("article__outlet__name"), assignee_username=F("assignee__username"),
-        cluster_size=Subquery(cluster.values("size")[:1]), cluster_outlets=Subquery(cluster.values("outlet_count")[:1]),
+        "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "score", "priority", "priority_parts", "article_id",
+        cluster_key=F("cluster_id"), status=F("cluster__status"), dismiss_reason=F("cluster__dismiss_reason"), tags=F("cluster__tags"),
+        version=F("cluster__version"), assignee_id=F("cluster__assignee_id"), assignee_username=F("cluster__assignee__username"),
+        cluster_size=F("cluster__size"), cluster_outlets=F("cluster__outlet_count"),
+        total=F("queue_rank"), recency=recency_of_rank(), outlet_name=F("article__outlet__name"),
         article_heading=_article_heading(), **highlighted,
     )
 
@@ -222,7 +221,7 @@ def _groups(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -
         matching = condition & group
         claims = Claim.objects.filter(matching, first_in_cluster(matching))
         if listed:
-            shown = Exists(Claim.objects.filter(condition & earlier, cluster_key=OuterRef("cluster_key")))
+            shown = Exists(Claim.objects.filter(condition & earlier, cluster_id=OuterRef("cluster_id")))
             claims = claims.filter(~Q(shown))
         listed.append(claims.order_by(*QUEUE_ORDER))
         earlier |= group
@@ -356,7 +355,8 @@ def row_appearances(*, claim_id: int, limit: int) -> tuple[list[RowAppearance], 
 # "What the counts count"): an *appearance* is one row of `claims` (a sentence in one
 # article); a *claim* is a cluster of appearances that say the same thing (one of one for an
 # appearance alone). The queue lists claims, one row each.
-ROWS_COUNT = "count(DISTINCT cluster_key)"
+# (Qualified: a filter on the cluster's state joins claim_clusters, which has the column too.)
+ROWS_COUNT = "count(DISTINCT claims.cluster_key)"
 
 
 class ClaimCount(Func):
@@ -371,7 +371,7 @@ class ClaimCount(Func):
 
 def claims_count(claims: QuerySet[Claim]) -> QueueCounts:
     """The claims (clusters) and appearances of a queryset."""
-    found = claims.aggregate(clusters=Count("cluster_key", distinct=True), appearances=Count("id"))
+    found = claims.aggregate(clusters=Count("cluster_id", distinct=True), appearances=Count("id"))
     return QueueCounts(claims=found["clusters"], appearances=found["appearances"])
 
 
@@ -477,40 +477,40 @@ def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
     """"My work": what was assigned to me and is still to do (MY_CLAIMS_VALUES's statuses), and
     every claim whose verdict came back to me, returned first, then by standing priority. One
     entry a cluster: its appearances share the cluster's state."""
-    returned_to_me = Verdict.objects.filter(claim__cluster_key=OuterRef("cluster_key"), status=Verdict.Status.RETURNED).filter(
+    returned_to_me = Verdict.objects.filter(claim__cluster_id=OuterRef("cluster_id"), status=Verdict.Status.RETURNED).filter(
         Q(author_id=user.pk) | Q(contributor_ids__contains=[user.pk])
     )
-    mine = Q(assignee_id=user.pk, status__in=MY_CLAIMS_VALUES["status"])
-    back_to_me = Q(status=Claim.Status.RETURNED) & Exists(returned_to_me)
+    mine = Q(cluster__assignee_id=user.pk, cluster__status__in=MY_CLAIMS_VALUES["status"])
+    back_to_me = Q(cluster__status=Claim.Status.RETURNED) & Exists(returned_to_me)
     claims = list(
         Claim.objects.filter(mine | back_to_me)
-        .select_related("article__outlet", "assignee")
+        .select_related("article__outlet", "cluster", "cluster__assignee")
         .defer("article__text", "article__search", "search")
         .order_by("-priority", "id")[: INBOX_MAX_CLAIMS * 4]
     )
     seen: set[str] = set()
     first_of_cluster = []
     for claim in claims:
-        if claim.cluster_key not in seen:
-            seen.add(claim.cluster_key)
+        if claim.cluster_id not in seen:
+            seen.add(claim.cluster_id)
             first_of_cluster.append(claim)
     # Read to its limit, the appearances may hide more clusters than were kept.
     more = len(first_of_cluster) > INBOX_MAX_CLAIMS or len(claims) == INBOX_MAX_CLAIMS * 4
     first_of_cluster = first_of_cluster[:INBOX_MAX_CLAIMS]
     # The editor's comment, from whichever appearance of the cluster the verdict was written on.
-    sent_back = [c for c in first_of_cluster if c.status == Claim.Status.RETURNED]
+    sent_back = [c for c in first_of_cluster if c.cluster.status == Claim.Status.RETURNED]
     comments: dict[str, str] = {}
     found = (
         Verdict.objects.filter(
-            claim__cluster_key__in=[c.cluster_key for c in sent_back], status=Verdict.Status.RETURNED
+            claim__cluster__cluster_key__in=[c.cluster_id for c in sent_back], status=Verdict.Status.RETURNED
         )
         .order_by("-updated_at", "-id")
-        .values_list("claim__cluster_key", "review_comment")
+        .values_list("claim__cluster__cluster_key", "review_comment")
     )
     for cluster_key, comment in found:
         comments.setdefault(cluster_key, comment)
-    returned = [InboxEntry(c, comments.get(c.cluster_key, "")) for c in sent_back]
-    assigned = [InboxEntry(c, "") for c in first_of_cluster if c.status != Claim.Status.RETURNED]
+    returned = [InboxEntry(c, comments.get(c.cluster_id, "")) for c in sent_back]
+    assigned = [InboxEntry(c, "") for c in first_of_cluster if c.cluster.status != Claim.Status.RETURNED]
     return Inbox(returned=returned, assigned=assigned, more=more)
 
 

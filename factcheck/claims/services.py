@@ -1,11 +1,11 @@
 """Every reviewer-side write: workflow transitions, assignment, tags, annotations, evidence, verdicts;
 and the admins' one: the queue's ranking weights, with the re-rank that follows.
 
-The cluster is the unit of triage: each service locks every appearance of the claim's
-cluster (in id order, so two writers never deadlock), checks the actor's role, the transition
-and (when the caller passes the version it saw) that nobody saved in between, writes the same
-status, assignee, tags and version to every appearance and records one audit event on the
-appearance acted on, in one transaction. Notes, evidence and verdicts are written on the
+The cluster is the unit of work: it holds the status, assignee, tags and version
+(ClaimCluster). Each service locks the one row of the claim's cluster, checks the actor's
+role, the transition and (when the caller passes the version it saw) that nobody saved in
+between, writes the cluster's row and records one audit event on the appearance acted on, in
+one transaction. Notes, evidence and verdicts are written on the
 appearance acted on and read for the whole cluster (selectors.claim_workspace); a split
 (claim_split) takes a wrong appearance out of its cluster.
 
@@ -44,6 +44,7 @@ from factcheck.claims.models import (
     Annotation,
     BulkAction,
     Claim,
+    ClaimCluster,
     ClusterSplit,
     Evidence,
     RankingWeights,
@@ -91,23 +92,26 @@ def _require(actor: User, role: Role, what: str) -> None:
 
 @dataclass(frozen=True)
 class LockedCluster:
-    """The appearance acted on and the ids of every appearance of its cluster (itself
-    included), all locked until the transaction ends."""
+    """The appearance acted on and its cluster, whose row is locked until the transaction
+    ends (claim.cluster is that row)."""
 
     claim: Claim
-    ids: list[int]
+    cluster: ClaimCluster
+
+    def appearance_ids(self) -> list[int]:
+        """Every appearance of the cluster, the one acted on included (audit rows stay on them)."""
+        return list(Claim.objects.filter(cluster__cluster_key=self.cluster.cluster_key).order_by("id").values_list("id", flat=True))
 
 
 def _locked_cluster(claim: Claim) -> LockedCluster:
-    """Lock every appearance of the claim's cluster, in id order. A merge or a split may move
-    the claim to another cluster between reading its key and locking: then read it again."""
+    """Lock the row of the claim's cluster. A merge or a split may move the claim to another
+    cluster between reading it and locking: then read it again."""
     while True:
-        key = Claim.objects.filter(pk=claim.pk).values_list("cluster_key", flat=True).get()
-        same = Claim.objects.filter(cluster_key=key)
-        ids = list(same.select_for_update().order_by("id").values_list("id", flat=True))
-        locked = Claim.objects.select_related("assignee").get(pk=claim.pk)
-        if locked.cluster_key == key and locked.pk in ids:
-            return LockedCluster(claim=locked, ids=ids)
+        locked = Claim.objects.get(pk=claim.pk)
+        cluster = ClaimCluster.objects.select_for_update(of=("self",)).select_related("assignee").get(cluster_key=locked.cluster_id)
+        if Claim.objects.filter(pk=claim.pk, cluster__cluster_key=cluster.cluster_key).exists():
+            locked.cluster = cluster
+            return LockedCluster(claim=locked, cluster=cluster)
 
 
 def _changes_since(*, object_ids: Sequence[int], version: int) -> list[AuditEvent]:
@@ -118,40 +122,37 @@ def _changes_since(*, object_ids: Sequence[int], version: int) -> list[AuditEven
     )
 
 
-def _check_version(cluster: LockedCluster, expected_version: int | None) -> None:
-    claim = cluster.claim
-    if expected_version is not None and claim.version != expected_version:
-        changes = _changes_since(object_ids=cluster.ids, version=expected_version)
+def _check_version(locked: LockedCluster, expected_version: int | None) -> None:
+    cluster = locked.cluster
+    if expected_version is not None and cluster.version != expected_version:
+        changes = _changes_since(object_ids=locked.appearance_ids(), version=expected_version)
         raise StaleVersion(
             "Someone else changed this claim after you opened it; nothing was saved. Their changes are listed; reload to see the claim as it is now.",
-            current_version=claim.version,
+            current_version=cluster.version,
             changes=changes,
         )
 
 
-def _check_hold(claim: Claim, actor: User, force: bool) -> None:
-    if claim.assignee_id is not None and claim.assignee_id != actor.pk and not force:
-        holder = claim.assignee
+def _check_hold(cluster: ClaimCluster, actor: User, force: bool) -> None:
+    if cluster.assignee_id is not None and cluster.assignee_id != actor.pk and not force:
+        holder = cluster.assignee
         assert holder is not None, "assignee_id is set"
         raise HeldByOther(holder)
 
 
-def _state(claim: Claim) -> dict[str, Any]:
+def _state(cluster: ClaimCluster) -> dict[str, Any]:
     return {
-        "status": claim.status,
-        "assignee": claim.assignee.get_username() if claim.assignee else None,
-        "version": claim.version,
+        "status": cluster.status,
+        "assignee": cluster.assignee.get_username() if cluster.assignee else None,
+        "version": cluster.version,
     }
 
 
-def _save(cluster: LockedCluster, fields: Iterable[str]) -> None:
-    """Validate the claim's new state and write it, with the next version, to every appearance."""
-    claim = cluster.claim
-    claim.version += 1
-    claim.full_clean(exclude=["search"], validate_unique=False, validate_constraints=False)
-    claim.updated_at = timezone.now()
-    values = {field: getattr(claim, field) for field in [*fields, "version", "updated_at"]}
-    Claim.objects.filter(pk__in=cluster.ids).update(**values)
+def _save(cluster: ClaimCluster, fields: Iterable[str]) -> None:
+    """Validate the cluster's new state and write it, with the next version: one row."""
+    cluster.version += 1
+    cluster.full_clean(exclude=["first_claim", "lead_claim"], validate_unique=False, validate_constraints=False)
+    cluster.save(update_fields=[*fields, "version", "updated_at"])
 
 
 def _record(claim: Claim, *, actor: User, verb: str, before: dict[str, Any], comment: str = "", **extra: Any) -> None:
@@ -161,17 +162,17 @@ def _record(claim: Claim, *, actor: User, verb: str, before: dict[str, Any], com
         object_type="claim",
         object_id=claim.pk,
         before=before,
-        after={**_state(claim), **extra},
+        after={**_state(claim.cluster), **extra},
         comment=comment,
     )
 
 
-def _transition(claim: Claim, *, to: str, allowed_from: set[Claim.Status], action: str) -> None:
-    if claim.status not in allowed_from:
+def _transition(cluster: ClaimCluster, *, to: str, allowed_from: set[Claim.Status], action: str) -> None:
+    if cluster.status not in allowed_from:
         raise TransitionNotAllowed(
-            f"Cannot {action}: the claim is {claim.get_status_display().lower()}."
+            f"Cannot {action}: the claim is {cluster.get_status_display().lower()}."
         )
-    claim.status = to
+    cluster.status = to
 
 
 def claim_allowed_actions(*, claim_status: str, user: AbstractBaseUser | AnonymousUser) -> frozenset[str]:
@@ -200,23 +201,23 @@ def claim_assign(
     someone else needs force=True (the UI asks first). Editors assign to anyone.
     """
     _require(actor, Role.REVIEWER, "Assigning a claim")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
-    _check_version(cluster, expected_version)
+    locked = _locked_cluster(claim)
+    claim, cluster = locked.claim, locked.cluster
+    _check_version(locked, expected_version)
     if assignee is not None and not has_role(assignee, Role.REVIEWER):
         raise ValidationError(f"{assignee.get_username()} is not a reviewer and cannot be assigned claims.")
     is_editor = has_role(actor, Role.EDITOR)
     if not is_editor:
         if assignee is not None and assignee.pk != actor.pk:
             raise PermissionDenied("Only editors assign claims to other people.")
-        if assignee is None and claim.assignee_id not in (None, actor.pk):
+        if assignee is None and cluster.assignee_id not in (None, actor.pk):
             raise PermissionDenied("Only editors release a claim someone else holds.")
     if assignee is not None and assignee.pk == actor.pk:
-        _check_hold(claim, actor, force)
-    if claim.assignee_id == (assignee.pk if assignee else None):
+        _check_hold(cluster, actor, force)
+    if cluster.assignee_id == (assignee.pk if assignee else None):
         return claim
-    before = _state(claim)
-    claim.assignee = assignee
+    before = _state(cluster)
+    cluster.assignee = assignee
     _save(cluster, ["assignee"])
     _record(claim, actor=actor, verb="claim.assign" if assignee else "claim.release", before=before)
     return claim
@@ -229,13 +230,13 @@ def claim_assign(
 def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Triage: worth checking. Also how a dismissed claim is reconsidered."""
     _require(actor, Role.REVIEWER, "Triaging a claim")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
-    _check_version(cluster, expected_version)
-    _check_hold(claim, actor, force)
-    before = _state(claim)
-    _transition(claim, to=S.CHECK, allowed_from=CHECK_FROM, action="mark it “check it”")
-    claim.dismiss_reason = ""
+    locked = _locked_cluster(claim)
+    claim, cluster = locked.claim, locked.cluster
+    _check_version(locked, expected_version)
+    _check_hold(cluster, actor, force)
+    before = _state(cluster)
+    _transition(cluster, to=S.CHECK, allowed_from=CHECK_FROM, action="mark it “check it”")
+    cluster.dismiss_reason = ""
     _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.check", before=before)
     triage_label_record(claim=claim, decision=TriageLabel.Decision.CHECK, by=actor)
@@ -251,13 +252,13 @@ def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: i
         raise ValidationError("Say why the claim is dismissed.")
     if len(reason) > DISMISS_REASON_MAX_CHARS:
         raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
-    _check_version(cluster, expected_version)
-    _check_hold(claim, actor, force)
-    before = _state(claim)
-    _transition(claim, to=S.DISMISSED, allowed_from=DISMISS_FROM, action="dismiss it")
-    claim.dismiss_reason = reason
+    locked = _locked_cluster(claim)
+    claim, cluster = locked.claim, locked.cluster
+    _check_version(locked, expected_version)
+    _check_hold(cluster, actor, force)
+    before = _state(cluster)
+    _transition(cluster, to=S.DISMISSED, allowed_from=DISMISS_FROM, action="dismiss it")
+    cluster.dismiss_reason = reason
     _save(cluster, ["status", "dismiss_reason"])
     _record(claim, actor=actor, verb="claim.dismiss", before=before, comment=reason)
     triage_label_record(claim=claim, decision=dismissal_decision(reason), by=actor)
@@ -299,13 +300,13 @@ def triage_label_record(*, claim: Claim, decision: str, by: User) -> TriageLabel
 def claim_start_research(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Someone starts researching the claim; it becomes theirs."""
     _require(actor, Role.REVIEWER, "Researching a claim")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
-    _check_version(cluster, expected_version)
-    _check_hold(claim, actor, force)
-    before = _state(claim)
-    _transition(claim, to=S.IN_RESEARCH, allowed_from=RESEARCH_FROM, action="start research")
-    claim.assignee = actor
+    locked = _locked_cluster(claim)
+    claim, cluster = locked.claim, locked.cluster
+    _check_version(locked, expected_version)
+    _check_hold(cluster, actor, force)
+    before = _state(cluster)
+    _transition(cluster, to=S.IN_RESEARCH, allowed_from=RESEARCH_FROM, action="start research")
+    cluster.assignee = actor
     _save(cluster, ["status", "assignee"])
     _record(claim, actor=actor, verb="claim.research", before=before)
     return claim
@@ -342,19 +343,19 @@ def normalise_tag(tag: str) -> str:
 @transaction.atomic
 def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Claim:
     _require(actor, Role.REVIEWER, "Tagging a claim")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
+    locked = _locked_cluster(claim)
+    claim, cluster = locked.claim, locked.cluster
     added = [t for t in (normalise_tag(t) for t in add) if t]
     removed = {normalise_tag(t) for t in remove}
-    tags = [t for t in claim.tags if t not in removed]
+    tags = [t for t in cluster.tags if t not in removed]
     tags += [t for t in dict.fromkeys(added) if t not in tags]
     # Two merged clusters may carry more together; removing tags is then still allowed.
-    if len(tags) > MAX_TAGS and len(tags) > len(claim.tags):
+    if len(tags) > MAX_TAGS and len(tags) > len(cluster.tags):
         raise ValidationError(f"A claim carries at most {MAX_TAGS} tags.")
-    if tags == claim.tags:
+    if tags == cluster.tags:
         return claim
-    before = {**_state(claim), "tags": claim.tags}
-    claim.tags = tags
+    before = {**_state(cluster), "tags": cluster.tags}
+    cluster.tags = tags
     _save(cluster, ["tags"])
     _record(claim, actor=actor, verb="claim.tag", before=before, tags=tags)
     return claim
@@ -362,14 +363,14 @@ def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Seq
 
 # --- the cluster -------------------------------------------------------------------------
 
-EVERY_CLUSTER = "SELECT COALESCE(array_agg(DISTINCT cluster_key), '{}') FROM claims"
+EVERY_CLUSTER = "SELECT COALESCE(array_agg(cluster_key), '{}') FROM claim_clusters"
 
 
 def _split_key(claim: Claim) -> str:
     """The split appearance's new cluster key: its own claim key, unless a cluster goes by
     it (it is the key of the cluster it leaves, the smallest claim key there); then one
     derived from it."""
-    if not Claim.objects.filter(cluster_key=claim.claim_key).exclude(pk=claim.pk).exists():
+    if not ClaimCluster.objects.filter(cluster_key=claim.claim_key).exists():
         return claim.claim_key
     return hashlib.sha1(f"split:{claim.claim_key}".encode()).hexdigest()
 
@@ -389,10 +390,15 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
         raise ValidationError("Say why this appearance is not the same claim.")
     if len(reason) > DISMISS_REASON_MAX_CHARS:
         raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
-    _check_version(cluster, expected_version)
-    rest = [pk for pk in cluster.ids if pk != claim.pk]
+    with connection.cursor() as cursor:
+        # As a merge would: never beside one (claims_rerank holds the same lock). Taken before
+        # the cluster's row, as the merge takes it before writing clusters: never a deadlock.
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
+    locked = _locked_cluster(claim)
+    claim, cluster = locked.claim, locked.cluster
+    _check_version(locked, expected_version)
+    ids = locked.appearance_ids()
+    rest = [pk for pk in ids if pk != claim.pk]
     if not rest:
         raise TransitionNotAllowed("This claim appears only here: there is nothing to split it from.")
     # The cluster's verdict goes on with the cluster: to an appearance with none of its own
@@ -411,29 +417,32 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
     Evidence.objects.filter(claim=claim).update(claim_id=heir)
     Verdict.objects.filter(claim=claim).update(claim_id=heir)
 
-    old_key = claim.cluster_key
-    before = {**_state(claim), "cluster": old_key}
-    claim.cluster_key = _split_key(claim)
-    # A cluster of its own, starting as the rule for a split says (pipeline/cluster_state.py).
-    claim.status, claim.assignee_id, claim.tags, claim.dismiss_reason = (
-        SPLIT_OUT.status, SPLIT_OUT.assignee_id, list(SPLIT_OUT.tags), SPLIT_OUT.dismiss_reason
+    old_key = cluster.cluster_key
+    before = {**_state(cluster), "cluster": old_key}
+    # A cluster of its own, starting as the rule for a split says (pipeline/cluster_state.py),
+    # at a version above the one it leaves, so a page open on it from before is refused. (A
+    # key split out before and since rejoined has its row still, emptied: it starts over.)
+    own, _ = ClaimCluster.objects.update_or_create(
+        cluster_key=_split_key(claim),
+        defaults={
+            "status": SPLIT_OUT.status, "assignee": None, "tags": list(SPLIT_OUT.tags),
+            "dismiss_reason": SPLIT_OUT.dismiss_reason, "version": cluster.version + 1,
+        },
     )
-    _save(LockedCluster(claim=claim, ids=[claim.pk]), ["cluster_key", "status", "assignee_id", "tags", "dismiss_reason"])
+    Claim.objects.filter(pk=claim.pk).update(cluster_id=own.cluster_key, updated_at=timezone.now())
+    claim.cluster = own
     ClusterSplit.objects.create(claim_key=claim.claim_key, apart_cluster_key=old_key, split_by=actor)
     with connection.cursor() as cursor:
-        # As a merge would: never beside one (claims_rerank holds the same lock).
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
         # The statistics and standing priorities of both sides, through the pipeline's own
         # statements, which take the clusters to refresh as a parameter.
-        touched = {"cluster_keys": [old_key, claim.cluster_key]}
+        touched = {"cluster_keys": [old_key, own.cluster_key]}
         cursor.execute(statement("refresh_clusters"), touched)
         cursor.execute(statement("refresh_cluster_priorities"), touched)
-    _record(claim, actor=actor, verb="claim.split", before=before, comment=reason, cluster=claim.cluster_key, moved_to=heir, moved=moved)
-    remaining = Claim.objects.get(pk=heir)
+    _record(claim, actor=actor, verb="claim.split", before=before, comment=reason, cluster=own.cluster_key, moved_to=heir, moved=moved)
     audit_record(
         actor=actor, verb="cluster.split", object_type="claim", object_id=heir, comment=reason,
-        before={"cluster": old_key, "appearances": len(cluster.ids)},
-        after={"cluster": old_key, "appearances": len(rest), "split_out": claim.pk, "version": remaining.version},
+        before={"cluster": old_key, "appearances": len(ids)},
+        after={"cluster": old_key, "appearances": len(rest), "split_out": claim.pk, "version": cluster.version},
     )
     return claim
 
@@ -449,8 +458,8 @@ def annotation_add(*, claim: Claim, actor: User, body: str, submission_key: uuid
     body = (body or "").strip()
     if not body:
         raise ValidationError("The note is empty.")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
+    locked = _locked_cluster(claim)
+    claim = locked.claim
     if submission_key is not None and (done := Annotation.objects.filter(claim=claim, submission_key=submission_key).first()):
         return done
     annotation = Annotation(claim=claim, author=actor, body=body, submission_key=submission_key)
@@ -458,7 +467,7 @@ def annotation_add(*, claim: Claim, actor: User, body: str, submission_key: uuid
     annotation.save()
     audit_record(
         actor=actor, verb="annotation.add", object_type="claim", object_id=claim.pk,
-        after={"annotation": annotation.pk, "version": claim.version}, comment=body[:500],
+        after={"annotation": annotation.pk, "version": locked.cluster.version}, comment=body[:500],
     )
     return annotation
 
@@ -469,8 +478,8 @@ def evidence_add(
 ) -> Evidence:
     """Add a source; a submission_key already used on this claim returns that entry (as for notes)."""
     _require(actor, Role.REVIEWER, "Adding evidence")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
+    locked = _locked_cluster(claim)
+    claim = locked.claim
     if submission_key is not None and (done := Evidence.objects.filter(claim=claim, submission_key=submission_key).first()):
         return done
     evidence = Evidence(
@@ -480,7 +489,7 @@ def evidence_add(
     evidence.save()
     audit_record(
         actor=actor, verb="evidence.add", object_type="claim", object_id=claim.pk,
-        after={"evidence": evidence.pk, "kind": kind, "url": evidence.url, "version": claim.version},
+        after={"evidence": evidence.pk, "kind": kind, "url": evidence.url, "version": locked.cluster.version},
     )
     return evidence
 
@@ -524,23 +533,25 @@ def verdict_draft(
     (what the ClaimReview export names); left blank, the default made from the sentence.
     """
     _require(actor, Role.REVIEWER, "Drafting a verdict")
-    cluster = _locked_cluster(claim)
-    claim = cluster.claim
-    _check_hold(claim, actor, force)
-    if claim.status not in DRAFT_FROM:
-        raise TransitionNotAllowed(f"Cannot draft a verdict: the claim is {claim.get_status_display().lower()}.")
-    current = Verdict.objects.select_for_update().filter(claim_id__in=cluster.ids).order_by(*VERDICT_NEWEST_FIRST).first()
+    locked = _locked_cluster(claim)
+    claim, cluster = locked.claim, locked.cluster
+    _check_hold(cluster, actor, force)
+    if cluster.status not in DRAFT_FROM:
+        raise TransitionNotAllowed(f"Cannot draft a verdict: the claim is {cluster.get_status_display().lower()}.")
+    current = (
+        Verdict.objects.select_for_update(of=("self",)).filter(claim__cluster__cluster_key=cluster.cluster_key).order_by(*VERDICT_NEWEST_FIRST).first()
+    )
     reviewed = " ".join(claim_reviewed.split()) or claim_reviewed_default_for(claim)
     submitted = {"rating": rating, "headline": headline.strip(), "claim_reviewed": reviewed, "explanation": explanation.strip()}
     if expected_version is not None and (current is None or current.version != expected_version):
-        _raise_stale_verdict(cluster, current, submitted)
+        _raise_stale_verdict(locked, current, submitted)
     if expected_version is None and current is not None and current.status != Verdict.Status.APPROVED:
         # A first draft was started while someone else wrote one.
-        _raise_stale_verdict(cluster, current, submitted)
-    evidence = list(Evidence.objects.filter(claim_id__in=cluster.ids, pk__in=list(evidence_ids)))
+        _raise_stale_verdict(locked, current, submitted)
+    evidence = list(Evidence.objects.filter(claim__cluster__cluster_key=cluster.cluster_key, pk__in=list(evidence_ids)))
     if len(evidence) != len(set(evidence_ids)):
         raise ValidationError("Cite only evidence recorded on this claim.")
-    before = {**_state(claim), **(_verdict_state(current) if current else {})}
+    before = {**_state(cluster), **(_verdict_state(current) if current else {})}
     if current is None or current.status == Verdict.Status.APPROVED:
         # A new revision continues the cluster's verdict where it is stored (on the appearance
         # its first revision was written on); a cluster's first verdict goes on this one.
@@ -565,15 +576,15 @@ def verdict_draft(
     verdict.full_clean(exclude=["evidence"], validate_constraints=False)
     verdict.save()
     verdict.evidence.set(evidence)
-    claim.status = S.DRAFTED
-    if claim.assignee_id is None:
-        claim.assignee = actor
+    cluster.status = S.DRAFTED
+    if cluster.assignee_id is None:
+        cluster.assignee = actor
     _save(cluster, ["status", "assignee"])
     _record(claim, actor=actor, verb=verb, before=before, **_verdict_state(verdict))
     return verdict
 
 
-def _raise_stale_verdict(cluster: LockedCluster, current: Verdict | None, submitted: dict[str, str]) -> None:
+def _raise_stale_verdict(locked: LockedCluster, current: Verdict | None, submitted: dict[str, str]) -> None:
     differences = {}
     if current is not None:
         differences = {
@@ -585,27 +596,27 @@ def _raise_stale_verdict(cluster: LockedCluster, current: Verdict | None, submit
         "Someone else saved this verdict after you opened it; your version was not saved. "
         "Compare the two below, then edit the current one.",
         current_version=current.version if current else 0,
-        changes=[e for e in _changes_since(object_ids=cluster.ids, version=0) if e.verb.startswith("verdict.")][-5:],
+        changes=[e for e in _changes_since(object_ids=locked.appearance_ids(), version=0) if e.verb.startswith("verdict.")][-5:],
         differences=differences,
     )
 
 
 def _locked_verdict(verdict: Verdict) -> tuple[LockedCluster, Verdict]:
-    cluster = _locked_cluster(verdict.claim)
-    return cluster, Verdict.objects.select_for_update().get(pk=verdict.pk)
+    locked = _locked_cluster(verdict.claim)
+    return locked, Verdict.objects.select_for_update().get(pk=verdict.pk)
 
 
-def _check_reviewable(cluster: LockedCluster, verdict: Verdict, actor: User, expected_version: int | None, action: str) -> None:
+def _check_reviewable(locked: LockedCluster, verdict: Verdict, actor: User, expected_version: int | None, action: str) -> None:
     _require(actor, Role.EDITOR, f"{action.capitalize()} a verdict")
     if expected_version is not None and verdict.version != expected_version:
         raise StaleVersion(
             "The verdict changed after you opened it; read the new wording before deciding.",
             current_version=verdict.version,
-            changes=[e for e in _changes_since(object_ids=cluster.ids, version=0) if e.verb.startswith("verdict.")][-5:],
+            changes=[e for e in _changes_since(object_ids=locked.appearance_ids(), version=0) if e.verb.startswith("verdict.")][-5:],
         )
     if verdict.status != Verdict.Status.DRAFT:
         raise TransitionNotAllowed(f"Only a verdict awaiting approval can be {action}d; this one is {verdict.get_status_display().lower()}.")
-    latest = Verdict.objects.filter(claim_id__in=cluster.ids).order_by(*VERDICT_NEWEST_FIRST).values_list("id", flat=True).first()
+    latest = Verdict.objects.filter(claim__cluster__cluster_key=locked.cluster.cluster_key).order_by(*VERDICT_NEWEST_FIRST).values_list("id", flat=True).first()
     if verdict.pk != latest:
         raise TransitionNotAllowed("This is not the claim's latest verdict revision.")
     if verdict.written_by(actor):
@@ -615,17 +626,17 @@ def _check_reviewable(cluster: LockedCluster, verdict: Verdict, actor: User, exp
 @transaction.atomic
 def verdict_approve(*, verdict: Verdict, actor: User, expected_version: int | None = None) -> Verdict:
     """An editor who did not write it publishes the verdict."""
-    cluster, verdict = _locked_verdict(verdict)
-    claim = cluster.claim
-    _check_reviewable(cluster, verdict, actor, expected_version, "approve")
-    before = {**_state(claim), **_verdict_state(verdict)}
+    locked, verdict = _locked_verdict(verdict)
+    claim, cluster = locked.claim, locked.cluster
+    _check_reviewable(locked, verdict, actor, expected_version, "approve")
+    before = {**_state(cluster), **_verdict_state(verdict)}
     verdict.status = Verdict.Status.APPROVED
     verdict.approved_by = actor
     verdict.approved_at = timezone.now()
     verdict.review_comment = ""
     verdict.version += 1
     verdict.save(update_fields=["status", "approved_by", "approved_at", "review_comment", "version", "updated_at"])
-    claim.status = S.APPROVED
+    cluster.status = S.APPROVED
     _save(cluster, ["status"])
     _record(claim, actor=actor, verb="verdict.approve", before=before, **_verdict_state(verdict))
     # Published means in the library too: the next claim like it is "checked before".
@@ -639,10 +650,10 @@ def verdict_return(*, verdict: Verdict, actor: User, comment: str, expected_vers
     comment = (comment or "").strip()
     if not comment:
         raise ValidationError("Say what needs to change before returning the verdict.")
-    cluster, verdict = _locked_verdict(verdict)
-    claim = cluster.claim
-    _check_reviewable(cluster, verdict, actor, expected_version, "return")
-    before = {**_state(claim), **_verdict_state(verdict)}
+    locked, verdict = _locked_verdict(verdict)
+    claim, cluster = locked.claim, locked.cluster
+    _check_reviewable(locked, verdict, actor, expected_version, "return")
+    before = {**_state(cluster), **_verdict_state(verdict)}
     verdict.status = Verdict.Status.RETURNED
     verdict.review_comment = comment
     verdict.full_clean(exclude=["evidence"], validate_unique=False, validate_constraints=False)
@@ -650,7 +661,7 @@ def verdict_return(*, verdict: Verdict, actor: User, comment: str, expected_vers
     verdict.save(update_fields=["status", "review_comment", "version", "updated_at"])
     # A returned revision of a published verdict leaves the published one in force; the
     # claim still shows that work is pending on it.
-    claim.status = S.RETURNED
+    cluster.status = S.RETURNED
     _save(cluster, ["status"])
     _record(claim, actor=actor, verb="verdict.return", before=before, comment=comment, **_verdict_state(verdict))
     return verdict

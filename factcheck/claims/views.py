@@ -623,7 +623,7 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "claim": claim,
         "priority_breakdown": priority_breakdown(claim.priority_parts, recency=claim.recency),  # type: ignore[attr-defined]  # selectors.claims_for_pages annotates it
         "priority_reasons": priority_reasons(claim.priority_parts, recency=claim.recency, claim_id=claim.pk),  # type: ignore[attr-defined]
-        "allowed": services.claim_allowed_actions(claim_status=claim.status, user=user),
+        "allowed": services.claim_allowed_actions(claim_status=claim.cluster.status, user=user),
         "article": claim.article,
         "text": selectors.claim_in_context(claim=claim),
         "paragraph": selectors.claim_paragraph(claim=claim),
@@ -631,15 +631,15 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "timeline": selectors.claim_timeline(claim_ids=cluster_ids),
         "workspace": workspace,
         "is_editor": has_role(user, Role.EDITOR),
-        "held_by_other": claim.assignee_id is not None and claim.assignee_id != user.pk,
+        "held_by_other": claim.cluster.assignee_id is not None and claim.cluster.assignee_id != user.pk,
         "can_review": (
             current is not None
             and current.status == Verdict.Status.DRAFT
             and has_role(user, Role.EDITOR)
             and not current.written_by(user)
         ),
-        "triage_form": TriageForm(initial={"version": claim.version}),
-        "assign_form": AssignForm(initial={"version": claim.version}),
+        "triage_form": TriageForm(initial={"version": claim.cluster.version}),
+        "assign_form": AssignForm(initial={"version": claim.cluster.version}),
         "tag_form": TagForm(),
         "annotation_form": AnnotationForm(initial={"submission": uuid.uuid4()}),
         "evidence_form": EvidenceForm(initial={"submission": uuid.uuid4()}),

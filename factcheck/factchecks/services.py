@@ -290,7 +290,7 @@ def claim_matches_store(rows: list[Any]) -> int:
 def _queued_claims() -> Iterator[ClaimText]:
     """The claims still to be decided, each dated as the Spark job dates it: the day (UTC) its
     article was published (pipeline/sql/read_run_article_dates.sql), or none. Streamed."""
-    queued = Claim.objects.filter(status__in=MATCHED_STATUSES).values_list("id", "sentence", "article__published_at").order_by("id")
+    queued = Claim.objects.filter(cluster__status__in=MATCHED_STATUSES).values_list("id", "sentence", "article__published_at").order_by("id")
     for pk, sentence, published_at in queued.iterator(chunk_size=5000):
         yield ClaimText(id=pk, text=sentence, date=published_at.astimezone(UTC).date() if published_at else None)
 

@@ -129,10 +129,10 @@ def public_factcheck(*, claim_id: int, organisation: Organisation) -> PublicFact
 
 
 def _cluster_claim_ids(claim_id: int) -> list[int]:
-    key = Claim.objects.filter(pk=claim_id).values_list("cluster_key", flat=True).first()
+    key = Claim.objects.filter(pk=claim_id).values_list("cluster_id", flat=True).first()
     if not key:
         return [claim_id]
-    return list(Claim.objects.filter(cluster_key=key).values_list("id", flat=True))
+    return list(Claim.objects.filter(cluster_id=key).values_list("id", flat=True))
 
 
 def published_index(*, offset: int, limit: int) -> list[ReviewSource]:

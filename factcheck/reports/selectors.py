@@ -43,7 +43,7 @@ def _heading(prefix: str) -> Left:
 
 def _same_cluster() -> Q:
     """Verdicts on the same cluster as the outer verdict's claim (its own included)."""
-    return Q(claim__cluster_key=OuterRef("claim__cluster_key"))
+    return Q(claim__cluster_id=OuterRef("claim__cluster_id"))
 
 
 def published_verdicts() -> QuerySet[Verdict]:
@@ -77,7 +77,7 @@ def review_rows(verdicts: QuerySet[Verdict]) -> QuerySet[Verdict, dict[str, Any]
         attribution=F("claim__attribution"),
         speaker=F("claim__speaker"),
         speaker_title=F("claim__speaker_title"),
-        cluster_key=F("claim__cluster_key"),
+        cluster_key=F("claim__cluster_id"),
         article_id=F("claim__article_id"),
         article_author=F("claim__article__author"),
         outlet=F("claim__article__outlet__name"),
@@ -90,12 +90,13 @@ def _appearances_for(rows: list[dict[str, Any]]) -> dict[str, list[tuple[int, Ap
     """Appearances of every claim's cluster (keyed by cluster key), in one query: (claim id,
     appearance), first seen first."""
     keys = {row["cluster_key"] for row in rows}
-    claims = Claim.objects.filter(cluster_key__in=keys)
+    claims = Claim.objects.filter(cluster_id__in=keys)
     # Named apart from claims.seen_at (the same time, copied by the merge): this reads the
     # article, so it holds for claims stored any other way too.
     article_seen_at = Coalesce("article__published_at", "article__created_at")
     found = claims.annotate(article_seen_at=article_seen_at).order_by("article_seen_at", "id").values(
-        "id", "cluster_key", "article_id", "article_seen_at",
+        "id", "article_id", "article_seen_at",
+        cluster_key=F("cluster_id"),
         url=F("article__url"),
         published_at=F("article__published_at"),
         outlet=F("article__outlet__name"),
@@ -177,7 +178,7 @@ def review_sources_from_rows(rows: list[dict[str, Any]]) -> list[ReviewSource]:
 def review_source_for_claim(*, claim_id: int) -> ReviewSource:
     """The published ClaimReview of a claim's cluster (any of its appearances), whoever asks
     (the command line)."""
-    verdicts = published_verdicts().filter(claim__cluster_key__in=Claim.objects.filter(pk=claim_id).values("cluster_key"))
+    verdicts = published_verdicts().filter(claim__cluster_id__in=Claim.objects.filter(pk=claim_id).values("cluster_id"))
     sources = review_sources_from_rows(list(review_rows(verdicts)))
     if not sources:
         raise Verdict.DoesNotExist(f"Claim {claim_id} does not exist or has no approved verdict.")
@@ -211,17 +212,23 @@ def review_sources(*, since: datetime | None = None, chunk: int | None = None) -
 def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """The claims matching the queue filters, in queue order, each with its current verdict
     and its published one. The claims come through a server-side cursor; each chunk's
-    verdicts and clusters come in three indexed queries (correlated subqueries per row cost
+    verdicts come in two indexed queries (correlated subqueries per row cost
     seconds of JIT planning alone on a large export)."""
     chunk = settings.FACTCHECK_EXPORT_CHUNK_ROWS
     claims = claims_filtered(Claim.objects.all(), values=values, user=user).order_by(*QUEUE_ORDER).values(
         "id", "sentence", "claim_type", "claim_types", "quantities", "score", "speaker", "speaker_title",
-        "attribution", "status", "dismiss_reason", "tags", "cluster_key", "article_id",
+        "attribution", "article_id",
+        status=F("cluster__status"),
+        dismiss_reason=F("cluster__dismiss_reason"),
+        tags=F("cluster__tags"),
+        cluster_key=F("cluster_id"),
+        cluster_size=F("cluster__size"),
+        cluster_outlets=F("cluster__outlet_count"),
         article_title=_heading("article__"),
         article_url=F("article__url"),
         article_published_at=F("article__published_at"),
         outlet=F("article__outlet__name"),
-        assignee_username=F("assignee__username"),
+        assignee_username=F("cluster__assignee__username"),
         total=F("queue_rank"),
     )
     rows = claims.iterator(chunk_size=chunk)
@@ -230,8 +237,8 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
         # The verdict is the cluster's: every appearance's row shows it, current = written
         # last, published = approved last.
         keys = {row["cluster_key"] for row in batch}
-        verdicts = Verdict.objects.filter(claim__cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (sorted(keys),))).annotate(
-            group=F("claim__cluster_key")
+        verdicts = Verdict.objects.filter(claim__cluster_id__in=RawSQL("SELECT unnest(%s::text[])", (sorted(keys),))).annotate(
+            group=F("claim__cluster_id")
         )
         current: dict[str, Mapping[str, Any]] = {
             v["group"]: v
@@ -245,16 +252,11 @@ def csv_rows(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) 
                 "group", "revision", "rating", "approved_at", approver=F("approved_by__username")
             )
         }
-        found = ClaimCluster.objects.filter(cluster_key__in=RawSQL("SELECT unnest(%s::text[])", (list(keys),)))
-        clusters = {key: (size, outlets) for key, size, outlets in found.values_list("cluster_key", "size", "outlet_count")}
         for row in batch:
             group = row["cluster_key"]
             verdict, approved = current.get(group, {}), published.get(group, {})
-            size, outlets = clusters.get(row["cluster_key"], (None, None))
             yield {
                 **row,
-                "cluster_size": size,
-                "cluster_outlets": outlets,
                 "verdict_revision": verdict.get("revision"),
                 "verdict_status": verdict.get("status"),
                 "verdict_rating": verdict.get("rating"),
@@ -365,9 +367,8 @@ def report_data(*, scope: ReportScope, user: AbstractBaseUser | AnonymousUser) -
     """The report's figures and verdicts: claims found in the scope (by the article's date),
     verdicts published in it (by approval date) and, for each verdict, claim and evidence."""
     claims = _scope_claims(scope, user)
-    # Claims, not appearances: a cluster's appearances share their status (the workflow moves
-    # them together), so each status counts each claim once.
-    by_status = list(claims.values_list("status").annotate(n=ClaimCount(), rows=Count("id")).values_list("status", "n", "rows"))
+    # Claims, not appearances: the status is the cluster's, so each status counts each claim once.
+    by_status = list(claims.values_list("cluster__status").annotate(n=ClaimCount(), rows=Count("id")).values_list("cluster__status", "n", "rows"))
     status_counts = {status: n for status, n, _rows in by_status}
     verdicts = list(
         _scope_verdicts(scope, user)

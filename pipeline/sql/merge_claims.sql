@@ -5,9 +5,9 @@
 -- of the clusters they join. So a new claim is written once: refresh_cluster_priorities.sql
 -- finds the run's claims as it would set them and rewrites only stored members whose cluster
 -- changed (every write of a claim updates all its indexes). Pipeline-owned columns are
--- updated only when they differ, so a re-run writes nothing; reviewer-owned columns (status,
--- assignee, version) are never in the SET list, so reviewers' work is never overwritten. A
--- row written records the model version that scored the run (NULL: the run named none). A
+-- updated only when they differ, so a re-run writes nothing. Reviewers' work is not here: it
+-- is the cluster's (claim_clusters), and a claim joining a cluster has it. A row written
+-- records the model version that scored the run (NULL: the run named none). A
 -- new claim takes the id run_staged.sql took for it. Returns the ids written.
 WITH remap AS (
     SELECT DISTINCT old_key, new_key FROM claim_cluster_remap WHERE run_id = %(run_id)s AND old_key <> new_key
@@ -44,13 +44,13 @@ WITH remap AS (
 INSERT INTO claims (
     id, article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
     quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
-    seen_at, model_version_id, status, first_run_id, last_run_id, created_at, updated_at, version
+    seen_at, model_version_id, first_run_id, last_run_id, created_at, updated_at
 )
 SELECT
     p.id, p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
     p.rank_signals, p.context, p.cluster_key, (p.parts ->> 'priority')::double precision, p.parts - 'priority',
-    p.seen_at, %(model_version_id)s::bigint, 'new', p.run_id, p.run_id, now(), now(), 1
+    p.seen_at, %(model_version_id)s::bigint, p.run_id, p.run_id, now(), now()
 FROM p
 ORDER BY p.claim_key
 ON CONFLICT (claim_key) DO UPDATE SET

@@ -1,12 +1,12 @@
--- Every appearance of each cluster in %(states)s (a JSON array, one object per cluster, from
--- pipeline.merge.unify_clusters) takes the cluster's one reviewer state (merged_state,
--- pipeline/cluster_state.py); only rows that differ are written. A cluster whose merge
--- unified two reviewers' work ("audited") gets an audit row "cluster.merge" (actor: the
--- system) on its first appearance naming the clusters that became one and the states it
--- unified. Notes, evidence, verdicts and audit rows are never touched: they stay on the
--- appearance they were written on and the web app reads them for the whole cluster, so a
--- merge loses none. %(run_id)s names the run whose remaps merged the clusters (none: the
--- migration that first unified the stored clusters).
+-- The state each merged cluster keeps (%(states)s: a JSON array, one object per cluster, from
+-- pipeline.merge.unify_clusters by merged_state, pipeline/cluster_state.py), on its one row:
+-- inserted where the surviving key is new (its statistics follow, refresh_clusters.sql),
+-- written only where it differs. A cluster whose merge unified two reviewers' work
+-- ("audited") gets an audit row "cluster.merge" (actor: the system) on its first appearance
+-- naming the clusters that became one and the states it unified. Notes, evidence, verdicts
+-- and audit rows are never touched: they stay on the appearance they were written on and the
+-- web app reads them for the whole cluster, so a merge loses none. %(run_id)s names the run
+-- whose remaps merged the clusters.
 WITH unified AS (
     SELECT u.cluster_key, u.first_id, u.status, u.assignee_id, u.dismiss_reason, u.version, u.states, u.audited,
            ARRAY(SELECT jsonb_array_elements_text(u.tags))::varchar(40)[] AS tags
@@ -14,14 +14,15 @@ WITH unified AS (
         cluster_key text, first_id bigint, status text, assignee_id bigint, dismiss_reason text, tags jsonb,
         version integer, states jsonb, audited boolean
     )
-), updated AS (
-    UPDATE claims c
-    SET status = u.status, assignee_id = u.assignee_id, dismiss_reason = u.dismiss_reason, tags = u.tags,
-        version = u.version, updated_at = now()
+), written AS (
+    INSERT INTO claim_clusters AS cc (cluster_key, size, outlet_count, status, assignee_id, dismiss_reason, tags, version, updated_at)
+    SELECT u.cluster_key, 1, 1, u.status, u.assignee_id, u.dismiss_reason, u.tags, u.version, now()
     FROM unified u
-    WHERE c.cluster_key = u.cluster_key
-      AND (c.status, c.assignee_id, c.dismiss_reason, c.tags, c.version)
-          IS DISTINCT FROM (u.status, u.assignee_id, u.dismiss_reason, u.tags, u.version)
+    ON CONFLICT (cluster_key) DO UPDATE SET
+        status = EXCLUDED.status, assignee_id = EXCLUDED.assignee_id, dismiss_reason = EXCLUDED.dismiss_reason,
+        tags = EXCLUDED.tags, version = EXCLUDED.version, updated_at = now()
+    WHERE (cc.status, cc.assignee_id, cc.dismiss_reason, cc.tags, cc.version)
+          IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.assignee_id, EXCLUDED.dismiss_reason, EXCLUDED.tags, EXCLUDED.version)
 )
 INSERT INTO audit_events (actor_id, verb, object_type, object_id, before, after, comment, created_at)
 SELECT NULL, 'cluster.merge', 'claim', u.first_id,

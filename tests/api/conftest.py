@@ -56,7 +56,9 @@ def desk(reviewer, editor) -> Desk:  # type: ignore[no-untyped-def]
     )
     other = make_claim(outlet="WBUR", sentence="The mayor spoke at length on Tuesday.", priority=10.0, score=0.45, claim_type="other")
     Article.objects.filter(pk=other.article_id).update(published_at=datetime(2025, 6, 1, 12, tzinfo=UTC))
-    cluster = ClaimCluster.objects.create(cluster_key="a" * 40, size=2, outlet_count=2, first_claim=lyons, first_seen_at=datetime(2025, 6, 2, tzinfo=UTC))
+    cluster, _ = ClaimCluster.objects.update_or_create(
+        cluster_key="a" * 40, defaults={"size": 2, "outlet_count": 2, "first_claim": lyons, "first_seen_at": datetime(2025, 6, 2, tzinfo=UTC)}
+    )
 
     services.claim_mark_check(claim=lyons, actor=reviewer)
     services.claim_start_research(claim=lyons, actor=reviewer)

@@ -118,8 +118,8 @@ def make_world(reviewer, editor, admin_user) -> World:  # type: ignore[no-untype
     # The claim appears in a second outlet: one queue row ("2 outlets"), and the claim page
     # lists both appearances with the form that splits one out.
     again = make_claim(outlet="Boston Globe", sentence=claim.sentence, status=Claim.Status.IN_RESEARCH, assignee=reviewer)
-    Claim.objects.filter(pk__in=[claim.pk, again.pk]).update(cluster_key=claim.claim_key)
-    ClaimCluster.objects.create(cluster_key=claim.claim_key, size=2, outlet_count=2)
+    Claim.objects.filter(pk__in=[claim.pk, again.pk]).update(cluster_id=claim.claim_key)
+    ClaimCluster.objects.update_or_create(cluster_key=claim.claim_key, defaults=dict(size=2, outlet_count=2))
     view = services.saved_view_create(user=admin_user, name="Numbers", query="type=numeric")
     return World(
         claim=claim,
@@ -354,7 +354,7 @@ def test_htmx_refusals_show_the_servers_message_in_place(browser, live_server, r
     with page.expect_response(lambda response: response.status == 200 and "/row/" in response.url):
         page.locator("tr:has-text('Wages grew') button[name=action][value=check]").click()
     page.wait_for_function("() => document.querySelector('#refusal').innerText === ''")
-    assert Claim.objects.get(sentence__startswith="Wages grew").status == Claim.Status.CHECK
+    assert Claim.objects.get(sentence__startswith="Wages grew").cluster.status == Claim.Status.CHECK
     assert page.refused == []
 
 

@@ -60,10 +60,10 @@ def test_large_bulk_dismiss_runs_in_the_worker_with_progress(bulk_worker: Worker
     assert bulk_worker.alive
     assert (bulk.status, bulk.done, bulk.skipped, bulk.error) == ("done", 33, 4, "")
     assert bulk.finished_at is not None
-    assert set(Claim.objects.filter(status="dismissed").values_list("pk", flat=True)) == {c.pk for c in dismissable}
-    assert set(Claim.objects.filter(status="approved").values_list("pk", flat=True)) == {c.pk for c in approved}
+    assert set(Claim.objects.filter(cluster__status="dismissed").values_list("pk", flat=True)) == {c.pk for c in dismissable}
+    assert set(Claim.objects.filter(cluster__status="approved").values_list("pk", flat=True)) == {c.pk for c in approved}
     untouched.refresh_from_db()
-    assert untouched.status == "new"
+    assert untouched.cluster.status == "new"
     events = AuditEvent.objects.filter(object_type="claim", actor=reviewer)
     assert events.count() == 33 and {e.object_id for e in events} == {c.pk for c in dismissable}
     assert "bulk_action_run" in bulk_worker.log_path.read_text()

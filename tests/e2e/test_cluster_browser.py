@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims.models import Claim
+from factcheck.claims.models import Claim, ClaimCluster
 from tests.e2e.test_browser import ARTIFACTS, page  # noqa: F401 - the Playwright page fixture
 from tests.e2e.test_queue_browser import log_in
 from tests.reports.test_seed_sample import store_seed_claims
@@ -20,7 +20,7 @@ FLOOD = "flood the zone, especially in sanctuary jurisdictions"
 def test_the_flood_the_zone_quote_is_one_row_and_one_claim(page, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     store_seed_claims()
     # As the pipeline stores them: new, nobody's.
-    Claim.objects.update(status=Claim.Status.NEW)
+    ClaimCluster.objects.update(status=Claim.Status.NEW)
     appearances = list(Claim.objects.filter(sentence__contains=FLOOD).order_by("id"))
     assert len(appearances) == 3 and len({claim.cluster_key for claim in appearances}) == 1
 
@@ -46,7 +46,7 @@ def test_the_flood_the_zone_quote_is_one_row_and_one_claim(page, live_server, re
     # "Check it" on the one row moves the whole claim.
     row.locator("button[value=check]").click()
     page.wait_for_selector(f"#{row.get_attribute('id')} .status:has-text('Check it')")
-    assert {claim.status for claim in Claim.objects.filter(pk__in=[c.pk for c in appearances])} == {Claim.Status.CHECK}
+    assert {claim.cluster.status for claim in Claim.objects.filter(pk__in=[c.pk for c in appearances])} == {Claim.Status.CHECK}
 
     # Every appearance's page says so; one of them is split out as not the same claim.
     shown = int((row.get_attribute("id") or "").removeprefix("claim-"))
@@ -63,7 +63,7 @@ def test_the_flood_the_zone_quote_is_one_row_and_one_claim(page, live_server, re
     page.screenshot(path=str(ARTIFACTS / "cluster-after-split.png"), full_page=True)
 
     wrong.refresh_from_db()
-    assert wrong.cluster_key != other.cluster_key and wrong.status == Claim.Status.NEW
+    assert wrong.cluster_key != other.cluster_key and wrong.cluster.status == Claim.Status.NEW
     event = AuditEvent.objects.get(object_type="claim", object_id=wrong.pk, verb="claim.split")
     assert (event.actor, event.comment) == (reviewer, "A different interview")
     # Back in the queue the quote is still one row, and the split appearance its own.

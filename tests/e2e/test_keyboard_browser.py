@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from factcheck.articles.models import ImportBatch
-from factcheck.claims.models import Annotation, Claim, Evidence, Verdict
+from factcheck.claims.models import Annotation, Claim, ClaimCluster, Evidence, Verdict
 from factcheck.runs.models import PipelineRun
 from tests.e2e.test_browser import ARTIFACTS
 from tests.e2e.test_workflow_browser import browser, log_in  # noqa: F401 - the fixture
@@ -108,7 +108,7 @@ def test_a_whole_pass_by_keyboard_then_the_next_claim_of_the_view(browser, live_
 
     first.refresh_from_db()
     verdict = Verdict.objects.get(claim=first)
-    assert (first.status, verdict.rating, verdict.headline, verdict.author) == (
+    assert (first.cluster.status, verdict.rating, verdict.headline, verdict.author) == (
         "drafted", "mostly_true", "Roughly right: ICE reported 1,450 detentions", reviewer,
     )
     assert verdict.explanation == "ICE's May table lists 1,450." and verdict.claim_reviewed  # the default, from the sentence
@@ -127,7 +127,7 @@ def test_a_whole_pass_by_keyboard_then_the_next_claim_of_the_view(browser, live_
     assert "That was the last claim of this view" in page.inner_text("main")
     third.refresh_from_db()
     second.refresh_from_db()
-    assert (third.status, second.status) == ("dismissed", "new")
+    assert (third.cluster.status, second.cluster.status) == ("dismissed", "new")
 
 
 def bound_keys(page) -> set[str]:  # type: ignore[no-untyped-def]
@@ -166,7 +166,8 @@ def test_question_mark_opens_help_listing_every_key_of_every_page_kind(browser, 
     batch = ImportBatch.objects.create(source="june.csv", status=ImportBatch.Status.DONE)
     run = PipelineRun.objects.create(import_batch=batch, status=PipelineRun.Status.SUCCEEDED, stage="done", articles_count=4)
     # Marked "check it": the claim page then has its verdict form (and its keys) too.
-    Claim.objects.filter(pk=claim.pk).update(first_run=run, status=Claim.Status.CHECK)
+    Claim.objects.filter(pk=claim.pk).update(first_run=run)
+    ClaimCluster.objects.filter(appearances=claim).update(status=Claim.Status.CHECK)
 
     logged_out = browser.new_context().new_page()
     logged_out.goto(f"{live_server.url}/login/")

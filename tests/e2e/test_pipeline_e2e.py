@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 CLAIM_COLUMNS = (
     "id", "claim_key", "article_id", "sentence", "start_offset", "end_offset", "score",
-    "claim_type", "speaker", "status", "assignee_id", "updated_at", "version",
+    "claim_type", "speaker", "updated_at", "cluster__status", "cluster__assignee_id", "cluster__version", "cluster__updated_at",
 )
 
 
@@ -106,7 +106,7 @@ def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: 
 
     # Re-running changes nothing, and never touches reviewers' work.
     claim = Claim.objects.get(sentence__contains="nearly 1,500")
-    Claim.objects.filter(pk=claim.pk).update(status=Claim.Status.CHECK, assignee=reviewer, version=2)
+    ClaimCluster.objects.filter(appearances=claim).update(status=Claim.Status.CHECK, assignee=reviewer, version=2)
     before = claims_snapshot()
     rerun = wait_for_run(run_rerun(run=run).pk)
     assert rerun.status == PipelineRun.Status.SUCCEEDED, f"{rerun.error}\n{rerun.log_tail}"
@@ -114,7 +114,7 @@ def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: 
     assert rerun.claims_written == 0
     assert claims_snapshot() == before
     claim.refresh_from_db()
-    assert (claim.status, claim.assignee_id, claim.version) == (Claim.Status.CHECK, reviewer.pk, 2)
+    assert (claim.cluster.status, claim.cluster.assignee_id, claim.cluster.version) == (Claim.Status.CHECK, reviewer.pk, 2)
 
     # A second delivery of the same message does nothing: the run is no longer queued.
     tasks.run_pipeline.apply(args=(rerun.pk,))

@@ -79,5 +79,5 @@ def test_the_import_and_run_pages_follow_a_real_run_to_its_new_claims(celery_wor
     shown = set(shown_ids(page.content()))
     assert shown <= set(Claim.objects.filter(first_run_id=run_id).values_list("pk", flat=True))
     # A page of the queue, one row per cluster (the seeds' shared quotes are one row each).
-    rows = set(Claim.objects.filter(first_run_id=run_id).values_list("cluster_key", flat=True))
+    rows = set(Claim.objects.filter(first_run_id=run_id).values_list("cluster_id", flat=True))
     assert len(shown) == min(len(rows), 50) and len(rows) < new_claims

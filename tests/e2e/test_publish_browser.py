@@ -54,7 +54,7 @@ def test_write_approve_publish_then_read_without_login_and_name_the_organisation
         desk.click("text=Approve and publish")
     assert desk.inner_text("#claim-status") == "Approved"
     claim.refresh_from_db()
-    assert claim.status == Claim.Status.APPROVED and Verdict.objects.get(claim=claim).status == Verdict.Status.APPROVED
+    assert claim.cluster.status == Claim.Status.APPROVED and Verdict.objects.get(claim=claim).status == Verdict.Status.APPROVED
 
     reader = browser.new_context().new_page()
     response = reader.goto(f"{live_server.url}/factchecks/{claim.pk}/")

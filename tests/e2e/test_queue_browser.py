@@ -29,7 +29,7 @@ def test_reviewer_triages_a_claim_with_the_keyboard(page, live_server, reviewer)
         quantities=[{"text": "nearly 1,500 people", "value": 1500, "unit": "people", "hedge": "approximately-below"}],
         priority_parts={"checkworthiness": 41.2, "type": 15, "spread": 10.0, "recency": 16.2, "outlets": 3},
     )
-    ClaimCluster.objects.create(cluster_key="k" * 40, size=3, outlet_count=3)
+    ClaimCluster.objects.update_or_create(cluster_key="k" * 40, defaults=dict(size=3, outlet_count=3))
     second = make_claim(article, sentence="Crime in the city rose 12 percent last year.", claim_type="comparison", priority=60.0)
     make_claim(article, sentence="The policy has made the city less safe.", claim_type="causal", priority=40.0)
     log_in(page, live_server, reviewer)
@@ -50,7 +50,7 @@ def test_reviewer_triages_a_claim_with_the_keyboard(page, live_server, reviewer)
     page.wait_for_selector(f"#claim-{top.pk}.is-current .status:has-text('Dismissed')")
 
     top.refresh_from_db()
-    assert (top.status, top.assignee, top.dismiss_reason) == ("dismissed", reviewer, "Already checked last week")
+    assert (top.cluster.status, top.cluster.assignee, top.cluster.dismiss_reason) == ("dismissed", reviewer, "Already checked last week")
     assert AuditEvent.objects.filter(object_type="claim", object_id=top.pk, actor=reviewer).count() == 3
 
     # The row stays current after its swaps; j moves on, x selects, ? shows the keys.
@@ -73,7 +73,7 @@ def test_reviewer_triages_a_claim_with_the_keyboard(page, live_server, reviewer)
     page.keyboard.press("Enter")
     page.wait_for_selector("#claim-highlight")
     assert page.url.endswith(f"/claims/{second.pk}/?view=")
-    assert Claim.objects.get(pk=second.pk).status == "new"
+    assert Claim.objects.get(pk=second.pk).cluster.status == "new"
 
 
 def test_queue_layout_at_phone_width_and_filters_in_the_url(page, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]  # noqa: F811

@@ -79,7 +79,7 @@ def test_triage_by_keyboard_draft_then_editor_approves(browser, live_server, rev
 
     claim.refresh_from_db()
     verdict = Verdict.objects.get(claim=claim)
-    assert (claim.status, verdict.status, verdict.rating, verdict.author, verdict.approved_by) == (
+    assert (claim.cluster.status, verdict.status, verdict.rating, verdict.author, verdict.approved_by) == (
         "approved", "approved", "mostly_true", reviewer, editor,
     )
     assert list(AuditEvent.objects.filter(object_id=claim.pk, object_type="claim").order_by("id").values_list("verb", flat=True)) == [
@@ -97,7 +97,7 @@ def test_dismiss_by_keyboard_asks_for_a_reason(browser, live_server, reviewer) -
     press(page, "Enter")
     assert page.inner_text("#claim-status") == "Dismissed"
     claim.refresh_from_db()
-    assert (claim.status, claim.dismiss_reason) == ("dismissed", "Opinion, nothing to check")
+    assert (claim.cluster.status, claim.cluster.dismiss_reason) == ("dismissed", "Opinion, nothing to check")
 
 
 def test_two_people_at_once_the_second_is_told_what_changed(browser, live_server, reviewer, editor) -> None:  # type: ignore[no-untyped-def]
@@ -117,7 +117,7 @@ def test_two_people_at_once_the_second_is_told_what_changed(browser, live_server
     assert "rob-reviewer" in conflict and "Duplicate of an earlier claim" in conflict
     mine.screenshot(path=str(ARTIFACTS / "workflow-conflict-claim.png"), full_page=True)
     claim.refresh_from_db()
-    assert (claim.status, claim.dismiss_reason) == ("dismissed", "Duplicate of an earlier claim")
+    assert (claim.cluster.status, claim.cluster.dismiss_reason) == ("dismissed", "Duplicate of an earlier claim")
 
     # The same verdict edited in two tabs: the second save is refused, both wordings shown.
     researched = make_claim(status="in_research", assignee=reviewer)
@@ -141,7 +141,7 @@ def test_two_people_at_once_the_second_is_told_what_changed(browser, live_server
     with tab_two.expect_navigation():
         tab_two.click("#verdict-form button[type=submit]")
     assert Verdict.objects.get(claim=researched).headline == "Wrong: it was fewer"
-    assert Claim.objects.get(pk=researched.pk).status == "drafted"
+    assert Claim.objects.get(pk=researched.pk).cluster.status == "drafted"
 
 
 def test_claim_page_at_phone_width(browser, live_server, reviewer) -> None:  # type: ignore[no-untyped-def]

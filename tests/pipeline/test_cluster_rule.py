@@ -4,14 +4,14 @@ as a pure function: no database."""
 from __future__ import annotations
 
 from factcheck.claims.models import Claim
-from pipeline.cluster_state import SPLIT_OUT, STATUS_PRECEDENCE, Appearance, ReviewState, merged_state
+from pipeline.cluster_state import SPLIT_OUT, STATUS_PRECEDENCE, ClusterState, ReviewState, merged_state
 
 S = Claim.Status
 UNTOUCHED = ReviewState(status=S.NEW, assignee_id=None, tags=(), dismiss_reason="")
 
 
-def at(pk: int, status: str, *, assignee: int | None = None, tags: tuple[str, ...] = (), reason: str = "", version: int = 1) -> Appearance:
-    return Appearance(id=pk, state=ReviewState(status, assignee, tags, reason), version=version)
+def at(pk: int, status: str, *, assignee: int | None = None, tags: tuple[str, ...] = (), reason: str = "", version: int = 1) -> ClusterState:
+    return ClusterState(first_id=pk, state=ReviewState(status, assignee, tags, reason), version=version)
 
 
 def test_the_precedence_names_every_status_once_most_advanced_first() -> None:

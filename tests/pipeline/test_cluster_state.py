@@ -37,7 +37,7 @@ def outlets(*names: str) -> list[int]:
 
 
 def claims(*keys: str) -> list[Claim]:
-    found = {claim.claim_key: claim for claim in Claim.objects.filter(claim_key__in=keys)}
+    found = {claim.claim_key: claim for claim in Claim.objects.filter(claim_key__in=keys).select_related("cluster")}
     return [found[key] for key in keys]
 
 
@@ -50,7 +50,7 @@ def test_a_later_appearance_of_a_verdicted_claim_shows_it_verdicted(reviewer, ed
     a, _ = claims(A, B)
     services.claim_mark_check(claim=a, actor=reviewer)
     verdict = publish(a, author=reviewer, approver=editor)
-    (version,) = {claim.version for claim in claims(A, B)}
+    (version,) = {claim.cluster.version for claim in claims(A, B)}
     audit_rows = AuditEvent.objects.count()
 
     later = run_create(article_ids=[third])
@@ -60,14 +60,14 @@ def test_a_later_appearance_of_a_verdicted_claim_shows_it_verdicted(reviewer, ed
     a, b, d = claims(A, B, D)
     assert d.cluster_key == A
     # It joins the cluster's state at its version: nobody's open page went stale.
-    assert {(c.status, c.assignee_id, c.version) for c in (a, b, d)} == {(S.APPROVED, reviewer.pk, version)}
+    assert {(c.cluster.status, c.cluster.assignee_id, c.cluster.version) for c in (a, b, d)} == {(S.APPROVED, reviewer.pk, version)}
     assert services.verdict_current(d) == verdict
     assert AuditEvent.objects.count() == audit_rows  # nothing to unify: no "cluster.merge"
     # A re-run of the same changes nothing.
     again = run_create(article_ids=[third])
     stage(again.pk, [claim_row(third, D, 0, 40)])
     assert merge(again.pk, assigned=[(D, A)]) == (1, 0)
-    assert {(c.status, c.version) for c in claims(A, B, D)} == {(S.APPROVED, version)}
+    assert {(c.cluster.status, c.cluster.version) for c in claims(A, B, D)} == {(S.APPROVED, version)}
 
 
 def test_two_clusters_that_merge_keep_every_note_evidence_and_audit_row(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
@@ -88,7 +88,7 @@ def test_two_clusters_that_merge_keep_every_note_evidence_and_audit_row(reviewer
     services.claim_tag(claim=c, actor=editor, add=["boston"])
     note_c = services.annotation_add(claim=c, actor=editor, body="Transcript requested.")
     draft = services.verdict_draft(claim=c, actor=editor, rating="unverifiable", headline="A pledge", explanation="Nothing yet.")
-    before_versions = {claim.claim_key: claim.version for claim in claims(A, B, C)}
+    before_versions = {claim.claim_key: claim.cluster.version for claim in claims(A, B, C)}
     audit_before = set(AuditEvent.objects.values_list("id", flat=True))
 
     later = run_create(article_ids=[fourth])
@@ -97,9 +97,11 @@ def test_two_clusters_that_merge_keep_every_note_evidence_and_audit_row(reviewer
 
     merged = claims(A, B, C, E)
     assert {claim.cluster_key for claim in merged} == {A}
+    # One row holds the merged cluster's state; the merged-away cluster's row is gone.
+    assert not ClaimCluster.objects.filter(cluster_key=C).exists()
     # The most advanced status (drafted) with its assignee, every tag, a version above both.
-    assert {(claim.status, claim.assignee_id, tuple(claim.tags)) for claim in merged} == {(S.DRAFTED, editor.pk, ("boston", "ice"))}
-    assert {claim.version for claim in merged} == {max(before_versions.values()) + 1}
+    assert {(claim.cluster.status, claim.cluster.assignee_id, tuple(claim.cluster.tags)) for claim in merged} == {(S.DRAFTED, editor.pk, ("boston", "ice"))}
+    assert {claim.cluster.version for claim in merged} == {max(before_versions.values()) + 1}
     # Nothing lost: every note, evidence entry and verdict reads for the merged cluster ...
     workspace = claim_workspace(claim_ids=claim_cluster_ids(claim=merged[0]))
     assert [n.pk for n in workspace.annotations] == [note_a.pk, note_c.pk]
@@ -131,7 +133,7 @@ def test_a_drafted_assigned_cluster_merging_with_a_new_one_keeps_its_state_and_v
     services.claim_start_research(claim=a, actor=editor)
     services.claim_tag(claim=a, actor=editor, add=["ice"])
     services.verdict_draft(claim=a, actor=editor, rating="unverifiable", headline="A pledge", explanation="Nothing yet.")
-    (state,) = {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in claims(A, B)}
+    (state,) = {(x.cluster.status, x.cluster.assignee_id, tuple(x.cluster.tags), x.cluster.version) for x in claims(A, B)}
     assert state[:2] == (S.DRAFTED, editor.pk)
     audit_rows = AuditEvent.objects.count()
 
@@ -143,7 +145,7 @@ def test_a_drafted_assigned_cluster_merging_with_a_new_one_keeps_its_state_and_v
     merged = claims(A, B, C, E)
     assert {x.cluster_key for x in merged} == {A}
     # Nobody worked on c or e: they take a's state at its version, and no open page goes stale.
-    assert {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in merged} == {state}
+    assert {(x.cluster.status, x.cluster.assignee_id, tuple(x.cluster.tags), x.cluster.version) for x in merged} == {state}
     assert AuditEvent.objects.count() == audit_rows
     assert not ClaimCluster.objects.filter(cluster_key=C).exists() and ClaimCluster.objects.get(cluster_key=A).size == 4
     assert claims_count(Claim.objects.all()) == QueueCounts(claims=1, appearances=4)
@@ -162,8 +164,8 @@ def test_an_approved_cluster_merging_with_a_dismissed_one_stays_approved_audited
     services.claim_tag(claim=c, actor=editor, add=["opinion"])
     services.claim_dismiss(claim=c, actor=editor, reason="Opinion, not a claim.")
     approved = claims(A)[0]
-    before = {x.claim_key: x.version for x in claims(A, B, C, D)}
-    assert claims(C)[0].status == S.DISMISSED
+    before = {x.claim_key: x.cluster.version for x in claims(A, B, C, D)}
+    assert claims(C)[0].cluster.status == S.DISMISSED
 
     later = run_create(article_ids=[fifth])
     stage(later.pk, [claim_row(fifth, E, 0, 40)])
@@ -172,10 +174,10 @@ def test_an_approved_cluster_merging_with_a_dismissed_one_stays_approved_audited
     merged = claims(A, B, C, D, E)
     assert {x.cluster_key for x in merged} == {A}
     # The most advanced status with its assignee and reason, every tag, a version above both.
-    assert {(x.status, x.assignee_id, x.dismiss_reason, tuple(x.tags)) for x in merged} == {
-        (S.APPROVED, approved.assignee_id, "", (*approved.tags, "opinion"))
+    assert {(x.cluster.status, x.cluster.assignee_id, x.cluster.dismiss_reason, tuple(x.cluster.tags)) for x in merged} == {
+        (S.APPROVED, approved.cluster.assignee_id, "", (*approved.cluster.tags, "opinion"))
     }
-    assert {x.version for x in merged} == {max(before.values()) + 1}
+    assert {x.cluster.version for x in merged} == {max(before.values()) + 1}
     assert services.verdict_current(claims(D)[0]) == verdict
     (event,) = AuditEvent.objects.filter(verb="cluster.merge")
     assert (event.actor, event.object_id, event.after["merged"], event.after["status"]) == (None, min(x.pk for x in merged), [A, C], S.APPROVED)
@@ -196,12 +198,12 @@ def test_an_assigned_appearance_split_out_starts_new_and_each_side_keeps_its_own
     services.claim_mark_check(claim=a, actor=reviewer)
     services.claim_start_research(claim=a, actor=reviewer)
     services.claim_tag(claim=a, actor=reviewer, add=["budget"])
-    kept = {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in claims(A, B, C)}
+    kept = {(x.cluster.status, x.cluster.assignee_id, tuple(x.cluster.tags), x.cluster.version) for x in claims(A, B, C)}
     assert len(kept) == 1 and next(iter(kept))[:2] == (S.IN_RESEARCH, reviewer.pk)
 
     services.claim_split(claim=c, actor=reviewer, reason="A different speech")
     c = claims(C)[0]
-    assert (c.cluster_key, c.status, c.assignee_id, tuple(c.tags), c.dismiss_reason) == (
+    assert (c.cluster_key, c.cluster.status, c.cluster.assignee_id, tuple(c.cluster.tags), c.cluster.dismiss_reason) == (
         C, SPLIT_OUT.status, SPLIT_OUT.assignee_id, SPLIT_OUT.tags, SPLIT_OUT.dismiss_reason
     )
     assert ClaimCluster.objects.get(cluster_key=C).size == 1 and ClaimCluster.objects.get(cluster_key=A).size == 2
@@ -211,8 +213,8 @@ def test_an_assigned_appearance_split_out_starts_new_and_each_side_keeps_its_own
     later = run_create(article_ids=[fourth, fifth])
     stage(later.pk, [claim_row(fourth, D, 0, 40), claim_row(fifth, E, 0, 40)])
     merge(later.pk, assigned=[(D, A), (E, C)])
-    assert {(x.status, x.assignee_id, tuple(x.tags), x.version) for x in claims(A, B, D)} == kept
-    assert {(x.status, x.assignee_id, tuple(x.tags)) for x in claims(C, E)} == {(S.NEW, None, ())}
+    assert {(x.cluster.status, x.cluster.assignee_id, tuple(x.cluster.tags), x.cluster.version) for x in claims(A, B, D)} == kept
+    assert {(x.cluster.status, x.cluster.assignee_id, tuple(x.cluster.tags)) for x in claims(C, E)} == {(S.NEW, None, ())}
     assert {x.cluster_key for x in claims(C, E)} == {C}
     assert not AuditEvent.objects.filter(verb="cluster.merge").exists()
 
@@ -272,3 +274,64 @@ def test_resolve_clusters_refuses_a_union_across_a_split() -> None:
     # Without the split the three are one cluster.
     plain = {node: [NodeClaim(c.claim_key, c.tokens, c.in_run, c.stored_cluster)] for node, (c,) in claims_by_node.items()}
     assert resolve_clusters([(1, 2), (1, 3), (2, 3)], plain).remap == [(B, A)]
+
+
+def test_a_worked_cluster_merging_into_a_new_claims_key_keeps_its_state_on_the_new_row(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The surviving key is the smallest: a new claim's (A) when it joins a stored cluster (C).
+    The cluster row A did not exist; it takes C's state as it was, and C's row goes."""
+    database_url_for_job()
+    first, second, third = outlets("Boston Globe", "Breitbart News", "MassLive")
+    run = run_create(article_ids=[first, second])
+    stage(run.pk, [claim_row(first, C, 0, 40), claim_row(second, D, 0, 40)])
+    merge(run.pk, assigned=[(C, C), (D, C)])
+    c, _ = claims(C, D)
+    services.claim_mark_check(claim=c, actor=reviewer)
+    services.claim_assign(claim=c, actor=reviewer, assignee=reviewer)
+    services.claim_tag(claim=c, actor=reviewer, add=["budget"])
+    worked = ClaimCluster.objects.get(cluster_key=C)
+    audit_rows = AuditEvent.objects.count()
+
+    later = run_create(article_ids=[third])
+    stage(later.pk, [claim_row(third, A, 0, 40)])
+    merge(later.pk, assigned=[(A, A)], remap=[(C, A)])
+
+    assert not ClaimCluster.objects.filter(cluster_key=C).exists()
+    cluster = ClaimCluster.objects.get(cluster_key=A)
+    assert (cluster.status, cluster.assignee_id, cluster.tags, cluster.version, cluster.size) == (
+        S.CHECK, reviewer.pk, ["budget"], worked.version, 3
+    )
+    assert {x.cluster_key for x in claims(A, C, D)} == {A}
+    # One side's work, nothing unified: no "cluster.merge" row, and no open page went stale.
+    assert AuditEvent.objects.count() == audit_rows
+    services.claim_tag(claim=claims(D)[0], actor=reviewer, add=["ice"])
+    # A re-run writes nothing.
+    again = run_create(article_ids=[third])
+    stage(again.pk, [claim_row(third, A, 0, 40)])
+    assert merge(again.pk, assigned=[(A, A)]) == (1, 0)
+    assert ClaimCluster.objects.get(cluster_key=A).tags == ["budget", "ice"]
+
+
+def test_an_action_locks_and_writes_the_one_cluster_row_not_its_appearances(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """Five appearances, one row written: the cluster's. The statements an action sends name
+    claim_clusters for the lock and the write and never update claims."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    database_url_for_job()
+    ids = outlets("Boston Globe", "Breitbart News", "MassLive", "WBZ", "Herald")
+    keys = [A, B, C, D, E]
+    run = run_create(article_ids=ids)
+    stage(run.pk, [claim_row(article, key, 0, 40) for article, key in zip(ids, keys, strict=True)])
+    merge(run.pk, assigned=[(key, A) for key in keys])
+    updated = {x.claim_key: x.updated_at for x in claims(*keys)}
+    claim = claims(C)[0]
+
+    with CaptureQueriesContext(connection) as captured:
+        services.claim_mark_check(claim=claim, actor=reviewer)
+    statements = [query["sql"] for query in captured.captured_queries]
+    locks = [sql for sql in statements if "FOR UPDATE" in sql]
+    assert len(locks) == 1 and 'FROM "claim_clusters"' in locks[0] and 'OF "claim_clusters"' in locks[0]
+    writes = [sql for sql in statements if sql.startswith("UPDATE")]
+    assert len(writes) == 1 and writes[0].startswith('UPDATE "claim_clusters"')
+    assert {x.claim_key: x.updated_at for x in claims(*keys)} == updated
+    assert {(x.cluster.status, x.cluster.version) for x in claims(*keys)} == {(S.CHECK, 2)}

@@ -61,7 +61,7 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     assert stage(run.pk, [staged_row(article.pk, score=0.9)] * 2) == 2
     assert merge(run.pk) == (1, 1)
     claim = Claim.objects.get()
-    assert (claim.score, claim.status, claim.first_run_id, claim.sentence) == (0.9, "new", run.pk, "ICE detained nearly 1,500 people in May.")
+    assert (claim.score, claim.cluster.status, claim.first_run_id, claim.sentence) == (0.9, "new", run.pk, "ICE detained nearly 1,500 people in May.")
     assert claim.claim_types == ["numeric", "official_action"] and claim.quantities[0]["value"] == 1500.0
     assert claim.cluster_key == "c" * 40 and ClaimCluster.objects.get().size == 1
     assert claim.rank_signals == json.loads(SIGNALS) and claim.context == ""
@@ -76,7 +76,7 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     assert claim.priority == pytest.approx(57.4, abs=1e-9)
     assert claim.seen_at == article.created_at
 
-    Claim.objects.filter(pk=claim.pk).update(status="check", assignee=reviewer, version=3)
+    ClaimCluster.objects.filter(appearances=claim).update(status="check", assignee=reviewer, version=3)
     updated_at = Claim.objects.get().updated_at
 
     stage(run.pk, [staged_row(article.pk, score=0.9)])
@@ -87,7 +87,8 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     stage(run.pk, [staged_row(article.pk, score=0.95, claim_type="comparison")])
     assert merge(run.pk) == (1, 1)
     claim.refresh_from_db()
-    assert (claim.score, claim.claim_type, claim.status, claim.assignee_id, claim.version) == (0.95, "comparison", "check", reviewer.pk, 3)
+    assert (claim.score, claim.claim_type) == (0.95, "comparison")
+    assert (claim.cluster.status, claim.cluster.assignee_id, claim.cluster.version) == ("check", reviewer.pk, 3)
     assert (claim.priority_parts["checkworthiness"], claim.priority_parts["type"]) == (28.5, 7.0)
     assert claim.priority == pytest.approx(28.5 + 14.0 + 2.4 + 6.0 + 7.0, abs=1e-9)
 
@@ -98,7 +99,7 @@ def test_merge_inserts_then_is_a_no_op_and_keeps_reviewer_columns(reviewer) -> N
     claim.refresh_from_db()
     assert (claim.rank_signals["routine"], claim.priority_parts["routine"], claim.priority_parts["topic"]) == (0.5, -10.0, "")
     assert claim.priority == pytest.approx(28.5 + 2.4 + 6.0 + 7.0 - 10.0, abs=1e-9)
-    assert (claim.status, claim.assignee_id, claim.version) == ("check", reviewer.pk, 3)
+    assert (claim.cluster.status, claim.cluster.assignee_id, claim.cluster.version) == ("check", reviewer.pk, 3)
 
 
 def test_merge_stages_and_stores_each_claims_context() -> None:
@@ -167,7 +168,7 @@ def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_clai
         with db.connect(dsn) as other:
             assert other.execute("SELECT count(*) FROM claims").fetchone() == (0,)  # nothing visible before the commit
 
-    clusters = dict(Claim.objects.values_list("claim_key", "cluster_key"))
+    clusters = dict(Claim.objects.values_list("claim_key", "cluster_id"))
     assert clusters == {a: a, b: a, c: c}
     joined = ClaimCluster.objects.get(cluster_key=a)
     assert (joined.size, joined.outlet_count) == (2, 2)
@@ -179,7 +180,7 @@ def test_merge_takes_the_clusterings_assignments_and_remaps_and_counts_each_clai
     d = "d" * 40
     stage(run2.pk, [claim_row(second_outlet.pk, d, 68, 74)])
     assert merge(run2.pk, assigned=[(d, a)], remap=[(c, a)]) == (1, 1)
-    clusters = dict(Claim.objects.values_list("claim_key", "cluster_key"))
+    clusters = dict(Claim.objects.values_list("claim_key", "cluster_id"))
     assert clusters == {a: a, b: a, c: a, d: a}
     assert ClaimCluster.objects.get(cluster_key=a).size == 4
     assert not ClaimCluster.objects.filter(cluster_key=c).exists()
@@ -255,7 +256,7 @@ def test_a_cluster_across_three_outlets_is_merged_with_its_final_spread() -> Non
     keys = ["a" * 40, "b" * 40, "c" * 40]
     stage(run.pk, [claim_row(article.pk, key, 0, 40) for article, key in zip(articles, keys, strict=True)])
     assert merge(run.pk, assigned=[(key, keys[0]) for key in keys]) == (3, 3)
-    assert set(Claim.objects.values_list("cluster_key", flat=True)) == {keys[0]}
+    assert set(Claim.objects.values_list("cluster_id", flat=True)) == {keys[0]}
     assert list(ClaimCluster.objects.values_list("cluster_key", "size", "outlet_count")) == [(keys[0], 3, 3)]
     # Every claim carries the spread of its final cluster (three outlets), written once.
     assert {claim.priority_parts["outlets"] for claim in Claim.objects.all()} == {3}
@@ -326,7 +327,7 @@ def test_priorities_follow_growing_clusters_and_newer_articles_rewrite_nothing()
     c = "c" * 40
     stage(run4.pk, [claim_row(third.pk, c, 0, 40)])
     merge(run4.pk, assigned=[(c, a)])
-    assert {claim.priority_parts["outlets"] for claim in Claim.objects.filter(cluster_key=a)} == {3}
+    assert {claim.priority_parts["outlets"] for claim in Claim.objects.filter(cluster_id=a)} == {3}
 
 
 def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:

@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims import services
 from factcheck.claims.models import Claim, ClaimCluster, Verdict
+from tests.workflow.factories import join_cluster, set_cluster_state, split_state
 
 _counter = itertools.count(1)
 
@@ -34,17 +35,21 @@ def claim_in_article(
     start = text.index(sentence)
     values: dict[str, Any] = {"score": 0.8, "priority": 50.0, "claim_type": "numeric", "status": Claim.Status.IN_RESEARCH}
     values.update(fields)
-    return Claim.objects.create(
+    own, state = split_state(values)
+    claim = Claim.objects.create(
         article=article, claim_key=f"e{n:039x}", sentence=sentence, start_offset=start, end_offset=start + len(sentence),
-        cluster_key=cluster_key, **values,
+        cluster_key=cluster_key, **own,
     )
+    return set_cluster_state(claim, **state)
 
 
 def cluster_of(claims: list[Claim], *, first: Claim) -> ClaimCluster:
     key = min(claim.claim_key for claim in claims)
-    Claim.objects.filter(pk__in=[claim.pk for claim in claims]).update(cluster_key=key)
+    cluster = join_cluster(claims, key)
     outlets = {claim.article.outlet_id for claim in claims}
-    return ClaimCluster.objects.create(cluster_key=key, size=len(claims), outlet_count=len(outlets), first_claim=first)
+    cluster.size, cluster.outlet_count, cluster.first_claim = len(claims), len(outlets), first
+    cluster.save()
+    return cluster
 
 
 def publish(
@@ -61,7 +66,7 @@ def publish(
     """Draft a verdict as `author` and approve it as `approver`, with evidence
     [(kind, url, title)] cited; the claim must be where a verdict can be drafted."""
     claim.refresh_from_db()
-    if claim.status == Claim.Status.IN_RESEARCH and claim.assignee_id is None:
+    if claim.cluster.status == Claim.Status.IN_RESEARCH and claim.cluster.assignee_id is None:
         services.claim_assign(claim=claim, actor=author, assignee=author)
     ids = [
         services.evidence_add(claim=claim, actor=author, kind=kind, url=url, title=title).pk

@@ -188,9 +188,9 @@ def test_access_method_and_no_side_effects(reviewer, editor, admin_user, outside
     anonymous = Client().get(URL)
     assert anonymous.status_code == 302 and anonymous["Location"].startswith("/login/")
     assert login(reviewer).post(URL).status_code == 405
-    version = claim.version
+    version = claim.cluster.version
     claim.refresh_from_db()
-    assert (claim.version, AuditEvent.objects.count()) == (version, events)
+    assert (claim.cluster.version, AuditEvent.objects.count()) == (version, events)
 
 
 def test_queue_links_to_the_export_with_its_filters(reviewer) -> None:  # type: ignore[no-untyped-def]

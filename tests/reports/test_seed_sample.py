@@ -37,7 +37,6 @@ def store_seed_claims() -> list[Claim]:
             start_offset=item.claim.start, end_offset=item.claim.end, score=item.claim.score, claim_type=item.claim.claim_type,
             claim_types=item.claim.claim_types, quantities=item.claim.quantities, speaker=item.claim.speaker,
             speaker_title=item.claim.speaker_title, attribution=item.claim.attribution, cluster_key=item.claim.cluster_key,
-            status=Claim.Status.IN_RESEARCH,
         )
         for item in extracted
     )
@@ -47,8 +46,9 @@ def store_seed_claims() -> list[Claim]:
     for key, members in by_cluster.items():
         # The seeds carry no dates: the first appearance is the first imported.
         first = min(members, key=lambda c: (c.article.created_at, c.pk))
-        ClaimCluster.objects.create(
-            cluster_key=key, size=len(members), outlet_count=len({(m.article.outlet_id or -m.article_id) for m in members}), first_claim=first
+        ClaimCluster.objects.filter(cluster_key=key).update(
+            size=len(members), outlet_count=len({(m.article.outlet_id or -m.article_id) for m in members}), first_claim=first,
+            status=Claim.Status.IN_RESEARCH,
         )
     return claims
 

@@ -24,6 +24,7 @@ from factcheck.claims.models import BulkAction, Claim, ClaimCluster, QueueOrderB
 from factcheck.factchecks.models import ClaimMatch, FactCheck
 from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD, queue_order_day
+from tests.workflow.factories import set_cluster_state, split_state
 
 pytestmark = pytest.mark.django_db
 
@@ -68,8 +69,9 @@ def make_claim(article: Article | None = None, **fields: Any) -> Claim:
         "article": article, "claim_key": f"{n:040d}", "sentence": f"Claim number {n} says something.",
         "start_offset": n * 10, "end_offset": n * 10 + 5, "score": 0.5, "priority": 50.0,
     }
-    defaults.update(fields)
-    return Claim.objects.create(**defaults)
+    own, state = split_state(fields)
+    defaults.update(own)
+    return set_cluster_state(Claim.objects.create(**defaults), **state)
 
 
 def shown_ids(html: str) -> list[int]:
@@ -107,7 +109,7 @@ def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_nu
         priority_parts={"checkworthiness": 44.5, "type": 15, "spread": 10.0, "outlets": 4},
         cluster_key="c" * 40, assignee=editor, tags=["ice"], seen_at=NEWEST,
     )
-    ClaimCluster.objects.create(cluster_key="c" * 40, size=6, outlet_count=4)
+    ClaimCluster.objects.update_or_create(cluster_key="c" * 40, defaults=dict(size=6, outlet_count=4))
     client = logged_in(reviewer)
     with django_assert_max_num_queries(QUEUE_MAX_QUERIES):
         response = client.get(reverse("claims:list"))
@@ -130,7 +132,7 @@ def test_queue_ranks_claims_and_shows_why(reviewer, editor, django_assert_max_nu
 def test_queue_query_count_does_not_grow_with_rows(reviewer, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     for n in range(60):
         make_claim(cluster_key=f"{n:040d}", priority=float(n))
-        ClaimCluster.objects.create(cluster_key=f"{n:040d}", size=2, outlet_count=2)
+        ClaimCluster.objects.update_or_create(cluster_key=f"{n:040d}", defaults=dict(size=2, outlet_count=2))
     client = logged_in(reviewer)
     with django_assert_max_num_queries(QUEUE_MAX_QUERIES):
         html = client.get(reverse("claims:list")).content.decode()
@@ -255,7 +257,7 @@ def test_a_matched_row_shows_checked_before_and_the_filter_keeps_or_drops_it(rev
     assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [matched.pk]
     assert shown_ids(client.get(reverse("claims:list"), {"checked_before": "no"}).content.decode()) == [plain.pk, rejected.pk, unlikely.pk]
     # The row swapped in after an action shows it too.
-    response = client.post(reverse("claims:row_action", args=[matched.pk]), {"action": "assign_me", "version": matched.version}, **HTMX)
+    response = client.post(reverse("claims:row_action", args=[matched.pk]), {"action": "assign_me", "version": matched.cluster.version}, **HTMX)
     assert response.status_code == 200 and "Checked before (confirmed): Snopes, Mostly False, 3 Jun 2025" in response.content.decode()
 
 
@@ -413,7 +415,7 @@ def test_search_pages_walk_every_match_once_with_the_other_filters(reviewer, set
 
 def triage(client: Client, claim: Claim, *, htmx: bool = True, **data: Any) -> Any:
     extra = HTMX if htmx else {}
-    return client.post(reverse("claims:row_action", args=[claim.pk]), {"version": claim.version, "next": "/claims/?type=numeric", **data}, **extra)
+    return client.post(reverse("claims:row_action", args=[claim.pk]), {"version": claim.cluster.version, "next": "/claims/?type=numeric", **data}, **extra)
 
 
 def test_assign_to_me_swaps_the_row_and_writes_the_audit_row(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -423,7 +425,7 @@ def test_assign_to_me_swaps_the_row_and_writes_the_audit_row(reviewer) -> None: 
     assert response.status_code == 200 and html.startswith(f'<tr id="claim-{claim.pk}"') and "@rita-reviewer" in html
     assert "Release" in html
     claim.refresh_from_db()
-    assert claim.assignee == reviewer and claim.version == 2
+    assert claim.cluster.assignee == reviewer and claim.cluster.version == 2
     assert AuditEvent.objects.filter(object_type="claim", object_id=claim.pk, actor=reviewer).count() == 1
 
 
@@ -433,11 +435,11 @@ def test_check_and_dismiss_without_javascript_redirect_back(reviewer) -> None:  
     response = triage(client, claim, htmx=False, action="check")
     assert response.status_code == 302 and response["Location"] == "/claims/?type=numeric"
     claim.refresh_from_db()
-    assert claim.status == "check"
+    assert claim.cluster.status == "check"
     response = triage(client, claim, htmx=False, action="dismiss", reason="Opinion, not a fact")
     assert response.status_code == 302
     claim.refresh_from_db()
-    assert (claim.status, claim.dismiss_reason) == ("dismissed", "Opinion, not a fact")
+    assert (claim.cluster.status, claim.cluster.dismiss_reason) == ("dismissed", "Opinion, not a fact")
     assert AuditEvent.objects.filter(object_type="claim", object_id=claim.pk).count() == 2
 
 
@@ -446,22 +448,22 @@ def test_dismiss_needs_a_reason(reviewer) -> None:  # type: ignore[no-untyped-de
     response = triage(logged_in(reviewer), claim, action="dismiss", reason="  ")
     assert response.status_code == 422 and "Say why it is dismissed." in response.content.decode()
     claim.refresh_from_db()
-    assert claim.status == "new" and not AuditEvent.objects.exists()
+    assert claim.cluster.status == "new" and not AuditEvent.objects.exists()
 
 
 def test_stale_version_and_held_claim_are_conflicts(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
     claim = make_claim()
     client = logged_in(reviewer)
-    stale = Claim.objects.get(pk=claim.pk)
+    stale = Claim.objects.select_related("cluster").get(pk=claim.pk)
     triage(client, claim, action="check")
     response = triage(client, stale, action="assign_me")  # carries version 1; the claim is at 2
     assert response.status_code == 409 and "changed this claim" in response.content.decode()
-    Claim.objects.filter(pk=claim.pk).update(assignee=editor)
+    ClaimCluster.objects.filter(appearances=claim).update(assignee=editor)
     claim.refresh_from_db()
     response = triage(client, claim, action="assign_me")
     assert response.status_code == 409 and "eddie-editor" in response.content.decode()
     claim.refresh_from_db()
-    assert claim.assignee == editor
+    assert claim.cluster.assignee == editor
 
 
 def test_transition_not_allowed_is_shown_in_the_row(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -469,7 +471,7 @@ def test_transition_not_allowed_is_shown_in_the_row(reviewer) -> None:  # type: 
     response = triage(logged_in(reviewer), claim, action="check")
     assert response.status_code == 409 and 'class="row-error"' in response.content.decode()
     claim.refresh_from_db()
-    assert claim.status == "approved"
+    assert claim.cluster.status == "approved"
 
 
 def test_row_action_refuses_outsider_get_and_unknown_claim(reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
@@ -478,7 +480,7 @@ def test_row_action_refuses_outsider_get_and_unknown_claim(reviewer, outsider) -
     assert logged_in(reviewer).get(reverse("claims:row_action", args=[claim.pk])).status_code == 405
     assert logged_in(reviewer).post(reverse("claims:row_action", args=[claim.pk + 999]), {"action": "check"}).status_code == 404
     claim.refresh_from_db()
-    assert claim.status == "new"
+    assert claim.cluster.status == "new"
 
 
 def test_next_must_stay_on_this_site(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -534,12 +536,12 @@ def test_bulk_dismiss_selection_asks_first_then_runs_inline(reviewer) -> None:  
     confirm = client.post(reverse("claims:bulk"), data)
     html = confirm.content.decode()
     assert confirm.status_code == 200 and "Dismiss 3 claims?" in html and 'name="confirm" value="1"' in html
-    assert Claim.objects.filter(status="dismissed").count() == 0  # nothing happens before the confirmation
+    assert Claim.objects.filter(cluster__status="dismissed").count() == 0  # nothing happens before the confirmation
     response = client.post(reverse("claims:bulk"), {**data, "confirm": "1"})
     assert response.status_code == 302 and response["Location"] == "/claims/?status=new"
-    assert set(Claim.objects.filter(status="dismissed").values_list("pk", flat=True)) == {new.pk, check.pk}
+    assert set(Claim.objects.filter(cluster__status="dismissed").values_list("pk", flat=True)) == {new.pk, check.pk}
     approved.refresh_from_db()
-    assert approved.status == "approved"  # not allowed: skipped, not a failure
+    assert approved.cluster.status == "approved"  # not allowed: skipped, not a failure
     assert AuditEvent.objects.filter(verb__contains="dismiss").count() == 2
     assert "2 claims done, 1 skipped" in client.get(reverse("claims:list")).content.decode()
 
@@ -551,11 +553,11 @@ def test_bulk_on_the_filtered_set_sets_status_and_tags(reviewer) -> None:  # typ
     data = {"action": "status", "scope": "filtered", "status": "check", "filters": "type=numeric"}
     assert "Set status 3 claims?" in client.post(reverse("claims:bulk"), data).content.decode()
     client.post(reverse("claims:bulk"), {**data, "confirm": "1"})
-    assert set(Claim.objects.filter(status="check").values_list("pk", flat=True)) == {c.pk for c in numeric}
+    assert set(Claim.objects.filter(cluster__status="check").values_list("pk", flat=True)) == {c.pk for c in numeric}
     client.post(reverse("claims:bulk"), {"action": "tag", "scope": "filtered", "tag_add": "Budget, numbers", "filters": "type=numeric", "confirm": "1"})
-    assert all(Claim.objects.get(pk=c.pk).tags == ["budget", "numbers"] for c in numeric)
+    assert all(Claim.objects.get(pk=c.pk).cluster.tags == ["budget", "numbers"] for c in numeric)
     other.refresh_from_db()
-    assert other.status == "new" and other.tags == []
+    assert other.cluster.status == "new" and other.cluster.tags == []
 
 
 def test_bulk_assign_reviewer_to_self_editor_to_others(reviewer, editor) -> None:  # type: ignore[no-untyped-def]
@@ -563,12 +565,12 @@ def test_bulk_assign_reviewer_to_self_editor_to_others(reviewer, editor) -> None
     reviewer_client = logged_in(reviewer)
     data = {"action": "assign", "scope": "selected", "ids": [a.pk, b.pk], "confirm": "1"}
     assert reviewer_client.post(reverse("claims:bulk"), {**data, "assignee": str(editor.pk)}).status_code == 403
-    assert not Claim.objects.filter(assignee__isnull=False).exists()
+    assert not Claim.objects.filter(cluster__assignee__isnull=False).exists()
     reviewer_client.post(reverse("claims:bulk"), {**data, "assignee": "me"})
-    assert set(Claim.objects.filter(assignee=reviewer).values_list("pk", flat=True)) == {a.pk, b.pk}
+    assert set(Claim.objects.filter(cluster__assignee=reviewer).values_list("pk", flat=True)) == {a.pk, b.pk}
     # An editor reassigns claims someone holds.
     logged_in(editor).post(reverse("claims:bulk"), {**data, "assignee": str(editor.pk)})
-    assert set(Claim.objects.filter(assignee=editor).values_list("pk", flat=True)) == {a.pk, b.pk}
+    assert set(Claim.objects.filter(cluster__assignee=editor).values_list("pk", flat=True)) == {a.pk, b.pk}
     assert AuditEvent.objects.filter(verb__contains="assign").count() == 4
 
 
@@ -583,7 +585,7 @@ def test_bulk_refuses_outsider_get_and_incomplete_forms(reviewer, outsider) -> N
     response = client.post(reverse("claims:bulk"), {"action": "dismiss", "scope": "selected", "reason": "x"})
     assert response.status_code == 400 and "Select some claims first" in response.content.decode()
     claim.refresh_from_db()
-    assert claim.status == "new" and not AuditEvent.objects.exists()
+    assert claim.cluster.status == "new" and not AuditEvent.objects.exists()
 
 
 def test_bulk_action_progress_is_its_owners(reviewer, editor, outsider) -> None:  # type: ignore[no-untyped-def]

@@ -25,6 +25,7 @@ from tests.web.test_queue import (  # noqa: F401 - the crossing and order_day fi
     walk,
 )
 from tests.web.test_search_and_counts import count_text
+from tests.workflow.factories import join_cluster
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +58,7 @@ def test_one_row_per_cluster_walks_exactly_with_filters_and_a_search(reviewer, c
     # (a cluster of one under its own key).
     for n, claim in enumerate(crossing):
         claim.cluster_key = claim.claim_key if n % 11 == 0 else f"k{n % 9:039x}"
-        claim.save(update_fields=["cluster_key"])
+        join_cluster([claim], claim.cluster_key)
     def says_flood(claim: Claim) -> bool:
         return "flood" in claim.sentence
 
@@ -171,7 +172,7 @@ def test_a_row_opens_to_its_clusters_appearances_best_ranked_first(reviewer, out
     row's view, and "and N more" to the claim page's full list."""
     key = "e" * 40
     cluster = [make_claim(make_article(outlet=f"Outlet {n}"), priority=float(10 + n), cluster_key=key) for n in range(10)]
-    ClaimCluster.objects.create(cluster_key=key, size=10, outlet_count=10)
+    ClaimCluster.objects.update_or_create(cluster_key=key, defaults=dict(size=10, outlet_count=10))
     best, row = cluster[-1], cluster[4]
     reviewers = logged_in(reviewer)
     view = f"outlet={row.article.outlet_id}"

@@ -28,6 +28,7 @@ from factcheck.claims.tasks import ranking_rerank
 from factcheck.runs.spark import database_url_for_job
 from pipeline.merge import MERGE_LOCK_ID
 from tests.conftest import PERSONA_PASSWORD
+from tests.workflow.factories import join_cluster
 
 pytestmark = pytest.mark.django_db
 
@@ -258,7 +259,7 @@ def test_every_appearance_of_a_cluster_ranks_by_its_leads_wording(reviewer) -> N
     # The same quote worded by two outlets: one wording reads as contestable, the other not.
     strong = make_claim(1, score=0.47, signals={**ECONOMY, "contestability": 0.9})
     weak = make_claim(2, score=0.07, signals={**ECONOMY, "contestability": 0.1})
-    Claim.objects.filter(pk__in=[strong.pk, weak.pk]).update(cluster_key="e" * 40)
+    join_cluster([strong, weak], "e" * 40)
     services.claims_rerank()
     strong.refresh_from_db()
     weak.refresh_from_db()

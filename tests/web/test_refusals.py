@@ -107,7 +107,7 @@ def test_a_stale_form_is_refused_in_the_layout_with_what_to_do(reviewer) -> None
     assert response.status_code == 403
     assert in_layout(body) and "Reload the page and send it again." in body
     claim.refresh_from_db()
-    assert claim.status == S.NEW
+    assert claim.cluster.status == S.NEW
 
 
 def test_an_expected_refusal_logs_one_line_without_a_traceback(editor, own_draft, caplog) -> None:  # type: ignore[no-untyped-def]

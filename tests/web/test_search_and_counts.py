@@ -350,7 +350,7 @@ def test_my_claims_count_what_is_left_and_go_down_as_i_finish_them(reviewer, edi
     assert "<strong>4</strong> claims left for you" in client.get(reverse("claims:count") + "?" + response["Location"].split("?", 1)[1]).content.decode()
 
     # Dismissing one from the queue, then drafting a verdict on another: each is finished.
-    client.post(reverse("claims:row_action", args=[mine[1].pk]), {"action": "dismiss", "reason": "Opinion.", "version": mine[1].version})
+    client.post(reverse("claims:row_action", args=[mine[1].pk]), {"action": "dismiss", "reason": "Opinion.", "version": mine[1].cluster.version})
     assert my_left(client) == 3
     services.verdict_draft(claim=mine[3], actor=reviewer, rating="false", headline="Not so.", explanation="Because.", evidence_ids=[])
     assert my_left(client) == 2

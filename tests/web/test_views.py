@@ -75,7 +75,7 @@ def test_claim_page_lists_every_appearance_of_its_cluster(reviewer, claim: Claim
         article=other_article, claim_key="d" * 40, sentence=other_text, start_offset=0, end_offset=len(other_text), cluster_key="a" * 40,
         priority=60.5, priority_parts={"checkworthiness": 40.0, "type": 15, "spread": 5.0, "recency": 0.5, "outlets": 2},
     )
-    Claim.objects.filter(pk=claim.pk).update(cluster_key="a" * 40)
+    Claim.objects.filter(pk=claim.pk).update(cluster_id="a" * 40)
     client = logged_in(reviewer)
     with django_assert_max_num_queries(10):
         page = client.get(reverse("claims:detail", args=[claim.pk])).content.decode()

@@ -47,7 +47,7 @@ def test_actions_refuse_get_outsiders_and_anonymous(name: str, claim: Claim, out
     assert logged_in(outsider).post(url, {"action": "check", "to": "me", "body": "x"}).status_code == 403
     assert logged_in(reviewer).get(url).status_code == 405
     claim.refresh_from_db()
-    assert (claim.status, claim.assignee_id, claim.version) == (S.NEW, None, 1)
+    assert (claim.cluster.status, claim.cluster.assignee_id, claim.cluster.version) == (S.NEW, None, 1)
     assert verbs(claim) == []
 
 
@@ -58,7 +58,7 @@ def test_missing_claim_is_404_for_reviewers(reviewer) -> None:  # type: ignore[n
 def test_claim_page_shows_paragraph_fields_and_timeline(claim: Claim, reviewer, editor, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     services.annotation_add(claim=claim, actor=reviewer, body="See **table 3**. <script>alert(1)</script>")
     twin = make_claim(outlet="Breitbart News")
-    Claim.objects.filter(pk__in=[claim.pk, twin.pk]).update(cluster_key=claim.claim_key)
+    Claim.objects.filter(pk__in=[claim.pk, twin.pk]).update(cluster_id=claim.claim_key)
     services.claim_mark_check(claim=claim, actor=reviewer)
     for n in range(5):
         services.annotation_add(claim=claim, actor=reviewer, body=f"note {n}")
@@ -89,7 +89,7 @@ def test_reviewer_triages_with_buttons(claim: Claim, reviewer) -> None:  # type:
     assert response.status_code == 302 and response["Location"] == reverse("claims:detail", args=[claim.pk])
     response = client.post(reverse("claims:triage", args=[claim.pk]), {"action": "research", "version": 2})
     claim.refresh_from_db()
-    assert (claim.status, claim.assignee) == (S.IN_RESEARCH, reviewer)
+    assert (claim.cluster.status, claim.cluster.assignee) == (S.IN_RESEARCH, reviewer)
     assert verbs(claim) == ["claim.check", "claim.research"]
 
 
@@ -98,7 +98,7 @@ def test_dismiss_without_reason_is_a_clear_400(claim: Claim, reviewer) -> None: 
     assert response.status_code == 400
     assert "Say why the claim is dismissed." in response.content.decode()
     claim.refresh_from_db()
-    assert claim.status == S.NEW
+    assert claim.cluster.status == S.NEW
 
 
 def test_refused_transition_is_a_400_with_the_reason(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -115,7 +115,7 @@ def test_stale_triage_is_refused_showing_who_changed_what(claim: Claim, reviewer
     assert response.status_code == 409
     assert "Someone else changed this claim" in body and "eddie-editor" in body and "Satire site" in body
     claim.refresh_from_db()
-    assert claim.status == S.DISMISSED
+    assert claim.cluster.status == S.DISMISSED
 
 
 def test_taking_a_held_claim_asks_then_takes(claim: Claim, reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -127,11 +127,11 @@ def test_taking_a_held_claim_asks_then_takes(claim: Claim, reviewer) -> None:  #
     body = response.content.decode()
     assert "rob-reviewer is working on this claim. Take it over?" in body and 'name="force" value="on"' in body
     claim.refresh_from_db()
-    assert claim.assignee == other
+    assert claim.cluster.assignee == other
     response = client.post(reverse("claims:assign", args=[claim.pk]), {"to": "me", "version": 2, "force": "on"})
     assert response.status_code == 302
     claim.refresh_from_db()
-    assert claim.assignee == reviewer
+    assert claim.cluster.assignee == reviewer
 
 
 def test_reviewer_cannot_assign_others_but_editor_can(claim: Claim, reviewer, editor) -> None:  # type: ignore[no-untyped-def]
@@ -140,7 +140,7 @@ def test_reviewer_cannot_assign_others_but_editor_can(claim: Claim, reviewer, ed
     response = logged_in(editor).post(reverse("claims:assign", args=[claim.pk]), {"to": str(reviewer.pk)})
     assert response.status_code == 302
     claim.refresh_from_db()
-    assert claim.assignee == reviewer
+    assert claim.cluster.assignee == reviewer
 
 
 def test_tags_notes_and_evidence(claim: Claim, reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -152,7 +152,7 @@ def test_tags_notes_and_evidence(claim: Claim, reviewer) -> None:  # type: ignor
     bad = client.post(reverse("claims:evidence", args=[claim.pk]), {"kind": "press_release", "url": "not a url", "title": "x"})
     assert ok.status_code == 302 and bad.status_code == 400
     claim.refresh_from_db()
-    assert claim.tags == ["immigration"]
+    assert claim.cluster.tags == ["immigration"]
     assert claim.annotations.get().body == "Asked ICE for the May table."
     assert list(Evidence.objects.filter(claim=claim).values_list("kind", "title", "added_by")) == [("press_release", "ICE release", reviewer.pk)]
     assert verbs(claim) == ["claim.tag", "claim.tag", "annotation.add", "evidence.add"]
@@ -181,7 +181,7 @@ def test_free_text_over_its_limit_is_a_400_and_nothing_is_stored(reviewer, edito
     assert review.status_code == 400
     verdict.refresh_from_db()
     claim.refresh_from_db()
-    assert (verdict.status, verdict.explanation, claim.status) == ("draft", "Short.", S.DRAFTED)
+    assert (verdict.status, verdict.explanation, claim.cluster.status) == ("draft", "Short.", S.DRAFTED)
     assert not claim.annotations.exists() and not claim.evidence.exists()
     assert verbs(claim) == ["verdict.draft"]
 
@@ -227,7 +227,7 @@ def test_verdict_draft_approve_through_views(reviewer, editor) -> None:  # type:
     assert response.status_code == 302
     verdict.refresh_from_db()
     claim.refresh_from_db()
-    assert (verdict.status, verdict.approved_by, claim.status) == ("approved", editor, S.APPROVED)
+    assert (verdict.status, verdict.approved_by, claim.cluster.status) == ("approved", editor, S.APPROVED)
     assert verbs(claim)[-2:] == ["verdict.draft", "verdict.approve"]
 
 
@@ -261,7 +261,7 @@ def test_resaving_an_editors_draft_does_not_let_the_editor_approve_it(reviewer, 
         assert response.status_code == 403
     verdict.refresh_from_db()
     claim.refresh_from_db()
-    assert (verdict.status, verdict.approved_by, claim.status) == ("draft", None, S.DRAFTED)
+    assert (verdict.status, verdict.approved_by, claim.cluster.status) == ("draft", None, S.DRAFTED)
     assert verbs(claim) == ["verdict.draft", "verdict.edit"]
 
 

@@ -46,7 +46,8 @@ def three_outlets(**fields: object) -> list[Claim]:
 
 
 def states(claims: list[Claim]) -> set[tuple[object, ...]]:
-    return {(c.status, c.assignee_id, tuple(c.tags), c.dismiss_reason, c.version) for c in Claim.objects.filter(pk__in=[c.pk for c in claims])}
+    found = Claim.objects.filter(pk__in=[c.pk for c in claims]).select_related("cluster")
+    return {(c.cluster.status, c.cluster.assignee_id, tuple(c.cluster.tags), c.cluster.dismiss_reason, c.cluster.version) for c in found}
 
 
 def test_check_it_on_one_appearance_moves_the_whole_cluster(reviewer) -> None:  # type: ignore[no-untyped-def]
@@ -56,7 +57,7 @@ def test_check_it_on_one_appearance_moves_the_whole_cluster(reviewer) -> None:  
     assert response.status_code == 302
     assert states([globe, breitbart, masslive]) == {(S.CHECK, None, (), "", 2)}
     alone.refresh_from_db()
-    assert (alone.status, alone.version) == (S.NEW, 1)
+    assert (alone.cluster.status, alone.cluster.version) == (S.NEW, 1)
     # One audit row for the cluster, on the appearance acted on; every appearance's page shows it.
     events = AuditEvent.objects.filter(object_type="claim", object_id__in=[globe.pk, breitbart.pk, masslive.pk])
     assert [(e.object_id, e.verb, e.before["status"], e.after["status"]) for e in events] == [(breitbart.pk, "claim.check", "new", "check")]
@@ -90,7 +91,7 @@ def test_a_verdict_covers_every_appearance_with_the_clusters_notes_and_evidence(
     )
     assert list(draft.evidence.all()) == [source]
     services.verdict_approve(verdict=draft, actor=editor, expected_version=draft.version)
-    assert {c.status for c in Claim.objects.filter(pk__in=[globe.pk, breitbart.pk, masslive.pk])} == {S.APPROVED}
+    assert {c.cluster.status for c in Claim.objects.filter(pk__in=[globe.pk, breitbart.pk, masslive.pk])} == {S.APPROVED}
 
     for claim in (globe, breitbart, masslive):
         assert services.verdict_current(claim) == draft
@@ -131,7 +132,7 @@ def test_a_reviewer_splits_a_wrong_appearance_out_audited(reviewer, editor, outs
     assert response.status_code == 302 and response.url == reverse("claims:detail", args=[globe.pk])
     masslive.refresh_from_db()
     assert masslive.cluster_key not in ("", old_key)
-    assert (masslive.status, masslive.assignee_id, masslive.version) == (S.NEW, None, 3)
+    assert (masslive.cluster.status, masslive.cluster.assignee_id, masslive.cluster.version) == (S.NEW, None, 3)
     assert sorted(claim_cluster_ids(claim=globe)) == sorted([globe.pk, breitbart.pk])
     assert states([globe, breitbart]) == {(S.IN_RESEARCH, reviewer.pk, (), "", 2)}
     # The cluster keeps the work written on the appearance it lost.
@@ -161,7 +162,7 @@ def test_splitting_the_appearance_that_holds_the_verdict_moves_the_verdict_with_
     # The cluster's key is the smallest claim key: globe's. Its new key must differ.
     services.claim_split(claim=globe, actor=reviewer, reason="Not the same")
     globe.refresh_from_db()
-    assert globe.cluster_key != breitbart.cluster_key and globe.status == S.NEW
+    assert globe.cluster_key != breitbart.cluster_key and globe.cluster.status == S.NEW
     verdict.refresh_from_db()
     assert verdict.claim_id in (breitbart.pk, masslive.pk)
     assert services.verdict_current(masslive) == verdict and services.verdict_current(globe) is None
@@ -189,85 +190,61 @@ def test_the_queue_shows_one_row_per_cluster_with_its_appearances(reviewer) -> N
     assert f'id="claim-{masslive.pk}"' in html and f'id="claim-{breitbart.pk}"' not in html
 
 
-def test_migration_0020_unifies_stored_clusters_through_the_merge_statement(reviewer) -> None:  # type: ignore[no-untyped-def]
-    """The migration that made the cluster the unit of triage runs the merge's own rule
-    (pipeline.merge.unify_clusters) over every stored cluster of two or more, naming them as its
-    cluster_keys parameter: a cluster whose appearances differ takes one state, a cluster of
-    one is left alone."""
-    import importlib
-    from types import SimpleNamespace
-
-    from django.db import connection
-
-    migration = importlib.import_module("factcheck.claims.migrations.0020_cluster_splits")
-    worked = make_claim(cluster_key="k" * 40, status=Claim.Status.IN_RESEARCH, assignee=reviewer, tags=["budget"], version=3)
-    fresh = make_claim(cluster_key="k" * 40)
-    alone = make_claim(cluster_key="l" * 40, status=Claim.Status.DISMISSED, dismiss_reason="Opinion.")
-
-    migration.unify_stored_clusters(None, SimpleNamespace(connection=connection))
-
-    fresh.refresh_from_db()
-    assert (fresh.status, fresh.assignee_id, fresh.tags, fresh.version) == (Claim.Status.IN_RESEARCH, reviewer.pk, ["budget"], 3)
-    alone.refresh_from_db()
-    assert (alone.status, alone.dismiss_reason) == (Claim.Status.DISMISSED, "Opinion.")
-    worked.refresh_from_db()
-    assert worked.version == 3
-
-
-def test_migration_0032_puts_every_claim_in_a_cluster_in_batches(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Claims stored with no cluster ('', before 0032) move to a cluster of their own, under
-    their own key or, where a cluster already goes by it, the key a split derives; every
-    cluster gets its claim_clusters row; the counts and priorities do not move."""
-    import hashlib
-    import importlib
-    from types import SimpleNamespace
-
-    from django.db import connection
-
-    from factcheck.claims.selectors import claims_count
-
-    migration = importlib.import_module("factcheck.claims.migrations.0032_every_claim_in_a_cluster")
-    monkeypatch.setattr(migration, "BATCH", 2)
-    alone = [make_claim(priority=float(n)) for n in range(3)]
-    shared = [make_claim(cluster_key="k" * 40) for _ in range(2)]
-    # A claim whose own key names a cluster it is not in (the cluster it was split from).
-    taken = make_claim()
-    named = make_claim(cluster_key=taken.claim_key)
-    with connection.cursor() as cursor:
-        # The database as it was before the migration: '' for a claim in no cluster.
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending checks: ALTER TABLE refuses them
-        cursor.execute("ALTER TABLE claims DROP CONSTRAINT claim_cluster_key_set")
-        cursor.execute("UPDATE claims SET cluster_key = '' WHERE id = ANY(%s)", [[c.pk for c in [*alone, taken]]])
-    priorities = dict(Claim.objects.values_list("id", "priority"))
-
-    migration.every_claim_in_a_cluster(None, SimpleNamespace(connection=connection))
-
-    for claim in alone:
-        claim.refresh_from_db()
-        assert claim.cluster_key == claim.claim_key
-    taken.refresh_from_db()
-    assert taken.cluster_key == hashlib.sha1(f"split:{taken.claim_key}".encode()).hexdigest() != named.cluster_key
-    sizes = dict(ClaimCluster.objects.values_list("cluster_key", "size"))
-    assert sizes == {**{c.claim_key: 1 for c in alone}, "k" * 40: 2, taken.cluster_key: 1, named.cluster_key: 1}
-    assert ClaimCluster.objects.get(cluster_key=alone[0].claim_key).first_claim_id == alone[0].pk
-    # 3 alone + 1 shared cluster + 2 = 6 claims, 7 appearances: as the '' rule counted them.
-    counts = claims_count(Claim.objects.all())
-    assert (counts.claims, counts.appearances) == (6, 7)
-    assert dict(Claim.objects.values_list("id", "priority")) == priorities
-    assert not Claim.objects.filter(cluster_key="").exists()
-    # Run again (a migration stopped halfway): nothing left to move.
-    migration.every_claim_in_a_cluster(None, SimpleNamespace(connection=connection))
-    assert dict(ClaimCluster.objects.values_list("cluster_key", "size")) == sizes
-    assert [c.cluster_key for c in Claim.objects.filter(pk__in=[c.pk for c in shared])] == ["k" * 40] * 2
-
-
 def test_a_claim_written_without_a_cluster_is_a_cluster_of_one() -> None:
-    """save() and bulk_create() give a claim with no cluster its own key; the database refuses ''."""
+    """save() and bulk_create() give a claim with no cluster its own key and its cluster's row
+    (new work); no cluster goes by ''."""
     from django.db import IntegrityError, transaction
 
     claim = make_claim()
     assert claim.cluster_key == claim.claim_key
+    assert (claim.cluster.status, claim.cluster.assignee_id, claim.cluster.version) == (Claim.Status.NEW, None, 1)
     (copy,) = Claim.objects.bulk_create([Claim(article=claim.article, claim_key="f" * 40, sentence="x", start_offset=0, end_offset=1)])
-    assert Claim.objects.get(pk=copy.pk).cluster_key == "f" * 40
+    assert Claim.objects.select_related("cluster").get(pk=copy.pk).cluster.cluster_key == "f" * 40
     with pytest.raises(IntegrityError), transaction.atomic():
-        Claim.objects.filter(pk=claim.pk).update(cluster_key="")
+        ClaimCluster.objects.create(cluster_key="")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrations_0034_0035_move_the_state_onto_each_cluster(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """From the copies on every appearance (claims migration 0033) to one row per cluster: a
+    cluster whose appearances agree takes their state; one whose appearances differ takes
+    merged_state's; a claim saved without its cluster's row gets one; the copies go."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    articles = [claim_in_article(sentence=f"Crime rose {n} percent last year.").article_id for n in range(4)]
+    Claim.objects.all().delete()
+    ClaimCluster.objects.all().delete()
+    executor = MigrationExecutor(connection)
+    executor.migrate([("claims", "0033_drop_retired_sql_functions")])
+    insert = """
+        INSERT INTO claims (article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types, quantities,
+                            speaker, speaker_title, attribution, cluster_key, priority, priority_parts, created_at, updated_at,
+                            status, assignee_id, tags, dismiss_reason, version)
+        VALUES (%s, %s, 'x', 0, 1, 0.5, 'other', '{}', '[]', '', '', '', %s, 1, '{}', now(), now(), %s, %s, %s, %s, %s)
+    """
+    rows = [
+        # One cluster agreeing: drafted, assigned, tagged.
+        (articles[0], "a" * 40, "a" * 40, "drafted", reviewer.pk, ["ice"], "", 4),
+        (articles[1], "b" * 40, "a" * 40, "drafted", reviewer.pk, ["ice"], "", 4),
+        # One differing (left by hand): the rule keeps the approved side, every tag, a version above.
+        (articles[2], "c" * 40, "c" * 40, "dismissed", None, ["opinion"], "Opinion.", 2),
+        (articles[3], "d" * 40, "c" * 40, "approved", reviewer.pk, [], "", 5),
+    ]
+    with connection.cursor() as cursor:
+        for row in rows:
+            cursor.execute(insert, row)
+        cursor.execute("INSERT INTO claim_clusters (cluster_key, size, outlet_count, updated_at) VALUES (%s, 2, 2, now())", ["c" * 40])
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    clusters = {c.cluster_key: c for c in ClaimCluster.objects.all()}
+    assert set(clusters) == {"a" * 40, "c" * 40}
+    agreed, merged = clusters["a" * 40], clusters["c" * 40]
+    assert (agreed.status, agreed.assignee_id, agreed.tags, agreed.version, agreed.size) == ("drafted", reviewer.pk, ["ice"], 4, 2)
+    assert (merged.status, merged.assignee_id, merged.tags, merged.dismiss_reason, merged.version) == ("approved", reviewer.pk, ["opinion"], "", 6)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'claims'")
+        columns = {name for (name,) in cursor.fetchall()}
+    assert not columns & {"status", "assignee_id", "tags", "dismiss_reason", "version"} and "cluster_key" in columns

@@ -117,7 +117,7 @@ def test_my_work_shows_a_cluster_once_with_its_returned_comment(reviewer, editor
     appearances the verdict was written on."""
     written_on = make_claim(priority=40.0, sentence="ICE detained 1,500 people in May.")
     shown = make_claim(outlet="Boston Globe", priority=70.0, sentence="ICE detained 1,500 people in May.")
-    Claim.objects.filter(pk__in=[written_on.pk, shown.pk]).update(cluster_key=written_on.claim_key)
+    Claim.objects.filter(pk__in=[written_on.pk, shown.pk]).update(cluster_id=written_on.claim_key)
     written_on.refresh_from_db()
     verdict = draft(written_on, reviewer)
     services.verdict_return(verdict=verdict, actor=editor, comment="Cite the May table.")

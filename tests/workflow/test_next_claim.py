@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
 from factcheck.claims import services
-from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.models import Claim, ClaimCluster, Verdict
 from tests.workflow.factories import make_claim
 from tests.workflow.test_claim_views import logged_in
 
@@ -39,7 +39,7 @@ def test_a_dismissal_moves_to_the_next_claim_of_the_view(reviewer, view_world) -
     )
     assert response.status_code == 302 and response["Location"] == in_view(reverse("claims:detail", args=[second.pk]), view)
     first.refresh_from_db()
-    assert (first.status, first.dismiss_reason) == ("dismissed", "Opinion")
+    assert (first.cluster.status, first.cluster.dismiss_reason) == ("dismissed", "Opinion")
     assert AuditEvent.objects.filter(object_type="claim", object_id=first.pk, verb="claim.dismiss").count() == 1
 
 
@@ -85,7 +85,7 @@ def test_a_sent_verdict_and_an_approval_move_on_in_the_whole_queue(reviewer, edi
     )
     assert response["Location"] == in_view(reverse("claims:detail", args=[other.pk]), "")
     first.refresh_from_db()
-    assert first.status == "approved"
+    assert first.cluster.status == "approved"
 
 
 def test_the_page_offers_the_next_claim_and_ignores_invalid_view_filters(reviewer, view_world) -> None:  # type: ignore[no-untyped-def]
@@ -105,21 +105,21 @@ def test_the_next_claim_is_the_next_cluster_row_not_another_appearance(reviewer,
     # The first claim's cluster appears again between it and the Globe's: one row in the queue,
     # so the next claim after it is the Globe's.
     again = make_claim(outlet="Breitbart", priority=85.0, cluster_key=first.claim_key)
-    Claim.objects.filter(pk=first.pk).update(cluster_key=first.claim_key)
+    Claim.objects.filter(pk=first.pk).update(cluster_id=first.claim_key)
     client = logged_in(reviewer)
     page = client.get(in_view(reverse("claims:detail", args=[first.pk]), "")).content.decode()
     assert re.search(r'<a href="([^"]+)" id="next-claim"', page).group(1) == in_view(reverse("claims:detail", args=[other.pk]), "")  # type: ignore[union-attr]
     response = client.post(in_view(reverse("claims:triage", args=[first.pk]), ""), {"action": "dismiss", "reason": "Opinion", "version": 1})
     assert response["Location"] == in_view(reverse("claims:detail", args=[other.pk]), "")
     again.refresh_from_db()
-    assert again.status == "dismissed"  # the cluster's state: every appearance
+    assert again.cluster.status == "dismissed"  # the cluster's state: every appearance
 
 
 def test_next_claim_skips_work_finished_since_the_view_was_opened(reviewer, view_world) -> None:  # type: ignore[no-untyped-def]
     """Issue 32: after a verdict the app went on to a claim just dismissed. The claims between
     this one and the next still to do (dismissed, drafted, approved) are passed over."""
     first, other, second = view_world["first"], view_world["other"], view_world["second"]
-    Claim.objects.filter(pk=other.pk).update(status=Claim.Status.DISMISSED, dismiss_reason="Opinion")
+    ClaimCluster.objects.filter(appearances=other).update(status=Claim.Status.DISMISSED, dismiss_reason="Opinion")
     finished = [make_claim(priority=p, status=s) for p, s in ((75.0, Claim.Status.DRAFTED), (72.0, Claim.Status.APPROVED))]
     services.claim_mark_check(claim=first, actor=reviewer)
     response = logged_in(reviewer).post(
@@ -137,7 +137,7 @@ def test_a_view_of_finished_work_walks_that_work(reviewer, view_world) -> None: 
     """A view that names only finished statuses (looking dismissals over) goes on through them;
     a view that names some statuses still to do goes on through those only."""
     first, other, second = view_world["first"], view_world["other"], view_world["second"]
-    Claim.objects.filter(pk__in=[first.pk, second.pk]).update(status=Claim.Status.DISMISSED, dismiss_reason="Opinion")
+    ClaimCluster.objects.filter(appearances__in=[first, second]).update(status=Claim.Status.DISMISSED, dismiss_reason="Opinion")
     client = logged_in(reviewer)
     page = client.get(in_view(reverse("claims:detail", args=[first.pk]), "status=dismissed")).content.decode()
     assert re.search(r'<a href="([^"]+)" id="next-claim"', page).group(1) == in_view(reverse("claims:detail", args=[second.pk]), "status=dismissed")  # type: ignore[union-attr]

@@ -34,9 +34,9 @@ def events(claim: Claim) -> list[AuditEvent]:
 
 
 def assert_unchanged(claim: Claim) -> None:
-    before = (claim.status, claim.assignee_id, claim.version)
+    before = (claim.cluster.status, claim.cluster.assignee_id, claim.cluster.version)
     claim.refresh_from_db()
-    assert (claim.status, claim.assignee_id, claim.version) == before
+    assert (claim.cluster.status, claim.cluster.assignee_id, claim.cluster.version) == before
 
 
 # --- triage ----------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def assert_unchanged(claim: Claim) -> None:
 def test_check_it_moves_new_to_check_with_audit_row(claim: Claim, reviewer) -> None:  # type: ignore[no-untyped-def]
     services.claim_mark_check(claim=claim, actor=reviewer, expected_version=1)
     claim.refresh_from_db()
-    assert claim.status == S.CHECK and claim.version == 2
+    assert claim.cluster.status == S.CHECK and claim.cluster.version == 2
     [event] = events(claim)
     assert (event.verb, event.actor, event.before["status"], event.after["status"], event.after["version"]) == (
         "claim.check", reviewer, "new", "check", 2,
@@ -58,7 +58,7 @@ def test_dismiss_needs_a_reason_and_records_it(claim: Claim, reviewer) -> None: 
     assert events(claim) == []
     services.claim_dismiss(claim=claim, actor=reviewer, reason="Opinion, not a checkable fact")
     claim.refresh_from_db()
-    assert (claim.status, claim.dismiss_reason) == (S.DISMISSED, "Opinion, not a checkable fact")
+    assert (claim.cluster.status, claim.cluster.dismiss_reason) == (S.DISMISSED, "Opinion, not a checkable fact")
     [event] = events(claim)
     assert (event.verb, event.comment, event.before["status"], event.after["status"]) == (
         "claim.dismiss", "Opinion, not a checkable fact", "new", "dismissed",
@@ -69,7 +69,7 @@ def test_dismissed_claim_can_be_reconsidered(claim: Claim, reviewer) -> None:  #
     services.claim_dismiss(claim=claim, actor=reviewer, reason="dup")
     services.claim_mark_check(claim=claim, actor=reviewer)
     claim.refresh_from_db()
-    assert (claim.status, claim.dismiss_reason) == (S.CHECK, "")
+    assert (claim.cluster.status, claim.cluster.dismiss_reason) == (S.CHECK, "")
     assert [e.verb for e in events(claim)] == ["claim.dismiss", "claim.check"]
 
 
@@ -90,7 +90,7 @@ def test_research_from_check_assigns_the_researcher(claim: Claim, reviewer) -> N
     services.claim_mark_check(claim=claim, actor=reviewer)
     services.claim_start_research(claim=claim, actor=reviewer)
     claim.refresh_from_db()
-    assert (claim.status, claim.assignee) == (S.IN_RESEARCH, reviewer)
+    assert (claim.cluster.status, claim.cluster.assignee) == (S.IN_RESEARCH, reviewer)
     event = events(claim)[-1]
     assert (event.verb, event.before["assignee"], event.after["assignee"]) == ("claim.research", None, reviewer.username)
 
@@ -102,7 +102,7 @@ def test_set_status_dispatches_and_refuses_verdict_states(claim: Claim, reviewer
     with pytest.raises(ValidationError):
         services.claim_set_status(claim=claim, actor=reviewer, status="published!")
     claim.refresh_from_db()
-    assert claim.status == S.CHECK
+    assert claim.cluster.status == S.CHECK
 
 
 def test_outsider_may_do_nothing(claim: Claim, outsider) -> None:  # type: ignore[no-untyped-def]
@@ -126,10 +126,10 @@ def test_outsider_may_do_nothing(claim: Claim, outsider) -> None:  # type: ignor
 def test_reviewer_takes_and_releases_a_claim(claim: Claim, reviewer) -> None:  # type: ignore[no-untyped-def]
     services.claim_assign(claim=claim, actor=reviewer, assignee=reviewer)
     claim.refresh_from_db()
-    assert claim.assignee == reviewer
+    assert claim.cluster.assignee == reviewer
     services.claim_assign(claim=claim, actor=reviewer, assignee=None)
     claim.refresh_from_db()
-    assert claim.assignee is None
+    assert claim.cluster.assignee is None
     assert [(e.verb, e.after["assignee"]) for e in events(claim)] == [("claim.assign", reviewer.username), ("claim.release", None)]
 
 
@@ -142,7 +142,7 @@ def test_taking_a_held_claim_asks_first(claim: Claim, reviewer, second_reviewer)
         services.claim_mark_check(claim=claim, actor=second_reviewer)
     services.claim_assign(claim=claim, actor=second_reviewer, assignee=second_reviewer, force=True)
     claim.refresh_from_db()
-    assert claim.assignee == second_reviewer
+    assert claim.cluster.assignee == second_reviewer
     event = events(claim)[-1]
     assert (event.before["assignee"], event.after["assignee"]) == (reviewer.username, second_reviewer.username)
 
@@ -156,7 +156,7 @@ def test_only_editors_assign_others(claim: Claim, reviewer, second_reviewer, edi
     with pytest.raises(ValidationError):
         services.claim_assign(claim=claim, actor=editor, assignee=outsider)
     claim.refresh_from_db()
-    assert claim.assignee == second_reviewer
+    assert claim.cluster.assignee == second_reviewer
     assert [e.actor for e in events(claim)] == [editor]
 
 
@@ -167,7 +167,7 @@ def test_stale_version_is_refused_with_what_changed(claim: Claim, reviewer, seco
     assert refused.value.current_version == 2
     assert [(e.verb, e.actor, e.comment) for e in refused.value.changes] == [("claim.dismiss", second_reviewer, "Satire")]
     claim.refresh_from_db()
-    assert claim.status == S.DISMISSED
+    assert claim.cluster.status == S.DISMISSED
     assert len(events(claim)) == 1
 
 
@@ -175,7 +175,7 @@ def test_tags_are_normalised_and_audited(claim: Claim, reviewer) -> None:  # typ
     services.claim_tag(claim=claim, actor=reviewer, add=["  Immigration ", "immigration", "ICE"])
     services.claim_tag(claim=claim, actor=reviewer, add=["crime"], remove=["ice"])
     claim.refresh_from_db()
-    assert claim.tags == ["immigration", "crime"]
+    assert claim.cluster.tags == ["immigration", "crime"]
     assert [e.after["tags"] for e in events(claim)] == [["immigration", "ice"], ["immigration", "crime"]]
 
 
@@ -210,19 +210,19 @@ def test_full_flow_draft_return_redraft_approve(reviewer, editor) -> None:  # ty
     evidence = services.evidence_add(claim=claim, actor=reviewer, kind="court_record", url="https://court.example/1", title="Docket")
     verdict = draft(claim, reviewer, evidence_ids=[evidence.pk])
     claim.refresh_from_db()
-    assert (claim.status, verdict.status, verdict.revision, list(verdict.evidence.all())) == (S.DRAFTED, "draft", 1, [evidence])
+    assert (claim.cluster.status, verdict.status, verdict.revision, list(verdict.evidence.all())) == (S.DRAFTED, "draft", 1, [evidence])
 
     services.verdict_return(verdict=verdict, actor=editor, comment="Cite the May figure", expected_version=verdict.version)
     verdict.refresh_from_db()
     claim.refresh_from_db()
-    assert (claim.status, verdict.status, verdict.review_comment) == (S.RETURNED, "returned", "Cite the May figure")
+    assert (claim.cluster.status, verdict.status, verdict.review_comment) == (S.RETURNED, "returned", "Cite the May figure")
 
     verdict = draft(claim, reviewer, explanation="ICE's May data shows 1,100.", expected_version=verdict.version)
     assert (verdict.revision, verdict.status) == (1, "draft")
     services.verdict_approve(verdict=verdict, actor=editor, expected_version=verdict.version)
     verdict.refresh_from_db()
     claim.refresh_from_db()
-    assert (claim.status, verdict.status, verdict.approved_by) == (S.APPROVED, "approved", editor)
+    assert (claim.cluster.status, verdict.status, verdict.approved_by) == (S.APPROVED, "approved", editor)
     assert verdict.approved_at is not None
     assert [e.verb for e in events(claim)] == ["evidence.add", "verdict.draft", "verdict.return", "verdict.edit", "verdict.approve"]
     approve = events(claim)[-1]
@@ -318,7 +318,7 @@ def test_free_text_over_its_limit_is_refused_by_every_service(reviewer, editor) 
         services.claim_dismiss(claim=fresh, actor=reviewer, reason="r" * (limits.DISMISS_REASON_MAX_CHARS + 1))
     verdict.refresh_from_db()
     fresh.refresh_from_db()
-    assert (verdict.status, verdict.review_comment, fresh.status) == ("draft", "", S.NEW)
+    assert (verdict.status, verdict.review_comment, fresh.cluster.status) == ("draft", "", S.NEW)
     assert not claim.annotations.exists() and not claim.evidence.exists()
     assert [e.verb for e in events(claim)] == ["verdict.draft"] and events(fresh) == []
 
@@ -343,7 +343,7 @@ def test_approved_verdict_changes_only_through_a_new_revision(reviewer, editor) 
     claim.refresh_from_db()
     assert (first.revision, first.status, first.rating, first.headline) == (1, "approved", "mostly_false", "Arrests were lower than claimed")
     assert (second.revision, second.status, second.rating) == (2, "draft", "false")
-    assert claim.status == S.DRAFTED
+    assert claim.cluster.status == S.DRAFTED
     assert events(claim)[-1].verb == "verdict.revise"
     services.verdict_approve(verdict=second, actor=editor)
     assert list(claim.verdicts.order_by("revision").values_list("revision", "status")) == [(1, "approved"), (2, "approved")]
@@ -373,7 +373,7 @@ def test_verdict_fields_are_validated(reviewer) -> None:  # type: ignore[no-unty
     with pytest.raises(ValidationError):
         draft(claim, reviewer, evidence_ids=[foreign.pk])
     claim.refresh_from_db()
-    assert claim.status == S.IN_RESEARCH and not claim.verdicts.exists()
+    assert claim.cluster.status == S.IN_RESEARCH and not claim.verdicts.exists()
 
 
 def test_cannot_draft_before_triage(reviewer) -> None:  # type: ignore[no-untyped-def]

@@ -1,13 +1,16 @@
 """The cluster becomes the unit of triage: the reviewers' splits the pipeline's clustering must
 respect, and every stored cluster's appearances brought to one reviewer state by the merge's
 own rule (pipeline.merge.unify_clusters, pipeline/cluster_state.py) over every cluster of two
-or more."""
+or more.
+
+The unifying was the merge's own function then; the state has since moved to the cluster's row
+(migrations 0034-0035) and that function with it, so on a database holding clusters of two or
+more this migration must be run by a release from before that move. A new database has none.
+"""
 
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
-
-from pipeline.merge import unify_clusters
 
 EVERY_SHARED_CLUSTER = """
 SELECT COALESCE(array_agg(cluster_key), '{}') FROM (
@@ -20,9 +23,10 @@ def unify_stored_clusters(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
         cursor.execute(EVERY_SHARED_CLUSTER)
         (shared,) = cursor.fetchone()
-    # No run merged these: the audit rows name each cluster alone. The merge's function takes
-    # a psycopg connection: Django's own, in the migration's transaction.
-    unify_clusters(schema_editor.connection.connection, run_id=None, cluster_keys=shared)
+    if shared:
+        raise RuntimeError(
+            "Clusters of two or more predate claims migration 0020: migrate to 0033 with a release before the cluster owned its state."
+        )
 
 
 class Migration(migrations.Migration):
