@@ -46,7 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.nlp.contestability import FEATURE_NAMES, ClaimView, ContestabilityModel, features, ngrams
+from pipeline.nlp.contestability import FEATURE_NAMES, ClaimView, ContestabilityModel, features
+from pipeline.nlp.ngrams import ngrams
 
 TRAINING_DIR = Path(__file__).resolve().parent.parent / "training"
 GRADED_FILES = ("bbc_news_rank_labels.tsv", "bbc_news_rank_pool_labels.tsv")
@@ -250,7 +251,7 @@ def fit(examples: Sequence[Example]) -> ContestabilityModel:
 def _term_matrix(examples: Sequence[Example], idf: dict[str, float], columns: dict[str, int]) -> Any:
     from scipy.sparse import csr_matrix
 
-    from pipeline.nlp.contestability import tfidf
+    from pipeline.nlp.ngrams import tfidf
 
     rows, cols, values = [], [], []
     for row, example in enumerate(examples):

@@ -64,10 +64,6 @@ MEMBERSHIP_ARROW: pa.Schema = to_arrow_schema(MEMBERSHIP_SCHEMA)
 CANDIDATE_SCHEMA = StructType([StructField("src", LongType(), True), StructField("dst", LongType(), True)])
 CANDIDATE_ARROW: pa.Schema = to_arrow_schema(CANDIDATE_SCHEMA)
 
-# What the claim sink reports per partition: the rows it wrote.
-WRITTEN_SCHEMA = StructType([StructField("written", LongType(), True)])
-WRITTEN_ARROW: pa.Schema = to_arrow_schema(WRITTEN_SCHEMA)
-
 # A claim of the run as the matching reads it: one row per claim key, with the date of the
 # earliest article that made it (ISO, null when unknown).
 CLAIM_TEXT_SCHEMA = StructType(

@@ -18,7 +18,6 @@ from pipeline.schemas import (
     CLAIM_TEXT_SCHEMA,
     MATCH_SCHEMA,
     MEMBERSHIP_SCHEMA,
-    WRITTEN_SCHEMA,
 )
 
 
@@ -28,25 +27,23 @@ def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
     return spark.range(0, partitions, 1, numPartitions=partitions).select(F.col("id").alias("bucket"))
 
 
-def read_articles(spark: SparkSession, store: RunStore, partitions: int) -> DataFrame:
-    """The run's articles (ARTICLE_SCHEMA), each task reading one id bucket from the store
-    itself: article texts go from PostgreSQL straight to the Python worker that extracts
-    them, not through the driver."""
-    return bucket_frame(spark, partitions).mapInArrow(udfs.make_article_reader(store, partitions), ARTICLE_SCHEMA)
+def stage_claims(spark: SparkSession, store: RunStore, partitions: int, model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None) -> DataFrame:
+    """The job's source, extraction and sink in one (udfs.make_claim_stager): each task reads
+    one id bucket of the run's articles from the store itself (article texts go from
+    PostgreSQL straight to the Python worker that extracts them, not through the driver),
+    extracts their claims as extract_claims does, writes them to the store's staging rows
+    (binary COPY, one transaction per task) and hands them on (CLAIM_SCHEMA)."""
+    stager = udfs.make_claim_stager(store, partitions, model_ref, sentence_counter, ranker_ref)
+    return bucket_frame(spark, partitions).mapInArrow(stager, CLAIM_SCHEMA)
 
 
 def extract_claims(articles_df: DataFrame, model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None) -> DataFrame:
     """Articles in, claims out (CLAIM_SCHEMA): split, attribute, score, type, parse, rank,
     key, sign (tokens and MinHash band keys). `ranker_ref`: the contestability model of the
-    active model version (or its broadcast; None: the shipped one). Pure: no I/O."""
+    active model version (or its broadcast; None: the shipped one). Pure: no I/O. The job
+    runs the same extractor between its source and its sink, in stage_claims."""
     extractor = udfs.make_claim_extractor(model_ref, sentence_counter, ranker_ref)
     return articles_df.select(*ARTICLE_SCHEMA.fieldNames()).mapInArrow(extractor, CLAIM_SCHEMA)
-
-
-def write_claims(claims_df: DataFrame, store: RunStore) -> int:
-    """The sink: every claim into the store's staging rows (binary COPY, one transaction per
-    task); returns the rows written. Idempotent with the merge: it keeps one row per key."""
-    return sum(row.written for row in claims_df.mapInArrow(udfs.make_claim_writer(store), WRITTEN_SCHEMA).collect())
 
 
 def claim_node_column(claim_key: Column) -> Column:

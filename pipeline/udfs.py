@@ -18,7 +18,7 @@ from pipeline.extract import ArticleText, extract_articles, quantities_json, sig
 from pipeline.nlp.checkworthiness import Scorer, scorer_from_artifact
 from pipeline.nlp.clustering import signatures, star_pairs
 from pipeline.nlp.contestability import ContestabilityModel
-from pipeline.schemas import ARTICLE_ARROW, CANDIDATE_ARROW, CLAIM_ARROW, MATCH_ARROW, MEMBERSHIP_ARROW, WRITTEN_ARROW
+from pipeline.schemas import ARTICLE_ARROW, CANDIDATE_ARROW, CLAIM_ARROW, MATCH_ARROW, MEMBERSHIP_ARROW
 from pipeline.staging import CLAIM_COLUMN_NAMES
 
 if TYPE_CHECKING:
@@ -111,16 +111,36 @@ def make_claim_extractor(model_ref: Any, sentence_counter: Any = None, ranker_re
     return extract
 
 
-def make_claim_writer(store: RunStore) -> MapInArrow:
-    """mapInArrow: claims (CLAIM_ARROW) -> one WRITTEN_ARROW row per task, the rows the store
-    wrote. Each task writes its partition in one transaction: a failed attempt leaves nothing,
-    and a retried one that had committed only writes duplicates, which the merge collapses."""
+def make_claim_stager(store: RunStore, buckets: int, model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None) -> MapInArrow:
+    """mapInArrow over bucket numbers: a task's whole share of the extraction in one Python
+    worker, source, transform and sink in turn. Its id bucket of articles is read from the
+    store (make_article_reader), their claims extracted (make_claim_extractor, pure), written
+    to staging in one transaction (a failed attempt leaves nothing, a retried one that had
+    committed only writes duplicates, which the merge collapses), then handed on (CLAIM_ARROW)
+    for the clustering and the matching.
 
-    def write(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        written = store.write_claims(chain.from_iterable(batch_rows(batch) for batch in batches))
-        yield pa.RecordBatch.from_arrays([pa.array([written], pa.int64())], schema=WRITTEN_ARROW)
+    As three mapInArrow operators, the reader, the extractor and the writer each held a
+    Python worker per task (the extractor's with the models loaded, and a reused worker keeps
+    them), and every article and claim crossed to the JVM and back between them: one worker
+    per task holds the process tree's peak memory about a third lower (docs/benchmarks.md)."""
+    read = make_article_reader(store, buckets)
+    extract = make_claim_extractor(model_ref, sentence_counter, ranker_ref)
 
-    return write
+    def stage(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        # The COPY streams as the claims are extracted (the store reports progress as it
+        # writes); the batches, a few megabytes a task, are handed on once the task's
+        # transaction has committed.
+        staged: list[pa.RecordBatch] = []
+
+        def rows() -> Iterator[tuple[Any, ...]]:
+            for claims in extract(read(batches)):
+                staged.append(claims)
+                yield from batch_rows(claims)
+
+        store.write_claims(rows())
+        yield from staged
+
+    return stage
 
 
 def memberships(nodes: Iterable[tuple[int, Sequence[int]]], *, in_run: bool) -> pa.RecordBatch:

@@ -83,9 +83,11 @@ def pipeline_archive() -> str:
 
 # In local mode the driver JVM is the executor too, and lives for one run on a few cores
 # that the Python workers need: C2's background compilation cost more CPU than it returned
-# (client compiler only: 63 -> 36 CPU s for a BBC run in one paired test on 2 cores). Cluster executors,
-# which live long, keep the JVM's defaults.
-LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+# (client compiler only: 63 -> 36 CPU s for a BBC run in one paired test on 2 cores), and
+# G1's concurrent threads and remembered sets cost it CPU and resident memory that a heap
+# this size, collected in short pauses, does not need (the serial collector: docs/benchmarks.md).
+# Cluster executors, which live long, keep the JVM's defaults.
+LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def is_local(master: str) -> bool:

@@ -10,7 +10,8 @@ records --model-version-id as the version that scored it.
 The database comes from PIPELINE_DATABASE_URL (the Celery task sets it). process_run reads
 top to bottom as the data flows, with one branch:
 
-    read the run's articles -> extract_claims -> write_claims (the sink: staging, binary COPY)
+    stage_claims (each task: read its articles -> extract their claims -> write them to
+    staging, binary COPY: one Python worker, transforms.stage_claims)
     -> band_memberships (+ the stored claims sharing a band key) -> candidate_pairs
     -> resolve_clusters (exact, on the driver) -> merge (one transaction, pipeline.merge)
     -> write_matches (the merge has given the claims ids)
@@ -52,11 +53,9 @@ from pipeline.transforms import (
     candidate_pairs,
     claim_texts,
     collect_matches,
-    extract_claims,
     match_claims,
-    read_articles,
+    stage_claims,
     stored_memberships,
-    write_claims,
 )
 
 ARTICLES_PER_PARTITION = 100
@@ -180,9 +179,8 @@ def process_run(
     started = time.perf_counter()
     sentence_counter = spark.sparkContext.accumulator(0)
 
-    articles_df = read_articles(spark, store, partitions)
-    claims_df = extract_claims(articles_df, model, sentence_counter, ranker).cache()
-    claims = write_claims(claims_df, store)
+    claims_df = stage_claims(spark, store, partitions, model, sentence_counter, ranker).cache()
+    claims = claims_df.count()
     timings["extract"] = round(time.perf_counter() - started, 3)
 
     progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)

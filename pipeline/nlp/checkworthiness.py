@@ -243,8 +243,6 @@ class Head:
     """Logistic regression over [TF-IDF 1-2-grams | CNN pooled features | sentence cues]."""
 
     def __init__(self, artifact: Artifact) -> None:
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         from pipeline.nlp.claim_features import FEATURE_NAMES
 
         arrays = np.load(io.BytesIO(artifact.files["head.npz"]), allow_pickle=False)
@@ -252,21 +250,23 @@ class Head:
         self.metadata = artifact.metadata.get("head", {})
         if list(self.metadata.get("feature_names", [])) != list(FEATURE_NAMES):
             raise ValueError("head.npz was trained on other sentence features; retrain (python manage.py train_checkworthiness --head-only)")
-        self._vectorizer = TfidfVectorizer(vocabulary={term: index for index, term in enumerate(vocabulary)}, **TFIDF_OPTIONS)
-        self._vectorizer.idf_ = arrays["idf"].astype(np.float64)
-        self.tfidf_weight = arrays["tfidf_weight"].astype(np.float64)
+        # TfidfVectorizer(**TFIDF_OPTIONS) fitted the vocabulary and idf; pipeline.nlp.ngrams
+        # transforms a sentence as it does, without importing scikit-learn into every worker.
+        self._idf = dict(zip(vocabulary, arrays["idf"].astype(np.float64).tolist(), strict=True))
+        self._term_weight = dict(zip(vocabulary, arrays["tfidf_weight"].astype(np.float64).tolist(), strict=True))
         self.cnn_weight = arrays["cnn_weight"].astype(np.float64)
         self.feature_weight = arrays["feature_weight"].astype(np.float64)
         self.bias = float(arrays["bias"])
 
     def decision(self, texts: list[str], pooled: np.ndarray, quantities: Sequence[Sequence[Quantity]] | None = None) -> np.ndarray:
         from pipeline.nlp.claim_features import feature_matrix
+        from pipeline.nlp.ngrams import weighted_sum
 
         if not texts:
             return np.zeros(0)
         # A sparse matrix-vector product sums each row on its own, and the dense parts are
         # row-wise sums: a sentence's score does not depend on its batch.
-        tfidf = self._vectorizer.transform(texts) @ self.tfidf_weight
+        tfidf = np.fromiter((weighted_sum(text, self._idf, self._term_weight) for text in texts), np.float64, len(texts))
         dense = (pooled * self.cnn_weight).sum(1) + (feature_matrix(texts, quantities) * self.feature_weight).sum(1)
         return self.bias + tfidf + dense
 

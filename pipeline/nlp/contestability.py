@@ -25,13 +25,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from pipeline.nlp.claim_features import is_contested_assertion
+from pipeline.nlp.ngrams import weighted_sum
 
 ARTIFACT_FILE = "contestability.json"
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models" / "contestability"
@@ -177,25 +177,6 @@ def _number(value: object) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-# --- Word n-grams -------------------------------------------------------------------------
-# Words of two or more letters or digits, lower-cased, and each pair of neighbouring words;
-# weighted 1 + ln(count) x idf and scaled to unit length, as scikit-learn's TfidfVectorizer
-# (sublinear_tf, smooth_idf, l2) does, so training and scoring share this one definition.
-_TOKEN = re.compile(r"(?u)\b\w\w+\b")
-
-
-def ngrams(text: str) -> Counter[str]:
-    words = _TOKEN.findall(text.lower())
-    return Counter([*words, *(f"{first} {second}" for first, second in zip(words, words[1:], strict=False))])
-
-
-def tfidf(text: str, idf: Mapping[str, float]) -> dict[str, float]:
-    """The sentence's n-grams that are in the vocabulary, weighted and at unit length."""
-    weighted = {term: (1.0 + math.log(count)) * idf[term] for term, count in ngrams(text).items() if term in idf}
-    norm = math.sqrt(sum(value * value for value in weighted.values()))
-    return {term: value / norm for term, value in weighted.items()} if norm else {}
-
-
 class ArtifactError(ValueError):
     """A contestability artifact that cannot be read or does not fit this code's features."""
 
@@ -219,7 +200,7 @@ class ContestabilityModel:
             weight * (value - mean) / scale
             for weight, value, mean, scale in zip(self.weights, values, self.means, self.scales, strict=True)
         )
-        terms = sum(self.term_weights.get(term, 0.0) * value for term, value in tfidf(claim.sentence, self.idf).items())
+        terms = weighted_sum(claim.sentence, self.idf, self.term_weights)
         return self.intercept + cues + terms
 
     def probability(self, claim: ClaimView) -> float:

@@ -4,20 +4,25 @@ warm-up runs too."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual
 
 from factcheck.articles.seeds import seed_articles
 from pipeline.jobs import warm_classes
 from pipeline.jobs.extract_claims import process_run
-from pipeline.nlp.checkworthiness import load_scorer, read_artifact
+from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.nlp.clustering import band_keys, claim_node, cluster_tokens
 from pipeline.run_store import InMemoryRun, StoredClaim
 from pipeline.schemas import ARTICLE_SCHEMA, CLAIM_SCHEMA, MEMBERSHIP_SCHEMA
 from pipeline.staging import CLAIM_COLUMN_NAMES
 from pipeline.text import content_hash
-from pipeline.transforms import band_memberships, extract_claims, read_articles, stored_memberships, write_claims
-from pipeline.udfs import claim_batch
+from pipeline.transforms import band_memberships, extract_claims, stage_claims, stored_memberships
+from tests.pipeline.file_run import FileRun
 
 ARTICLES = [
     (3, "h3", "  Crime fell 12% last year, police said.  ", None, ""),
@@ -31,15 +36,26 @@ def test_the_claim_columns_are_defined_once() -> None:
     assert tuple(CLAIM_SCHEMA.fieldNames()) == CLAIM_COLUMN_NAMES
 
 
-def test_read_articles_reads_every_bucket_once(spark: SparkSession) -> None:
-    store = InMemoryRun(articles=ARTICLES)
-    assertDataFrameEqual(read_articles(spark, store, partitions=2), spark.createDataFrame(ARTICLES, ARTICLE_SCHEMA))
+def test_stage_claims_reads_every_bucket_once_and_hands_on_what_it_staged(spark: SparkSession, tmp_path: Path) -> None:
+    store = FileRun(articles=ARTICLES, staged_path=str(tmp_path / "staged"))
+    claims_df = stage_claims(spark, store, partitions=2, model_ref=read_artifact())
+    # The same claims as the pure extraction of the same articles, each article read once ...
+    assertDataFrameEqual(claims_df, extract_claims(spark.createDataFrame(ARTICLES, ARTICLE_SCHEMA), read_artifact()))
+    # ... and each claim handed on was staged, once per time its task ran.
+    handed = sorted(row.claim_key for row in claims_df.collect())
+    staged = (tmp_path / "staged").read_text(encoding="utf-8").split()
+    assert len(handed) == 2 and sorted(set(staged)) == handed and len(staged) == 2 * len(handed)  # two actions ran it
 
 
-def test_write_claims_counts_what_every_task_wrote(spark: SparkSession) -> None:
-    _, batch = claim_batch(ARTICLES, load_scorer())
-    claims_df = spark.createDataFrame(batch.to_pandas(), CLAIM_SCHEMA).repartition(3)
-    assert write_claims(claims_df, InMemoryRun(articles=ARTICLES)) == batch.num_rows == 2
+def test_a_full_disk_in_the_sink_fails_the_task(spark: SparkSession) -> None:
+    class FullDisk(InMemoryRun):
+        def write_claims(self, rows: Iterable[Sequence[Any]]) -> int:
+            for _ in rows:
+                raise OSError("No space left on device")
+            return 0
+
+    with pytest.raises(Exception, match="No space left on device"):
+        stage_claims(spark, FullDisk(articles=ARTICLES), partitions=1, model_ref=read_artifact()).collect()
 
 
 def test_band_memberships_are_a_row_per_claim_and_band_key(spark: SparkSession) -> None:
