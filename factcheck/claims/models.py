@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models.functions import Upper
 
 from factcheck.articles.models import Article
-from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS
+from factcheck.claims.workflow.reviewed import CLAIM_REVIEWED_MAX_CHARS
 from factcheck.runs.models import PipelineRun
 
 if TYPE_CHECKING:
