@@ -1,6 +1,6 @@
 """Ranking with a reason: each claim's ranking signals and context, the one-row weights table,
 and the formula as one PostgreSQL function that the pipeline's merge and the web app's re-rank
-both call (see factcheck/claims/ranking.py for what each weight does)."""
+both call (see factcheck/claims/ranking/priority.py for what each weight does)."""
 
 import json
 

@@ -489,7 +489,7 @@ def evidence_add(
 
 
 def claim_reviewed_default_for(claim: Claim) -> str:
-    """The claim reviewed a verdict on `claim` starts from (claims.reviewed)."""
+    """The claim reviewed a verdict on `claim` starts from (claims.workflow.reviewed)."""
     quantities = [str(q.get("text") or "") for q in claim.quantities or [] if isinstance(q, dict)]
     return claim_reviewed_default(claim.sentence, attribution=claim.attribution, quantities=quantities)
 
