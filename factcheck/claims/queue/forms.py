@@ -6,10 +6,7 @@ from typing import Any, cast
 
 from django import forms
 
-from factcheck.claims.models import (
-    DISMISS_REASON_MAX_CHARS,
-    Claim,
-)
+from factcheck.claims.models import DISMISS_REASON_MAX_CHARS, Claim
 from factcheck.claims.queue.services import BulkKind
 from factcheck.claims.workflow.forms import VersionedForm
 

@@ -9,20 +9,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
-from django.db.models import (
-    Case,
-    Count,
-    Exists,
-    F,
-    Func,
-    IntegerField,
-    OuterRef,
-    Q,
-    QuerySet,
-    TextField,
-    Value,
-    When,
-)
+from django.db.models import Case, Count, Exists, F, Func, IntegerField, OuterRef, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import Left
 from django.http import Http404
 

@@ -14,11 +14,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.models import (
-    BulkAction,
-    Claim,
-    SavedView,
-)
+from factcheck.claims.models import BulkAction, Claim, SavedView
 from factcheck.claims.workflow.errors import WorkflowError
 from factcheck.claims.workflow.services import claim_assign, claim_dismiss, claim_set_status, claim_tag
 from factcheck.queueing import queued_row_send, queued_rows_resend

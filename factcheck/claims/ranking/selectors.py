@@ -3,11 +3,7 @@ their changes (the ranking weights page)."""
 
 from __future__ import annotations
 
-from django.db.models import (
-    F,
-    FloatField,
-    Func,
-)
+from django.db.models import F, FloatField, Func
 
 from factcheck.audit.models import AuditEvent
 from factcheck.claims.models import PriorityBasis, RankingWeights

@@ -14,10 +14,7 @@ from django.db import connection, transaction
 from factcheck.accounts.roles import Role
 from factcheck.audit.services import audit_record
 from factcheck.cache import QUEUE_CHANGES
-from factcheck.claims.models import (
-    Claim,
-    RankingWeights,
-)
+from factcheck.claims.models import Claim, RankingWeights
 from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.claims.workflow.services import EVERY_CLUSTER, _require
 from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION

@@ -6,14 +6,7 @@ from typing import Any, cast
 
 from django import forms
 
-from factcheck.claims.models import (
-    DISMISS_REASON_MAX_CHARS,
-    EXPLANATION_MAX_CHARS,
-    NOTE_MAX_CHARS,
-    REVIEW_COMMENT_MAX_CHARS,
-    Evidence,
-    Verdict,
-)
+from factcheck.claims.models import DISMISS_REASON_MAX_CHARS, EXPLANATION_MAX_CHARS, NOTE_MAX_CHARS, REVIEW_COMMENT_MAX_CHARS, Evidence, Verdict
 from factcheck.claims.workflow.reviewed import CLAIM_REVIEWED_MAX_CHARS
 from factcheck.keys import key_of
 

@@ -6,11 +6,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
-from django.db.models import (
-    F,
-    Prefetch,
-    QuerySet,
-)
+from django.db.models import F, Prefetch, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import Http404
 

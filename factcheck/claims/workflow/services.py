@@ -34,16 +34,7 @@ from django.utils import timezone
 from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
-from factcheck.claims.models import (
-    DISMISS_REASON_MAX_CHARS,
-    Annotation,
-    Claim,
-    ClaimCluster,
-    ClusterSplit,
-    Evidence,
-    TriageLabel,
-    Verdict,
-)
+from factcheck.claims.models import DISMISS_REASON_MAX_CHARS, Annotation, Claim, ClaimCluster, ClusterSplit, Evidence, TriageLabel, Verdict
 from factcheck.claims.workflow.errors import HeldByOther, StaleVersion, TransitionNotAllowed
 from factcheck.claims.workflow.reviewed import claim_reviewed_default
 from factcheck.claims.workflow.selectors import VERDICT_NEWEST_FIRST, claim_cluster_ids
