@@ -54,8 +54,8 @@ def main() -> int:
 
     from factcheck.api.models import ApiToken
     from factcheck.api.services import api_token_create
-    from factcheck.claims.filters import QUEUE_ORDER, encode_cursor
     from factcheck.claims.models import Claim, ClaimCluster
+    from factcheck.claims.queue.filters import QUEUE_ORDER, encode_cursor
 
     setup_test_environment()  # the test client's host; DEBUG stays off
     reviewer = get_user_model().objects.get(username="bench-reviewer")

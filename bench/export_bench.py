@@ -58,8 +58,8 @@ def generate(claims: int, verdicts: int) -> None:
     from factcheck.accounts.roles import Role
     from factcheck.accounts.services import user_create_with_role
     from factcheck.articles.models import Article, Outlet
-    from factcheck.claims import services
     from factcheck.claims.models import Claim, ClaimCluster
+    from factcheck.claims.workflow import services
 
     reviewer = user_create_with_role(username="bench-reviewer", role=Role.REVIEWER, password="bench-password-123")[0]
     editor = user_create_with_role(username="bench-editor", role=Role.EDITOR, password="bench-password-123")[0]

@@ -195,8 +195,8 @@ def fill(*, claims: int, articles: int, outlets: int, syndicated: bool) -> tuple
 
 def middle_cursor(claims: int) -> str:
     """The cursor of the claim half way down the queue (queue order: queue_rank, then id)."""
-    from factcheck.claims.filters import QUEUE_ORDER, encode_cursor
     from factcheck.claims.models import Claim
+    from factcheck.claims.queue.filters import QUEUE_ORDER, encode_cursor
 
     rank, pk = Claim.objects.order_by(*QUEUE_ORDER).values_list("queue_rank", "id")[claims // 2]
     return encode_cursor(rank, pk)
@@ -208,7 +208,7 @@ def refresh_cost() -> None:
     it stands."""
     from django.db import connection
 
-    from factcheck.claims.services import QUEUE_ORDER_RANKS_SQL, queue_order_refresh
+    from factcheck.claims.ranking.services import QUEUE_ORDER_RANKS_SQL, queue_order_refresh
 
     with connection.cursor() as cursor:
         cursor.execute("UPDATE claim_queue_order_basis SET day = day - 1")

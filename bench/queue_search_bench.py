@@ -51,7 +51,7 @@ def main() -> int:
 
     from django.contrib.auth import get_user_model
 
-    from factcheck.claims import selectors
+    from factcheck.claims.queue import selectors
 
     user = get_user_model().objects.get(username="bench-reviewer")
     print(f"{'view':55s} {'page p50':>9s} {'p95':>7s}   {'count p50':>9s} {'p95':>7s}   claims")

@@ -492,7 +492,7 @@ if FACTCHECK_RUN_STALE_SECONDS <= 2 * FACTCHECK_RUN_HEARTBEAT_SECONDS:
 FACTCHECK_RUN_RESEND_SECONDS = env_int("FACTCHECK_RUN_RESEND_SECONDS", 600, minimum=1)
 FACTCHECK_REAPER_SECONDS = env_int("FACTCHECK_REAPER_SECONDS", 60, minimum=1)
 # Beat asks this often whether the day turned (the queue's stored order then moves to it:
-# claims.services.queue_order_refresh; one small statement while the day stands).
+# claims.ranking.services.queue_order_refresh; one small statement while the day stands).
 FACTCHECK_QUEUE_ORDER_BEAT_SECONDS = env_int("FACTCHECK_QUEUE_ORDER_BEAT_SECONDS", 600, minimum=1)
 # --- Sources: feeds polled on their own schedule, pasted links (factcheck/sources) ---------
 # Beat looks for due sources this often; each source's own interval is on its row.

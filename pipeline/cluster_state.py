@@ -1,6 +1,6 @@
 """The reviewer state a cluster keeps when clusters merge or an appearance is split out: the
 one rule, for the pipeline's merge (pipeline.merge.unify_clusters) and the web app's split
-(factcheck.claims.services.claim_split).
+(factcheck.claims.workflow.services.claim_split).
 
 The state is the cluster's (status, assignee, tags, dismiss reason, version: the claim_clusters
 row, factcheck.claims.models.ClaimCluster), so a new appearance that joins a cluster simply

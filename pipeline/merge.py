@@ -35,7 +35,7 @@ from pipeline.nlp.clustering import Clustering
 from pipeline.sql import statement
 
 # "factcheck merge": one advisory lock for all runs' merges, and for the web app's re-rank
-# after a change of weights (factcheck.claims.services.claims_rerank): each rewrites cluster
+# after a change of weights (factcheck.claims.ranking.services.claims_rerank): each rewrites cluster
 # statistics and priorities across many rows, and two at once could deadlock on them.
 MERGE_LOCK_ID = 0x66AC7C4EC5
 LOCK = "SELECT pg_advisory_xact_lock(%(lock)s)"

@@ -14,8 +14,8 @@ from django.http import QueryDict
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 
-from factcheck.claims.filters import FILTER_FIELDS, META_MAX_LENGTH, MetadataValuesField, QueueFilterForm, queue_filter_from
 from factcheck.claims.models import Verdict
+from factcheck.claims.queue.filters import FILTER_FIELDS, META_MAX_LENGTH, MetadataValuesField, QueueFilterForm, queue_filter_from
 
 QUEUE_FILTER_HELP = {
     "status": "Claim status; repeat for several (status=new&status=check).",

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
-from factcheck.claims.filters import decode_cursor, encode_cursor
+from factcheck.claims.queue.filters import decode_cursor, encode_cursor
 
 MAX_ID = 2**63 - 1
 

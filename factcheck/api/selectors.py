@@ -12,9 +12,10 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.filters import QUEUE_ORDER, after_position, claims_filtered
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
-from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, recency_of_rank
+from factcheck.claims.queue.filters import QUEUE_ORDER, after_position, claims_filtered
+from factcheck.claims.ranking.selectors import recency_of_rank
+from factcheck.claims.workflow.selectors import VERDICT_NEWEST_FIRST
 
 # A claim row: the claim's own columns, its cluster's state and its article's heading; never
 # the article's text or the search vectors (most of a row's bytes, and nothing an API client

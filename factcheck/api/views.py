@@ -1,6 +1,6 @@
 """The read-only REST API (v1): claims, clusters, verdicts; GET, HEAD and OPTIONS only.
 
-Lists take the triage queue's filters (see factcheck.claims.filters) and are paginated by
+Lists take the triage queue's filters (see factcheck.claims.queue.filters) and are paginated by
 keyset cursors. Access is the web UI's: reviewers, editors and admins read everything the
 claim page shows; anonymous requests get 401, a logged-in account without a role 403 on lists
 and 404 on objects.

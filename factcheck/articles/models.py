@@ -127,7 +127,7 @@ class Article(models.Model):
         db_persist=True,
     )
     # The metadata's key/value pairs as text (the SQL function article_metadata_pairs): what
-    # the queue's metadata filter asks for (claims.filters.metadata_q), in an array because
+    # the queue's metadata filter asks for (claims.queue.filters.metadata_q), in an array because
     # PostgreSQL counts an array's common elements and so plans the filter from how many
     # articles hold a pair; it has no such statistics for a jsonb containment.
     metadata_pairs = models.GeneratedField(
@@ -141,7 +141,7 @@ class Article(models.Model):
         ordering = ["-published_at", "-id"]
         indexes = [
             GinIndex(fields=["search"], name="article_search_idx"),
-            # The queue's metadata filter (claims.filters.metadata_q).
+            # The queue's metadata filter (claims.queue.filters.metadata_q).
             GinIndex(fields=["metadata_pairs"], name="article_metadata_pairs_idx"),
             # The queue's article title filter asks UPPER(title) LIKE '%...%' (icontains). No
             # index answers a substring, but ANALYZE keeps statistics on an indexed expression,

@@ -111,7 +111,7 @@ def article_metadata_values(*, newest_article: str | None) -> list[MetadataKey]:
     """The metadata keys and values the filter bar offers, in key order.
 
     Reading them passes over every article's metadata, so the answer is cached, keyed by the
-    newest article ("id@created_at"; claims.selectors.queue_choices reads it in its round
+    newest article ("id@created_at"; claims.queue.selectors.queue_choices reads it in its round
     trip): an import shows its new values on the next page, a change to older articles'
     metadata within METADATA_CACHE_SECONDS."""
     if newest_article is None:

@@ -2,7 +2,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims import selectors
+from factcheck.claims.queue import selectors
 
 
 def work_counts(request: HttpRequest) -> dict[str, object]:

@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models.functions import Upper
 
 from factcheck.articles.models import Article
-from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS
+from factcheck.claims.workflow.reviewed import CLAIM_REVIEWED_MAX_CHARS
 from factcheck.runs.models import PipelineRun
 
 if TYPE_CHECKING:
@@ -405,7 +405,7 @@ class Verdict(models.Model):
     headline = models.CharField(max_length=74, help_text="Under 75 characters.")
     # The claim as the desk checked it: ClaimReview's claimReviewed. Blank on revisions
     # written before the field existed; the export then falls back to the default
-    # (claims.reviewed.claim_reviewed_default).
+    # (claims.workflow.reviewed.claim_reviewed_default).
     claim_reviewed = models.CharField(
         max_length=CLAIM_REVIEWED_MAX_CHARS, blank=True, help_text="The claim as checked, under 75 characters: what the ClaimReview export names as reviewed."
     )
@@ -496,7 +496,7 @@ class TriageLabel(models.Model):
     sentence, its context and what the pipeline found of it when it was decided (claim_view:
     score, type, types, attribution, signals), the decision, who and when, and the model
     version that scored the claim. One row per appearance: its latest decision. The refit
-    (factcheck.claims.refit) learns from these beside our graded BBC claims."""
+    (factcheck.claims.ranking.refit) learns from these beside our graded BBC claims."""
 
     class Decision(models.TextChoices):
         NOT_A_CLAIM = "not_a_claim", "Not a claim"

@@ -9,7 +9,8 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from factcheck.claims import services
+from factcheck.claims.queue import services as queue_services
+from factcheck.claims.ranking import services as ranking_services
 
 logger = logging.getLogger(__name__)
 
@@ -22,7 +23,7 @@ logger = logging.getLogger(__name__)
 )
 def bulk_action_run(bulk_action_id: int) -> None:
     # A second delivery finds the action no longer queued and leaves it alone.
-    if services.bulk_action_process(bulk_action_id=bulk_action_id) is None:
+    if queue_services.bulk_action_process(bulk_action_id=bulk_action_id) is None:
         logger.info("Bulk action %s is gone or already taken; nothing to do", bulk_action_id)
 
 
@@ -36,7 +37,7 @@ def ranking_rerank(weights_version: int) -> None:
     """Re-rank the queue after the weights changed to `weights_version`. Idempotent: it writes
     only the claims whose priority differs from what the current weights give, so a second
     delivery, or one for an older version, writes nothing or catches up with the newest."""
-    changed = services.claims_rerank()
+    changed = ranking_services.claims_rerank()
     logger.info("Re-ranked the queue for ranking weights v%s: %s claims changed", weights_version, changed)
 
 
@@ -44,5 +45,5 @@ def ranking_rerank(weights_version: int) -> None:
 def queue_order_refresh() -> None:
     """Move the queue's stored order to the new day (beat, FACTCHECK_QUEUE_ORDER_BEAT_SECONDS,
     and after each run). Idempotent: the same day again writes nothing."""
-    changed = services.queue_order_refresh()
+    changed = ranking_services.queue_order_refresh()
     logger.info("Queue order refreshed: %s claims re-ranked", changed)

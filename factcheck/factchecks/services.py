@@ -28,9 +28,9 @@ from factcheck.accounts.roles import Role, has_role
 from factcheck.articles.readers import ReadPosition, SourceRow, max_line_bytes
 from factcheck.audit.services import audit_record
 from factcheck.cache import QUEUE_CHANGES
-from factcheck.claims.errors import StaleVersion, TransitionNotAllowed
 from factcheck.claims.models import Claim, Evidence
-from factcheck.claims.services import evidence_add
+from factcheck.claims.workflow.errors import StaleVersion, TransitionNotAllowed
+from factcheck.claims.workflow.services import evidence_add
 from factcheck.factchecks.library import factchecks_match_send
 from factcheck.factchecks.matching import ClaimText, LibraryEntry, MatchRow, engine_available, match_new_entries
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport, MatchDecision

@@ -21,9 +21,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from factcheck.accounts.roles import Role, role_required, signed_in_user
-from factcheck.claims.errors import StaleVersion, WorkflowError
-from factcheck.claims.selectors import claim_get_for_user
-from factcheck.claims.views import claim_page_response
+from factcheck.claims.workflow.errors import StaleVersion, WorkflowError
+from factcheck.claims.workflow.selectors import claim_get_for_user
+from factcheck.claims.workflow.views import claim_page_response
 from factcheck.factchecks import selectors, services
 from factcheck.factchecks.forms import LibrarySearchForm, LibraryUploadForm, MatchAttachForm, MatchDecisionForm
 from factcheck.factchecks.models import ClaimMatch

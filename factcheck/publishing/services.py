@@ -21,9 +21,9 @@ from django.db import IntegrityError, transaction
 
 from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.services import audit_record
-from factcheck.claims.errors import TransitionNotAllowed
 from factcheck.claims.models import Claim, Verdict
-from factcheck.claims.selectors import claim_cluster_ids
+from factcheck.claims.workflow.errors import TransitionNotAllowed
+from factcheck.claims.workflow.selectors import claim_cluster_ids
 from factcheck.publishing.models import Organisation, Withdrawal
 from factcheck.publishing.selectors import ORGANISATION_CHANGES
 from factcheck.reports.claimreview import BEST_RATING, RATING_VALUE, WORST_RATING

@@ -28,9 +28,9 @@ from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from factcheck.accounts.roles import Role, role_required, signed_in_user
-from factcheck.claims.errors import TransitionNotAllowed
 from factcheck.claims.models import Verdict
-from factcheck.claims.selectors import claim_get_for_user
+from factcheck.claims.workflow.errors import TransitionNotAllowed
+from factcheck.claims.workflow.selectors import claim_get_for_user
 from factcheck.publishing import selectors, services
 from factcheck.publishing.forms import FeedForm, OrganisationForm, WithdrawForm
 from factcheck.publishing.models import Organisation

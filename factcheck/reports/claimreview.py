@@ -19,7 +19,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from factcheck.claims.models import Verdict
-from factcheck.claims.reviewed import claim_reviewed_default
+from factcheck.claims.workflow.reviewed import claim_reviewed_default
 
 if TYPE_CHECKING:
     from factcheck.publishing.models import Organisation

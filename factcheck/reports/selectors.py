@@ -19,9 +19,9 @@ from django.db.models import Case, Count, DateTimeField, Exists, F, Func, OuterR
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Left, TruncDate
 
-from factcheck.claims.filters import QUEUE_ORDER, claims_filtered
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
-from factcheck.claims.selectors import ClaimCount
+from factcheck.claims.queue.filters import QUEUE_ORDER, claims_filtered
+from factcheck.claims.queue.selectors import ClaimCount
 from factcheck.factchecks.selectors import citations_for_claims
 from factcheck.reports.claimreview import Appearance, Citation, ReviewSource
 

@@ -17,8 +17,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from factcheck.accounts.roles import Role, role_required, signed_in_user
-from factcheck.claims import selectors as claim_selectors
-from factcheck.claims.filters import queue_filter_from
+from factcheck.claims.queue import selectors as claim_selectors
+from factcheck.claims.queue.filters import queue_filter_from
 from factcheck.publishing.selectors import organisation_banner, organisation_current
 from factcheck.reports import pdf, selectors
 from factcheck.reports.csv_export import csv_lines

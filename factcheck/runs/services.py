@@ -192,7 +192,7 @@ def runs_reap() -> ReapResult:
     5. a model refit whose message could not be sent gets it, and one whose worker died fails.
     """
     from factcheck.articles.services import import_batches_resend
-    from factcheck.claims.services import bulk_actions_resend
+    from factcheck.claims.queue.services import bulk_actions_resend
     from factcheck.factchecks.services import factcheck_imports_resend, factchecks_match_resend
     from factcheck.learning.services import refit_jobs_reap, refit_jobs_resend
 

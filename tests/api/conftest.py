@@ -12,8 +12,8 @@ from django.test import Client
 
 from factcheck.api.services import api_token_create
 from factcheck.articles.models import Article
-from factcheck.claims import services
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
+from factcheck.claims.workflow import services
 from tests.workflow.factories import make_claim
 
 

@@ -17,9 +17,9 @@ from django.urls import reverse
 
 from factcheck.api.models import ApiToken
 from factcheck.api.services import token_hash
-from factcheck.claims.filters import FILTER_FIELDS, claims_filtered
 from factcheck.claims.models import Claim, Verdict
-from factcheck.claims.reviewed import claim_reviewed_default
+from factcheck.claims.queue.filters import FILTER_FIELDS, claims_filtered
+from factcheck.claims.workflow.reviewed import claim_reviewed_default
 from tests.api.conftest import Desk, token_client
 from tests.conftest import PERSONA_PASSWORD, queue_order_day
 from tests.workflow.factories import make_claim

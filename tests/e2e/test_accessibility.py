@@ -17,8 +17,9 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from factcheck.articles.models import ImportBatch
-from factcheck.claims import services
 from factcheck.claims.models import BulkAction, Claim, ClaimCluster
+from factcheck.claims.queue import services as queue_services
+from factcheck.claims.workflow import services
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD
@@ -120,7 +121,7 @@ def make_world(reviewer, editor, admin_user) -> World:  # type: ignore[no-untype
     again = make_claim(outlet="Boston Globe", sentence=claim.sentence, status=Claim.Status.IN_RESEARCH, assignee=reviewer)
     Claim.objects.filter(pk__in=[claim.pk, again.pk]).update(cluster_id=claim.claim_key)
     ClaimCluster.objects.update_or_create(cluster_key=claim.claim_key, defaults=dict(size=2, outlet_count=2))
-    view = services.saved_view_create(user=admin_user, name="Numbers", query="type=numeric")
+    view = queue_services.saved_view_create(user=admin_user, name="Numbers", query="type=numeric")
     return World(
         claim=claim,
         published=published,

@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import BulkAction, Claim
+from factcheck.claims.queue import services
 from tests.conftest import PERSONA_PASSWORD, Worker, route_to_unconsumed_queue
 from tests.web.test_queue import make_article, make_claim
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from factcheck.claims import services
+from factcheck.claims.workflow import services
 from tests.e2e.test_browser import ARTIFACTS, page  # noqa: F401 - the Playwright page fixture
 from tests.e2e.test_queue_browser import log_in
 from tests.web.test_search_and_counts import FLOOD, seeded  # noqa: F401 - the seed articles' claims (a fixture)

@@ -10,8 +10,8 @@ import pytest
 from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.workflow import services
 from tests.conftest import PERSONA_PASSWORD
 from tests.e2e.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 from tests.workflow.factories import make_claim

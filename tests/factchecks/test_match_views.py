@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services as claim_services
 from factcheck.claims.models import Claim, Evidence, Verdict
+from factcheck.claims.workflow import services as claim_services
 from factcheck.factchecks.models import ClaimMatch, FactCheck
 from tests.conftest import PERSONA_PASSWORD
 from tests.reports.claimreview_validator import assert_valid_claimreview

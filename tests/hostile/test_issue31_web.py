@@ -63,7 +63,7 @@ def test_a_request_whose_database_went_away_gets_try_again_not_500(reviewer, pat
 
 @pytest.mark.django_db
 def test_other_server_errors_stay_500(reviewer, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from factcheck.claims import views
+    from factcheck.claims.queue import views
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug")

@@ -369,7 +369,9 @@ def project_forms() -> list[type[django_forms.BaseForm]]:
     from factcheck.accounts import forms as account_forms  # noqa: F401 - imported so its forms are subclasses
     from factcheck.api import filtering  # noqa: F401
     from factcheck.articles import forms as article_forms  # noqa: F401
-    from factcheck.claims import filters, forms  # noqa: F401
+    from factcheck.claims.queue import filters, forms  # noqa: F401
+    from factcheck.claims.ranking import forms as ranking_forms  # noqa: F401
+    from factcheck.claims.workflow import forms as workflow_forms  # noqa: F401
     from factcheck.factchecks import forms as factcheck_forms  # noqa: F401
     from factcheck.publishing import forms as publishing_forms  # noqa: F401
     from factcheck.reports import forms as report_forms  # noqa: F401

@@ -16,10 +16,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from factcheck.articles.services import ArticleInput, article_ingest
-from factcheck.claims import services
 from factcheck.claims.models import Claim, TriageLabel
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
-from factcheck.claims.refit import checkworthiness_refit
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.ranking.refit import checkworthiness_refit
+from factcheck.claims.workflow import services
 from factcheck.learning import selectors
 from factcheck.learning.models import ModelKind, ModelVersion
 from factcheck.learning.services import model_store_path, model_version_promote

@@ -7,11 +7,12 @@ import pytest
 
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
-from factcheck.claims.errors import StaleVersion
 from factcheck.claims.models import Claim, ClaimCluster, ClusterSplit, RankingWeights
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
-from factcheck.claims.selectors import QueueCounts, claim_cluster_ids, claim_workspace, claims_count
+from factcheck.claims.queue.selectors import QueueCounts, claims_count
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.workflow import services
+from factcheck.claims.workflow.errors import StaleVersion
+from factcheck.claims.workflow.selectors import claim_cluster_ids, claim_workspace
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db

@@ -11,7 +11,7 @@ import pytest
 
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims.models import Claim, ClaimCluster, PriorityBasis, RankingWeights
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS
 from factcheck.runs.models import PipelineRun
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job

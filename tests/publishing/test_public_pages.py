@@ -24,8 +24,8 @@ from django.urls import reverse
 from factcheck.articles.htmltext import html_to_document
 from factcheck.articles.rows import parse_published_at
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.workflow import services
 from factcheck.factchecks.models import FactCheck
 from factcheck.publishing.models import Organisation
 from tests.conftest import PERSONA_PASSWORD

@@ -9,8 +9,8 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 
 from factcheck.articles.services import ArticleInput, article_ingest
-from factcheck.claims import services
 from factcheck.claims.models import Claim, ClaimCluster, Verdict
+from factcheck.claims.workflow import services
 from tests.workflow.factories import join_cluster, set_cluster_state, split_state
 
 _counter = itertools.count(1)

@@ -22,9 +22,9 @@ from django.test import Client
 from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Verdict
-from factcheck.claims.reviewed import CLAIM_REVIEWED_MAX_CHARS, claim_reviewed_default
+from factcheck.claims.workflow import services
+from factcheck.claims.workflow.reviewed import CLAIM_REVIEWED_MAX_CHARS, claim_reviewed_default
 from factcheck.publishing.services import is_local_url
 from tests.conftest import PERSONA_PASSWORD, SHARED_DATA, TEST_ORG_URL
 from tests.reports.claimreview_validator import assert_valid_claimreview

@@ -17,9 +17,9 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
-from factcheck.claims.reviewed import claim_reviewed_default
+from factcheck.claims.workflow import services
+from factcheck.claims.workflow.reviewed import claim_reviewed_default
 from factcheck.reports.claimreview import BEST_RATING, RATING_MEANING, RATING_VALUE, WORST_RATING
 from factcheck.settings import env_http_url
 from tests.conftest import PERSONA_PASSWORD

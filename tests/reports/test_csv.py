@@ -15,10 +15,10 @@ from django.urls import reverse
 
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import selectors as claim_selectors
-from factcheck.claims import services
-from factcheck.claims.filters import queue_filter_from
 from factcheck.claims.models import Claim
+from factcheck.claims.queue import selectors as claim_selectors
+from factcheck.claims.queue.filters import queue_filter_from
+from factcheck.claims.workflow import services
 from factcheck.reports.csv_export import HEADER, neutralise
 from tests.conftest import PERSONA_PASSWORD, queue_order_day
 from tests.reports.helpers import claim_in_article, cluster_of, publish

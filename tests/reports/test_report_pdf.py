@@ -14,8 +14,9 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.queue import services as queue_services
+from factcheck.claims.workflow import services
 from factcheck.publishing.models import Organisation
 from factcheck.reports import charts
 from factcheck.reports.selectors import ReportScope, report_data
@@ -108,7 +109,7 @@ def test_period_report_has_cover_charts_and_every_verdict(desk, reviewer, tmp_pa
 
 
 def test_saved_view_report(desk, reviewer) -> None:  # type: ignore[no-untyped-def]
-    view = services.saved_view_create(user=reviewer, name="Lyons claims", query="speaker=lyons")
+    view = queue_services.saved_view_create(user=reviewer, name="Lyons claims", query="speaker=lyons")
     client = login(reviewer)
     text = flat(pdf_text(client.get(PDF_URL + f"?view={view.pk}").content))
     assert "All time · saved view “Lyons claims”" in text
@@ -141,7 +142,7 @@ def test_scope_errors_limits_and_access(desk, reviewer, editor, admin_user, outs
     with override_settings(FACTCHECK_REPORT_MAX_VERDICTS=3):
         response = client.get(PDF_URL + "?date_from=2026-03-01")
         assert response.status_code == 400 and "This report would hold 4 verdicts; one report holds at most 3." in response.content.decode()
-    others = services.saved_view_create(user=editor, name="Mine", query="status=new")
+    others = queue_services.saved_view_create(user=editor, name="Mine", query="status=new")
     assert client.get(PDF_URL + f"?view={others.pk}").status_code == 404
     for user in (editor, admin_user):
         assert login(user).get(PDF_URL + "?date_from=2026-03-01").status_code == 200

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import article_ingest
 from factcheck.claims.models import Claim, ClaimCluster
-from factcheck.claims.services import claim_reviewed_default_for
+from factcheck.claims.workflow.services import claim_reviewed_default_for
 from pipeline.local import SourceArticle, extract
 from pipeline.nlp.checkworthiness import load_scorer
 from tests.reports.claimreview_validator import assert_valid_claimreview

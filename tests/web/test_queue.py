@@ -18,9 +18,10 @@ from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.models import Article, ImportBatch, Outlet
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import selectors
-from factcheck.claims.filters import FILTER_FIELDS, QUEUE_ORDER, claims_filtered, search_for
 from factcheck.claims.models import BulkAction, Claim, ClaimCluster, QueueOrderBasis, SavedView
+from factcheck.claims.queue import selectors
+from factcheck.claims.queue.filters import FILTER_FIELDS, QUEUE_ORDER, claims_filtered, search_for
+from factcheck.claims.workflow import selectors as workflow_selectors
 from factcheck.factchecks.models import ClaimMatch, FactCheck
 from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD, queue_order_day
@@ -149,7 +150,7 @@ def test_filter_bar_offers_every_outlet_and_assignable_user_as_soon_as_they_exis
     filter_bar = html[html.index('name="assignee"') : html.index("</select>", html.index('name="assignee"'))]
     assignees = [(int(pk), name) for pk, name in re.findall(r'<option value="(\d+)">([^<]+)</option>', filter_bar)]
     # The queue's own query for its choices and the selector the claim page uses agree.
-    expected = [(user.pk, user.username) for user in selectors.assignable_users()]
+    expected = [(user.pk, user.username) for user in workflow_selectors.assignable_users()]
     assert assignees == expected and (newcomer.pk, newcomer.username) in expected
     assert outsider.username not in html  # no role: nobody assigns claims to them
     newcomer.is_active = False
@@ -702,7 +703,7 @@ def test_the_order_moves_when_the_day_turns(reviewer, crossing: list[Claim]) -> 
     basis = QueueOrderBasis.objects.get()
     assert (basis.day, basis.weight, basis.half_life_days) == (today, 10.0, 7.0)
     assert walk(reviewer, {}, 5) == later
-    from factcheck.claims.services import queue_order_refresh
+    from factcheck.claims.ranking.services import queue_order_refresh
 
     assert queue_order_refresh() == 0  # the same day again: nothing to write
     # A claim written after the refresh is ranked against the same day by PostgreSQL itself.
@@ -719,7 +720,7 @@ def test_a_refresh_that_fails_leaves_the_old_order_and_is_done_again(reviewer, c
     database gone during the rewrite) leaves both as they were, and the next one does it all."""
     from django.db import OperationalError, connection
 
-    from factcheck.claims.services import QUEUE_ORDER_RANKS_SQL, queue_order_refresh
+    from factcheck.claims.ranking.services import QUEUE_ORDER_RANKS_SQL, queue_order_refresh
 
     before = walk(reviewer, {}, 50)
 
@@ -740,7 +741,7 @@ def test_a_change_of_the_recency_weights_moves_the_order(reviewer, crossing: lis
     """The recency weight and half-life are in the stored order: the re-rank after a change
     rewrites it (no standing priority moved)."""
     from factcheck.claims.models import RankingWeights
-    from factcheck.claims.services import claims_rerank
+    from factcheck.claims.ranking.services import claims_rerank
 
     RankingWeights.objects.update_or_create(id=1, defaults={"weights": {"recency": 0.0, "recency_half_life_days": 7.0}})
     claims_rerank()
@@ -813,8 +814,8 @@ def test_pages_walk_the_stored_order_exactly(reviewer, half_life_days: float) ->
 def test_the_row_offers_what_the_services_allow(reviewer) -> None:  # type: ignore[no-untyped-def]
     """The row's buttons come from services.claim_allowed_actions, which reads the transition
     tables the services enforce: every status, each action offered iff the service accepts it."""
-    from factcheck.claims import services
-    from factcheck.claims.errors import TransitionNotAllowed
+    from factcheck.claims.workflow import services
+    from factcheck.claims.workflow.errors import TransitionNotAllowed
 
     client = logged_in(reviewer)
     calls = {

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from factcheck.claims import selectors
-from factcheck.claims.filters import MY_CLAIMS_VALUES
 from factcheck.claims.models import Claim, ClaimCluster
+from factcheck.claims.queue import selectors
+from factcheck.claims.queue.filters import MY_CLAIMS_VALUES
 from tests.web.test_queue import (  # noqa: F401 - the crossing and order_day fixtures
     NEWEST,
     crossing,

@@ -200,7 +200,7 @@ def test_the_metadata_filter_finds_what_a_jsonb_containment_finds() -> None:
     two ways, strings that spell numbers or booleans, nested values, odd keys and long values."""
     from django.db.models import Q
 
-    from factcheck.claims.filters import _metadata_candidates, metadata_q
+    from factcheck.claims.queue.filters import _metadata_candidates, metadata_q
 
     stored = [
         {"year": 2004}, {"year": 2004.0}, {"year": "2004"}, {"year": "2004.0"}, {"year": 20040}, {"year": -0.0},

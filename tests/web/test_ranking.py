@@ -20,10 +20,10 @@ from django.urls import reverse
 
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Claim, ClaimCluster, PriorityBasis, RankingWeights
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
-from factcheck.claims.selectors import queue_page
+from factcheck.claims.queue.selectors import queue_page
+from factcheck.claims.ranking import services
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
 from factcheck.claims.tasks import ranking_rerank
 from factcheck.runs.spark import database_url_for_job
 from pipeline.merge import MERGE_LOCK_ID

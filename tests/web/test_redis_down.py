@@ -20,7 +20,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from factcheck.articles.models import ImportBatch
 from factcheck.articles.services import QUEUE_UNAVAILABLE
 from factcheck.claims.models import BulkAction
-from factcheck.claims.services import BULK_QUEUE_UNAVAILABLE
+from factcheck.claims.queue.services import BULK_QUEUE_UNAVAILABLE
 from factcheck.runs import services as run_services
 from factcheck.runs.models import PipelineRun
 from tests.conftest import PERSONA_PASSWORD

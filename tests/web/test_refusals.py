@@ -11,8 +11,8 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from factcheck.claims import services
 from factcheck.claims.models import Claim
+from factcheck.claims.workflow import services
 from tests.conftest import PERSONA_PASSWORD
 from tests.workflow.factories import make_claim
 

@@ -21,9 +21,10 @@ from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.seeds import seed_articles
 from factcheck.articles.services import article_ingest
 from factcheck.cache import QUEUE_CHANGES
-from factcheck.claims import selectors, services
-from factcheck.claims.filters import MY_CLAIMS_VALUES, claims_filtered
 from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.queue import selectors
+from factcheck.claims.queue.filters import MY_CLAIMS_VALUES, claims_filtered
+from factcheck.claims.workflow import services
 from factcheck.factchecks.matching import MatchRow
 from factcheck.factchecks.models import FactCheck
 from factcheck.factchecks.services import claim_matches_store
@@ -301,7 +302,7 @@ def test_every_view_counts_the_claims_it_lists(reviewer, filter_world, settings,
 def selectors_values(params: dict[str, Any]) -> dict[str, Any]:
     from django.http import QueryDict
 
-    from factcheck.claims.filters import queue_filter_from
+    from factcheck.claims.queue.filters import queue_filter_from
 
     query = QueryDict(mutable=True)
     for name, value in params.items():

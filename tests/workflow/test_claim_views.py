@@ -12,8 +12,8 @@ from django.urls import reverse
 from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Claim, Evidence, Verdict
+from factcheck.claims.workflow import services
 from tests.conftest import PERSONA_PASSWORD
 from tests.workflow.factories import make_claim
 

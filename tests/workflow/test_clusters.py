@@ -12,10 +12,10 @@ from django.test import Client
 from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
-from factcheck.claims.errors import StaleVersion
 from factcheck.claims.models import Annotation, Claim, ClaimCluster, ClusterSplit, Evidence, Verdict
-from factcheck.claims.selectors import claim_cluster_ids, claim_workspace
+from factcheck.claims.workflow import services
+from factcheck.claims.workflow.errors import StaleVersion
+from factcheck.claims.workflow.selectors import claim_cluster_ids, claim_workspace
 from tests.conftest import PERSONA_PASSWORD
 from tests.reports.helpers import claim_in_article, cluster_of, publish
 from tests.workflow.factories import make_claim

@@ -10,8 +10,8 @@ import pytest
 from django.template import engines
 from django.urls import reverse
 
-from factcheck.claims import services
 from factcheck.claims.models import Claim, Verdict
+from factcheck.claims.workflow import services
 from factcheck.templating import thousands
 from tests.workflow.factories import make_claim
 from tests.workflow.test_claim_views import logged_in
@@ -105,7 +105,7 @@ def test_counts_print_with_thousands_separators(value, shown) -> None:  # type: 
 
 
 def test_pages_print_big_counts_with_separators(reviewer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from factcheck.claims import selectors
+    from factcheck.claims.queue import selectors
 
     monkeypatch.setattr(selectors, "work_counts_cached", lambda user: selectors.WorkCounts(my_claims_left=15404, awaiting_my_approval=None))
     html = logged_in(reviewer).get(reverse("claims:inbox")).content.decode()

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from factcheck.claims import services
 from factcheck.claims.models import Annotation
+from factcheck.claims.workflow import services
 from tests.workflow.factories import make_claim
 
 pytestmark = pytest.mark.django_db(transaction=True)

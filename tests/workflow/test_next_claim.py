@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
 from factcheck.claims.models import Claim, ClaimCluster, Verdict
+from factcheck.claims.workflow import services
 from tests.workflow.factories import make_claim
 from tests.workflow.test_claim_views import logged_in
 

@@ -8,9 +8,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
 from factcheck.audit.models import AuditEvent
-from factcheck.claims import services
-from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed
 from factcheck.claims.models import Claim, Evidence, Verdict
+from factcheck.claims.workflow import services
+from factcheck.claims.workflow.errors import HeldByOther, StaleVersion, TransitionNotAllowed
 from tests.conftest import PERSONA_PASSWORD
 from tests.workflow.factories import make_claim
 

@@ -1,6 +1,6 @@
 """Ranking with a reason: each claim's ranking signals and context, the one-row weights table,
 and the formula as one PostgreSQL function that the pipeline's merge and the web app's re-rank
-both call (see factcheck/claims/ranking.py for what each weight does)."""
+both call (see factcheck/claims/ranking/priority.py for what each weight does)."""
 
 import json
 
@@ -8,7 +8,7 @@ from django.db import migrations, models
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS
 
 STAGING_FORWARD = """
 ALTER TABLE claim_staging

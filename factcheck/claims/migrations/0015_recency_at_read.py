@@ -21,7 +21,7 @@ from django.db import migrations, models
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS
 
 # As migration 0011's function, less recency and its two arguments.
 PARTS_FORWARD = """

@@ -12,7 +12,7 @@ from django.db import migrations
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 from django.db.migrations.state import StateApps
 
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS
 
 OLD_DEFAULT = 80.0
 _0027 = import_module("factcheck.claims.migrations.0027_cluster_lead_contestability")

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS
 
 # In the order they can be created from nothing: a function comes after those it calls.
 FUNCTIONS = (

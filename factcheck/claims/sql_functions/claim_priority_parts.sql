@@ -1,7 +1,7 @@
 -- A claim's standing priority as one jsonb row: every part in points rounded to 4 places and
 -- `priority`, their sum (so claims separate: no rounding to whole points). Read with the
 -- weights of ranking_weights' one row; without that row (a test flush empties the table) with
--- the defaults of factcheck.claims.ranking.DEFAULT_RANKING_WEIGHTS, as version 0 (spliced in
+-- the defaults of factcheck.claims.ranking.priority.DEFAULT_RANKING_WEIGHTS, as version 0 (spliced in
 -- as a literal where the default_weights placeholder stands: PostgreSQL takes no parameters
 -- in DDL). Recency is not a part: the queue's stored order adds it (claim_queue_rank_at).
 --

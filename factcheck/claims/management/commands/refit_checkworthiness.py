@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from factcheck.accounts.roles import Role, has_role
-from factcheck.claims.refit import checkworthiness_refit
+from factcheck.claims.ranking.refit import checkworthiness_refit
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from factcheck.claims.services import claims_rescore
+from factcheck.claims.ranking.services import claims_rescore
 
 
 class Command(BaseCommand):

@@ -1,5 +1,5 @@
-"""Every reviewer-side write: workflow transitions, assignment, tags, annotations, evidence, verdicts;
-and the admins' one: the queue's ranking weights, with the re-rank that follows.
+"""Every reviewer-side write on one claim: workflow transitions, assignment, tags, a split,
+annotations, evidence, verdicts and their review.
 
 The cluster is the unit of work: it holds the status, assignee, tags and version
 (ClaimCluster). Each service locks the one row of the claim's cluster, checks the actor's
@@ -19,46 +19,28 @@ The workflow:
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection, models, transaction
-from django.db.models import F, Max
+from django.db import connection, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from factcheck.accounts.roles import Role, has_role
 from factcheck.audit.models import AuditEvent
 from factcheck.audit.services import audit_record
-from factcheck.cache import QUEUE_CHANGES
-from factcheck.claims.errors import HeldByOther, StaleVersion, TransitionNotAllowed, WorkflowError
-from factcheck.claims.models import (
-    DISMISS_REASON_MAX_CHARS,
-    Annotation,
-    BulkAction,
-    Claim,
-    ClaimCluster,
-    ClusterSplit,
-    Evidence,
-    RankingWeights,
-    SavedView,
-    TriageLabel,
-    Verdict,
-)
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
-from factcheck.claims.reviewed import claim_reviewed_default
-from factcheck.claims.selectors import VERDICT_NEWEST_FIRST, claim_cluster_ids
+from factcheck.claims.models import DISMISS_REASON_MAX_CHARS, Annotation, Claim, ClaimCluster, ClusterSplit, Evidence, TriageLabel, Verdict
+from factcheck.claims.workflow.errors import HeldByOther, StaleVersion, TransitionNotAllowed
+from factcheck.claims.workflow.reviewed import claim_reviewed_default
+from factcheck.claims.workflow.selectors import VERDICT_NEWEST_FIRST, claim_cluster_ids
 from factcheck.factchecks.library import factcheck_record_verdict
-from factcheck.queueing import queued_row_send, queued_rows_resend
 from pipeline.cluster_state import SPLIT_OUT
-from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
+from pipeline.merge import MERGE_LOCK_ID
 from pipeline.sql import statement
 
 S = Claim.Status
@@ -498,7 +480,7 @@ def evidence_add(
 
 
 def claim_reviewed_default_for(claim: Claim) -> str:
-    """The claim reviewed a verdict on `claim` starts from (claims.reviewed)."""
+    """The claim reviewed a verdict on `claim` starts from (claims.workflow.reviewed)."""
     quantities = [str(q.get("text") or "") for q in claim.quantities or [] if isinstance(q, dict)]
     return claim_reviewed_default(claim.sentence, attribution=claim.attribution, quantities=quantities)
 
@@ -665,278 +647,3 @@ def verdict_return(*, verdict: Verdict, actor: User, comment: str, expected_vers
     _save(cluster, ["status"])
     _record(claim, actor=actor, verb="verdict.return", before=before, comment=comment, **_verdict_state(verdict))
     return verdict
-
-
-# --- The queue: saved views and bulk actions ---------------------------------------------
-
-
-@transaction.atomic
-def saved_view_create(*, user: User, name: str, query: str) -> SavedView:
-    """Save (or overwrite) the user's view `name` with the queue's canonical query string."""
-    if not has_role(user, Role.REVIEWER):
-        raise PermissionDenied("This needs the reviewer role.")
-    name = name.strip()
-    view = SavedView.objects.filter(user=user, name=name).first() or SavedView(user=user, name=name)
-    view.query = query
-    view.full_clean()
-    view.save()
-    return view
-
-
-@transaction.atomic
-def saved_view_delete(*, user: User, view: SavedView) -> None:
-    if view.user_id != user.pk:
-        raise PermissionDenied("Only its owner deletes a saved view.")
-    view.delete()
-
-
-class BulkKind(models.TextChoices):
-    ASSIGN = "assign", "Assign"
-    DISMISS = "dismiss", "Dismiss"
-    STATUS = "status", "Set status"
-    TAG = "tag", "Tag"
-
-
-@dataclass(frozen=True)
-class BulkOutcome:
-    done: int
-    skipped: int
-
-
-def bulk_check_allowed(*, actor: User, action: str, params: dict[str, Any]) -> None:
-    """The checks made before a bulk action is counted, run or queued (each claim's service
-    checks again): reviewers act on claims; only editors assign to someone else."""
-    if not has_role(actor, Role.REVIEWER):
-        raise PermissionDenied("This needs the reviewer role.")
-    if action not in BulkKind.values:
-        raise WorkflowError(f"Unknown bulk action {action!r}.")
-    if action == BulkKind.ASSIGN and params.get("assignee_id") not in (None, actor.pk) and not has_role(actor, Role.EDITOR):
-        raise PermissionDenied("Only editors assign claims to others.")
-
-
-def _bulk_apply_one(*, claim: Claim, actor: User, action: str, params: dict[str, Any], assignee: User | None) -> None:
-    if action == BulkKind.ASSIGN:
-        # Editors reassign, so for them a claim someone holds is taken over; a reviewer's
-        # bulk "assign to me" leaves claims others hold alone (skipped).
-        claim_assign(claim=claim, actor=actor, assignee=assignee, force=has_role(actor, Role.EDITOR))
-    elif action == BulkKind.DISMISS:
-        claim_dismiss(claim=claim, actor=actor, reason=params["reason"])
-    elif action == BulkKind.STATUS:
-        claim_set_status(claim=claim, actor=actor, status=params["status"], reason=params.get("reason", ""))
-    elif action == BulkKind.TAG:
-        claim_tag(claim=claim, actor=actor, add=params.get("add", []), remove=params.get("remove", []))
-
-
-def bulk_apply(*, actor: User, action: str, params: dict[str, Any], claim_ids: list[int]) -> BulkOutcome:
-    """Apply an action claim by claim through the workflow services, so each change has its
-    guard and its audit row. A claim the action may not touch (a transition not allowed, a
-    claim someone else holds, too many tags, one deleted meanwhile) is skipped, not a failure."""
-    bulk_check_allowed(actor=actor, action=action, params=params)
-    assignee = None
-    if action == BulkKind.ASSIGN and params.get("assignee_id") is not None:
-        assignee = get_user_model().objects.get(pk=params["assignee_id"])
-    done = skipped = 0
-    claims = Claim.objects.filter(pk__in=claim_ids).order_by("pk")
-    for claim in claims:
-        try:
-            _bulk_apply_one(claim=claim, actor=actor, action=action, params=params, assignee=assignee)
-        except (WorkflowError, PermissionDenied, ValidationError):
-            skipped += 1
-        else:
-            done += 1
-    skipped += len(set(claim_ids)) - done - skipped
-    return BulkOutcome(done=done, skipped=skipped)
-
-
-@transaction.atomic
-def bulk_action_create(*, user: User, action: str, params: dict[str, Any], claim_ids: list[int]) -> BulkAction:
-    """Record a bulk action over a fixed list of claims and queue it once this commits."""
-    from factcheck.claims.tasks import bulk_action_run
-
-    bulk_check_allowed(actor=user, action=action, params=params)
-    bulk = BulkAction(user=user, action=action, params=params, claim_ids=sorted(set(claim_ids)), total=len(set(claim_ids)))
-    bulk.full_clean()
-    bulk.save()
-    bulk_id = bulk.pk
-    queued = BulkAction.objects.filter(status=BulkAction.Status.QUEUED)
-    transaction.on_commit(
-        lambda: queued_row_send(bulk_action_run, queued=queued, pk=bulk_id, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=BULK_QUEUE_UNAVAILABLE)
-    )
-    return bulk
-
-
-BULK_QUEUE_UNAVAILABLE = "The task queue is unavailable: this action starts when it is back."
-
-
-def bulk_actions_resend() -> list[int]:
-    """Send the queued bulk actions whose message could not be sent (the reaper calls this)."""
-    from factcheck.claims.tasks import bulk_action_run
-
-    queued = BulkAction.objects.filter(status=BulkAction.Status.QUEUED)
-    return queued_rows_resend(bulk_action_run, queued=queued, queue=settings.CELERY_TASK_DEFAULT_QUEUE, unavailable=BULK_QUEUE_UNAVAILABLE)
-
-
-def bulk_action_process(*, bulk_action_id: int) -> BulkAction | None:
-    """Run a queued bulk action; None when it is gone or another delivery already took it.
-
-    Each chunk's claim changes and the progress counters commit together, so the counters
-    always say how far it got.
-    """
-    if BulkAction.objects.filter(pk=bulk_action_id, status=BulkAction.Status.QUEUED).update(status=BulkAction.Status.RUNNING) != 1:
-        return None
-    bulk = BulkAction.objects.select_related("user").get(pk=bulk_action_id)
-    try:
-        if bulk.user is None:
-            raise WorkflowError("The user who started it no longer exists.")
-        chunk_size = settings.FACTCHECK_BULK_CHUNK
-        for start in range(0, len(bulk.claim_ids), chunk_size):
-            with transaction.atomic():
-                outcome = bulk_apply(actor=bulk.user, action=bulk.action, params=bulk.params, claim_ids=bulk.claim_ids[start : start + chunk_size])
-                BulkAction.objects.filter(pk=bulk.pk).update(done=F("done") + outcome.done, skipped=F("skipped") + outcome.skipped)
-    except Exception as exc:
-        BulkAction.objects.filter(pk=bulk.pk).update(status=BulkAction.Status.FAILED, error=str(exc)[:2000], finished_at=timezone.now())
-        raise
-    BulkAction.objects.filter(pk=bulk.pk).update(status=BulkAction.Status.DONE, finished_at=timezone.now())
-    bulk.refresh_from_db()
-    return bulk
-
-
-# --- The queue's ranking weights ----------------------------------------------------------
-
-
-@transaction.atomic
-def ranking_weights_set(*, actor: User, weights: dict[str, float]) -> RankingWeights:
-    """Save new ranking weights (admins only), audited, and re-rank the queue once this commits.
-
-    Every weight must be given, within its range (ranking.WEIGHT_FIELDS). The same weights
-    again change nothing: no new version, no audit row, no re-rank."""
-    from factcheck.claims.tasks import ranking_rerank
-
-    _require(actor, Role.ADMIN, "Changing the ranking weights")
-    given = {key: float(value) for key, value in weights.items()}
-    expected = {field.key: field for field in WEIGHT_FIELDS}
-    if set(given) != set(expected):
-        raise ValidationError(f"Give exactly these weights: {', '.join(expected)}.")
-    for key, value in given.items():
-        field = expected[key]
-        if not (math.isfinite(value) and field.minimum <= value <= field.maximum):
-            raise ValidationError({key: f"{field.label} must be between {field.minimum:g} and {field.maximum:g}."})
-    current, _ = RankingWeights.objects.select_for_update().get_or_create(
-        pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 0}
-    )
-    if current.weights == given:
-        return current
-    before = {"weights": current.weights, "version": current.version}
-    current.weights, current.version = given, current.version + 1
-    current.full_clean()
-    current.save()
-    audit_record(
-        actor=actor, verb="ranking_weights_set", object_type="ranking_weights", object_id=current.pk,
-        before=before, after={"weights": current.weights, "version": current.version},
-    )
-    version = current.version
-    transaction.on_commit(lambda: ranking_rerank.apply_async(args=(version,), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
-    return current
-
-
-def claims_rerank() -> int:
-    """Every cluster's lead and every claim's priority and parts with the current weights (the
-    pipeline's own statements, pipeline/sql/refresh_clusters.sql and refresh_all_priorities.sql);
-    returns the claims whose priority changed, 0 when run again.
-
-    Holds the advisory lock the pipeline's merge holds, so a re-rank and a merge never
-    interleave: whichever comes second waits and computes with what the first committed."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
-        # Read before the refresh: weights saved in between leave the basis behind, and the
-        # next merge then refreshes every priority itself (pipeline.merge.refresh_priorities).
-        cursor.execute(WEIGHTS_VERSION)
-        (version,) = cursor.fetchone()
-        # New weights can make another appearance its cluster's lead: every cluster's
-        # statistics and lead first (the merge's own statement), then every priority.
-        cursor.execute(EVERY_CLUSTER)
-        (every_cluster,) = cursor.fetchone()
-        cursor.execute(statement("refresh_clusters"), {"cluster_keys": every_cluster})
-        cursor.execute(statement("refresh_all_priorities"))
-        changed = cursor.rowcount
-        # The basis as the merge records it (one row): also where no run has merged yet, so
-        # the ranking page can say the re-rank is done (selectors.ranking_basis_version).
-        cursor.execute("DELETE FROM claim_priority_basis")
-        cursor.execute("INSERT INTO claim_priority_basis (weights_version) VALUES (%s)", [version])
-        # A changed recency weight or half-life moves no standing priority: the stored order too.
-        _queue_order_refresh(cursor)
-        return changed
-
-
-# The queue's stored order against today's UTC day and the current recency weights
-# (factcheck/claims/sql_functions/claim_queue_rank_at.sql): the basis moves, then every rank that differs.
-QUEUE_ORDER_BASIS_SQL = """
-INSERT INTO claim_queue_order_basis (id, day, weight, half_life_days)
-SELECT 1, claim_seen_day(now()), recency, half_life_days FROM claim_queue_weights()
-ON CONFLICT (id) DO UPDATE SET day = EXCLUDED.day, weight = EXCLUDED.weight, half_life_days = EXCLUDED.half_life_days
-WHERE (claim_queue_order_basis.day, claim_queue_order_basis.weight, claim_queue_order_basis.half_life_days)
-      IS DISTINCT FROM (EXCLUDED.day, EXCLUDED.weight, EXCLUDED.half_life_days)
-"""
-QUEUE_ORDER_RANKS_SQL = """
-UPDATE claims c SET queue_rank = claim_queue_rank_at(c.priority, c.seen_at, b.day, b.weight, b.half_life_days)
-FROM claim_queue_basis() b
-WHERE c.queue_rank IS DISTINCT FROM claim_queue_rank_at(c.priority, c.seen_at, b.day, b.weight, b.half_life_days)
-"""
-
-
-def _queue_order_refresh(cursor: Any) -> int:
-    cursor.execute(QUEUE_ORDER_BASIS_SQL)
-    if cursor.rowcount == 0:
-        # The basis stands: the trigger ranked every write against it, so no rank differs.
-        return 0
-    cursor.execute(QUEUE_ORDER_RANKS_SQL)
-    return cursor.rowcount
-
-
-def queue_order_refresh() -> int:
-    """Move the queue's stored order to today (and the current recency weights) when either
-    changed, rewriting the ranks that differ; returns how many, 0 when run again the same day.
-    Holds the merge's lock, so that no run's writes interleave with the rewrite."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MERGE_LOCK_ID])
-        changed = _queue_order_refresh(cursor)
-    if changed:
-        QUEUE_CHANGES.changed()
-    return changed
-
-
-RESCORE_BATCH = 2000
-
-
-def claims_rescore() -> int:
-    """Every stored claim's contestability with the active check-worthiness version's ranking
-    model, recorded as scored by that version, then every cluster's lead and priority
-    (claims_rerank). For claims stored before contestability existed, or after a promotion;
-    the check-worthiness score itself stays until a run reads the article again. Returns the
-    claims whose signals changed."""
-    from factcheck.learning.models import ModelKind
-    from factcheck.learning.selectors import active_version
-    from factcheck.learning.services import model_store_path
-    from pipeline.nlp.contestability import ClaimView, load_model
-
-    version = active_version(ModelKind.CHECKWORTHINESS)
-    model = load_model(model_store_path(version))
-    changed = 0
-    last = 0
-    columns = ("id", "sentence", "score", "claim_type", "claim_types", "attribution", "rank_signals", "model_version_id")
-    while batch := list(Claim.objects.filter(pk__gt=last).order_by("pk").only(*columns)[:RESCORE_BATCH]):
-        last = batch[-1].pk
-        updated = []
-        for claim in batch:
-            signals = dict(claim.rank_signals or {})
-            view = ClaimView(claim.sentence, claim.score, claim.claim_type, tuple(claim.claim_types or ()), claim.attribution, signals)
-            probability = round(model.probability(view), 4)
-            if signals.get("contestability") != probability or claim.model_version_id != version.pk:
-                claim.rank_signals = {**signals, "contestability": probability}
-                claim.model_version_id = version.pk
-                updated.append(claim)
-        with transaction.atomic():
-            Claim.objects.bulk_update(updated, ["rank_signals", "model_version"])
-        changed += len(updated)
-    claims_rerank()
-    return changed

@@ -1,4 +1,4 @@
-"""Reads for claims: each selector fixes its query shape."""
+"""Reads for the triage queue: its pages, counts, choices, next claim, rows, inbox and saved views."""
 
 from __future__ import annotations
 
@@ -7,32 +7,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
-from django.db.models import (
-    Case,
-    Count,
-    Exists,
-    F,
-    FloatField,
-    Func,
-    IntegerField,
-    OuterRef,
-    Prefetch,
-    Q,
-    QuerySet,
-    TextField,
-    Value,
-    When,
-)
-from django.db.models.functions import Coalesce, Left
+from django.db.models import Case, Count, Exists, F, Func, IntegerField, OuterRef, Q, QuerySet, TextField, Value, When
+from django.db.models.functions import Left
 from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
-from factcheck.audit.models import AuditEvent
 from factcheck.cache import QUEUE_CHANGES
-from factcheck.claims.filters import (
+from factcheck.claims.models import OPEN_STATUSES, BulkAction, Claim, SavedView, Verdict
+from factcheck.claims.queue.filters import (
     MY_CLAIMS_VALUES,
     QUEUE_ORDER,
     Position,
@@ -46,124 +30,7 @@ from factcheck.claims.filters import (
     highlighted_parts,
     search_for,
 )
-from factcheck.claims.models import OPEN_STATUSES, Annotation, BulkAction, Claim, Evidence, PriorityBasis, RankingWeights, SavedView, Verdict
-from factcheck.claims.ranking import DEFAULT_RANKING_WEIGHTS
-
-
-def claim_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> Claim:
-    """The access helper: a claim is visible to reviewers and up; anyone else gets 404."""
-    if not has_role(user, Role.REVIEWER):
-        raise Http404("No such claim.")
-    try:
-        return claims_for_pages().get(pk=pk)
-    except Claim.DoesNotExist as exc:
-        raise Http404("No such claim.") from exc
-
-
-def claims_for_pages() -> QuerySet[Claim]:
-    """Claims as the claim page shows them: with their article, outlet, cluster and its
-    assignee, and their `recency` points and `total` (the queue's rank)."""
-    return Claim.objects.select_related("article", "article__outlet", "cluster", "cluster__assignee", "model_version").annotate(
-        recency=recency_of_rank(), total=F("queue_rank")
-    )
-
-
-def claim_cluster_ids(*, claim: Claim) -> list[int]:
-    """The ids of every appearance of the claim's cluster (itself included)."""
-    return list(Claim.objects.filter(cluster__cluster_key=claim.cluster_id).order_by("id").values_list("id", flat=True))
-
-
-def claim_appearances(*, claim: Claim) -> list[Claim]:
-    """Every appearance of the claim's cluster (itself included), first published first."""
-    return list(
-        Claim.objects.filter(cluster__cluster_key=claim.cluster_id)
-        .select_related("article", "article__outlet")
-        .order_by(Coalesce("article__published_at", "article__created_at"), "id")
-    )
-
-
-def claim_timeline(*, claim_ids: list[int]) -> QuerySet[AuditEvent]:
-    """The audit rows of every appearance of a cluster, oldest first: each change is recorded
-    on the appearance it was made on, so a merged cluster shows both histories and a split
-    one keeps its own."""
-    return AuditEvent.objects.filter(object_type="claim", object_id__in=claim_ids).select_related("actor").order_by("created_at", "id")
-
-
-@dataclass(frozen=True)
-class HighlightedText:
-    before: str
-    highlighted: str
-    after: str
-
-
-def claim_in_context(*, claim: Claim) -> HighlightedText:
-    text = claim.article.text
-    return HighlightedText(
-        before=text[: claim.start_offset],
-        highlighted=text[claim.start_offset : claim.end_offset],
-        after=text[claim.end_offset :],
-    )
-
-
-def claim_paragraph(*, claim: Claim) -> HighlightedText:
-    """The paragraph (blank-line delimited) that holds the claim, with the claim marked."""
-    text = claim.article.text
-    start = text.rfind("\n\n", 0, claim.start_offset)
-    start = 0 if start < 0 else start + 2
-    end = text.find("\n\n", claim.end_offset)
-    end = len(text) if end < 0 else end
-    return HighlightedText(
-        before=text[start : claim.start_offset],
-        highlighted=text[claim.start_offset : claim.end_offset],
-        after=text[claim.end_offset : end],
-    )
-
-
-@dataclass(frozen=True)
-class Workspace:
-    annotations: list[Annotation]
-    evidence: list[Evidence]
-    verdicts: list[Verdict]  # newest first (VERDICT_NEWEST_FIRST)
-
-    @property
-    def current_verdict(self) -> Verdict | None:
-        return self.verdicts[0] if self.verdicts else None
-
-    @property
-    def published_verdict(self) -> Verdict | None:
-        approved = [v for v in self.verdicts if v.status == Verdict.Status.APPROVED and v.approved_at is not None]
-        return max(approved, key=lambda v: (v.approved_at, v.pk)) if approved else None
-
-
-# A cluster's verdicts, newest first: its current verdict is the revision written last on
-# any appearance (one chain normally; two after clusters with verdicts merged).
-VERDICT_NEWEST_FIRST = ("-created_at", "-id")
-
-
-def claim_workspace(*, claim_ids: list[int]) -> Workspace:
-    """Notes, evidence and every verdict revision of a cluster (`claim_ids`: its appearances,
-    claim_cluster_ids), whichever appearance each was written on, in four queries."""
-    return Workspace(
-        annotations=list(Annotation.objects.filter(claim_id__in=claim_ids).select_related("author").order_by("created_at", "id")),
-        evidence=list(Evidence.objects.filter(claim_id__in=claim_ids).select_related("added_by").order_by("created_at", "id")),
-        verdicts=list(
-            Verdict.objects.filter(claim_id__in=claim_ids)
-            .select_related("author", "approved_by")
-            .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.order_by("id")))
-            .order_by(*VERDICT_NEWEST_FIRST)
-        ),
-    )
-
-
-def assignable_users() -> QuerySet[User]:
-    """Everyone who may hold a claim: active users with a role."""
-    return (
-        get_user_model()
-        .objects.filter(is_active=True, groups__name__in=list(GROUP_FOR_ROLE.values()))
-        .distinct()
-        .order_by("username")
-    )
-
+from factcheck.claims.ranking.selectors import recency_of_rank
 
 # --- The triage queue ----------------------------------------------------------------------
 #
@@ -177,12 +44,6 @@ def queue_view(values: dict[str, Any]) -> dict[str, Any]:
     """The filter values as the queue reads them: without a status filter, the work still to
     do (OPEN_STATUSES: not dismissed, not approved) is the default view."""
     return values if values.get("status") else {**values, "status": list(OPEN_STATUSES)}
-
-
-def recency_of_rank() -> Func:
-    """The recency points in a claim's queue_rank (its rank less its standing priority), to the
-    4 decimals they are rounded to."""
-    return Func(F("queue_rank") - F("priority"), template="round((%(expressions)s)::numeric, 4)::float8", output_field=FloatField())
 
 
 def _article_heading() -> Left:
@@ -557,22 +418,3 @@ def bulk_action_get_for_user(*, user: User, pk: int) -> BulkAction:
         return actions.defer("claim_ids").get(pk=pk)
     except BulkAction.DoesNotExist as exc:
         raise Http404("No such bulk action.") from exc
-
-
-
-def ranking_weights_current() -> RankingWeights:
-    """The weights the queue is ranked with: the stored row, or (none stored) the defaults
-    claim_priority_parts falls back to, unsaved, as version 0."""
-    return RankingWeights.objects.filter(pk=1).first() or RankingWeights(pk=1, weights=dict(DEFAULT_RANKING_WEIGHTS), version=0)
-
-
-def ranking_basis_version() -> int | None:
-    """The version of the weights the stored priorities were computed with (the re-rank and
-    the pipeline's merge record it once done), or None before any: while it lags the current
-    version, a re-rank is under way (or its task is still to run)."""
-    return PriorityBasis.objects.order_by("id").values_list("weights_version", flat=True).first()
-
-
-def ranking_weights_changes(*, limit: int = 10) -> list[AuditEvent]:
-    """The latest changes of the ranking weights, newest first."""
-    return list(AuditEvent.objects.filter(object_type="ranking_weights").select_related("actor").order_by("-created_at", "-id")[:limit])
