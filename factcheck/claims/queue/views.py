@@ -48,7 +48,7 @@ def _is_htmx(request: HttpRequest) -> bool:
     return request.headers.get("HX-Request") == "true"
 
 
-def _queue_url(query: str = "") -> str:
+def queue_url(query: str = "") -> str:
     return reverse("claims:list") + (f"?{query}" if query else "")
 
 
@@ -59,10 +59,10 @@ def _queue_here(request: HttpRequest) -> str:
         values = [value for value in request.GET.getlist(name) if value.strip()]
         if values:
             params.setlist(name, values)
-    return _queue_url(params.urlencode())
+    return queue_url(params.urlencode())
 
 
-def _view_suffix(view: str | None) -> str:
+def view_suffix(view: str | None) -> str:
     """The query string that carries a view along the claim pages (and their forms)."""
     return "" if view is None else "?" + urlencode({"view": view})
 
@@ -72,7 +72,7 @@ def _next_url(request: HttpRequest) -> str:
     target = request.POST.get("next", "")
     if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return target
-    return _queue_url()
+    return queue_url()
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def _number(value: Any) -> str:
         return "?"
 
 
-def _truncate(text: str, length: int) -> str:
+def truncate(text: str, length: int) -> str:
     return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
 
@@ -190,10 +190,10 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 quantities=format_quantities(row["quantities"]),
                 speaker=f"{speaker}, {title}" if speaker and title else speaker or "no speaker",
                 outlet=row["outlet_name"] or "Unknown outlet",
-                article=_truncate((row["article_heading"] or "").strip(), 60),
+                article=truncate((row["article_heading"] or "").strip(), 60),
                 cluster=_cluster_label(row["cluster_size"], row["cluster_outlets"]),
                 status_label=_label(Claim.Status, status),
-                reason=_truncate(row["dismiss_reason"], 40) if status == Claim.Status.DISMISSED else "",
+                reason=truncate(row["dismiss_reason"], 40) if status == Claim.Status.DISMISSED else "",
                 assignee=f"@{row['assignee_username']}" if row["assignee_id"] else "unassigned",
                 mine=row["assignee_id"] == user.pk,
                 can_check="check" in allowed[status],
@@ -216,7 +216,7 @@ def render_queue_rows(request: HttpRequest, rows: list[QueueRow], *, here: str, 
     """The rows' markup, from the Jinja2 engine (see templates/jinja2/claims/queue_rows.html)."""
     template = engines["jinja2"].get_template("claims/queue_rows.html")
     view = queue_filter_from(QueryDict(urlsplit(here).query)).querystring()
-    context = {"rows": rows, "here": here, "view_suffix": _view_suffix(view), "row_error": row_error, "held": held, "csrf_token": get_token(request)}
+    context = {"rows": rows, "here": here, "view_suffix": view_suffix(view), "row_error": row_error, "held": held, "csrf_token": get_token(request)}
     # The Jinja2 template autoescapes every value it prints.
     return mark_safe(template.render(context))  # noqa: S308
 
@@ -242,8 +242,8 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         "filter": queue_filter,
         "query": query,
         "here": _queue_here(request),
-        "view_suffix": _view_suffix(queue_filter.querystring()),
-        "queue_url": _queue_url(),
+        "view_suffix": view_suffix(queue_filter.querystring()),
+        "queue_url": queue_url(),
         "bulk_actions": BulkKind.choices,
         "bulk_statuses": BulkForm.STATUSES,
     }
@@ -262,7 +262,7 @@ def claim_list(request: HttpRequest) -> HttpResponse:
         saved_views=saved_views_marked(choices.saved_views, current=context["query"]),
         metadata=metadata_filter_fields(article_metadata_values(newest_article=choices.newest_article), chosen=queue_filter.values.get("meta") or []),
         article_named=article_title_of(queue_filter.values.get("article")),
-        without_article_url=_queue_url(QueueFilter(form=queue_filter.form, values={**queue_filter.values, "article": None}).querystring()),
+        without_article_url=queue_url(QueueFilter(form=queue_filter.form, values={**queue_filter.values, "article": None}).querystring()),
         titles_url=reverse("claims:article_titles"),
     )
     context["users"] = choices.assignees if is_editor else []
@@ -301,12 +301,12 @@ def queue_row_appearances(request: HttpRequest, pk: int) -> HttpResponse:
     found, size = selectors.row_appearances(claim_id=pk, limit=ROW_APPEARANCES_SHOWN)
     if not found:
         raise Http404("No such claim.")
-    suffix = _view_suffix(queue_filter_from(QueryDict(request.GET.get("view", ""))).querystring())
+    suffix = view_suffix(queue_filter_from(QueryDict(request.GET.get("view", ""))).querystring())
     detail_url = reverse("claims:detail", args=[_PK])
     appearances = [
         QueueAppearance(
             outlet=appearance.outlet_name or "Unknown outlet",
-            article=_truncate(appearance.article_heading.strip(), 60),
+            article=truncate(appearance.article_heading.strip(), 60),
             detail_url=detail_url.replace(str(_PK), str(appearance.pk)) + suffix,
             shown=appearance.pk == pk,
         )
@@ -370,7 +370,7 @@ def article_title_of(pk: int | None) -> str:
 @role_required(Role.REVIEWER)
 def my_claims(request: HttpRequest) -> HttpResponse:
     """"My claims": the queue filtered to the claims assigned to me that I have not finished."""
-    return redirect(_queue_url(my_claims_querystring()))
+    return redirect(queue_url(my_claims_querystring()))
 
 
 @require_GET
@@ -380,7 +380,7 @@ def inbox(request: HttpRequest) -> HttpResponse:
     every reviewer role; an editor sees how many verdicts wait for their approval as well."""
     work = selectors.inbox_for(user=request.user)
     awaiting = selectors.verdicts_awaiting_approval(user=request.user) if has_role(request.user, Role.EDITOR) else None
-    return render(request, "claims/inbox.html", {"inbox": work, "awaiting": awaiting, "mine_url": _queue_url(my_claims_querystring())}, using="jinja2")
+    return render(request, "claims/inbox.html", {"inbox": work, "awaiting": awaiting, "mine_url": queue_url(my_claims_querystring())}, using="jinja2")
 
 
 @require_GET
@@ -430,7 +430,7 @@ def queue_row_action(request: HttpRequest, pk: int) -> HttpResponse:
             error, status = " ".join(refused.messages), 422
     if not _is_htmx(request):
         if error:
-            messages.error(request, f"“{_truncate(claim.sentence, 60)}”: {error}")
+            messages.error(request, f"“{truncate(claim.sentence, 60)}”: {error}")
         return redirect(_next_url(request))
     row = queue_rows([selectors.queue_row(user=request.user, pk=pk)], user=request.user)[0]
     markup = render_queue_rows(request, [row], here=_next_url(request), row_error=error, held=held)
@@ -452,19 +452,19 @@ def saved_view_create(request: HttpRequest) -> HttpResponse:
     form = SavedViewForm(request.POST)
     if not form.is_valid():
         messages.error(request, "A saved view needs a name (up to 80 characters).")
-        return redirect(_queue_url(request.POST.get("query", "")))
+        return redirect(queue_url(request.POST.get("query", "")))
     # Stored canonical: only the filters that are valid, in one order.
     query = queue_filter_from(QueryDict(form.cleaned_data["query"])).querystring()
     view = services.saved_view_create(user=signed_in_user(request), name=form.cleaned_data["name"], query=query)
     messages.success(request, f"Saved the view “{view.name}”.")
-    return redirect(_queue_url(view.query))
+    return redirect(queue_url(view.query))
 
 
 @require_GET
 @role_required(Role.REVIEWER)
 def saved_view_open(request: HttpRequest, pk: int) -> HttpResponse:
     view = selectors.saved_view_get_for_user(user=signed_in_user(request), pk=pk)
-    return redirect(_queue_url(view.query))
+    return redirect(queue_url(view.query))
 
 
 @require_POST
@@ -517,7 +517,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
             f"{BulkKind(action).label}: {outcome.done:,} claims done, {outcome.skipped:,} skipped"
             " (not allowed in their status, or held by someone else).",
         )
-        return redirect(_queue_url(filters))
+        return redirect(queue_url(filters))
     bulk_action = services.bulk_action_create(user=actor, action=action, params=params, claim_ids=claim_ids)
     return redirect("claims:bulk_detail", pk=bulk_action.pk)
 

@@ -16,7 +16,7 @@ from factcheck.audit.services import audit_record
 from factcheck.cache import QUEUE_CHANGES
 from factcheck.claims.models import Claim, RankingWeights
 from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, WEIGHT_FIELDS
-from factcheck.claims.workflow.services import EVERY_CLUSTER, _require
+from factcheck.claims.workflow.services import EVERY_CLUSTER, require_role
 from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
 from pipeline.sql import statement
 
@@ -31,7 +31,7 @@ def ranking_weights_set(*, actor: User, weights: dict[str, float]) -> RankingWei
     again change nothing: no new version, no audit row, no re-rank."""
     from factcheck.claims.tasks import ranking_rerank
 
-    _require(actor, Role.ADMIN, "Changing the ranking weights")
+    require_role(actor, Role.ADMIN, "Changing the ranking weights")
     given = {key: float(value) for key, value in weights.items()}
     expected = {field.key: field for field in WEIGHT_FIELDS}
     if set(given) != set(expected):

@@ -67,7 +67,7 @@ MAX_TAGS = 20
 # --- helpers -----------------------------------------------------------------------------
 
 
-def _require(actor: User, role: Role, what: str) -> None:
+def require_role(actor: User, role: Role, what: str) -> None:
     if not has_role(actor, role):
         raise PermissionDenied(f"{what} needs the {role.name.lower()} role.")
 
@@ -182,7 +182,7 @@ def claim_assign(
     Reviewers take claims for themselves and release their own; taking one held by
     someone else needs force=True (the UI asks first). Editors assign to anyone.
     """
-    _require(actor, Role.REVIEWER, "Assigning a claim")
+    require_role(actor, Role.REVIEWER, "Assigning a claim")
     locked = _locked_cluster(claim)
     claim, cluster = locked.claim, locked.cluster
     _check_version(locked, expected_version)
@@ -211,7 +211,7 @@ def claim_assign(
 @transaction.atomic
 def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Triage: worth checking. Also how a dismissed claim is reconsidered."""
-    _require(actor, Role.REVIEWER, "Triaging a claim")
+    require_role(actor, Role.REVIEWER, "Triaging a claim")
     locked = _locked_cluster(claim)
     claim, cluster = locked.claim, locked.cluster
     _check_version(locked, expected_version)
@@ -228,7 +228,7 @@ def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None 
 @transaction.atomic
 def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: int | None = None, force: bool = False) -> Claim:
     """Triage: not worth checking, and why."""
-    _require(actor, Role.REVIEWER, "Dismissing a claim")
+    require_role(actor, Role.REVIEWER, "Dismissing a claim")
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError("Say why the claim is dismissed.")
@@ -281,7 +281,7 @@ def triage_label_record(*, claim: Claim, decision: str, by: User) -> TriageLabel
 @transaction.atomic
 def claim_start_research(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Someone starts researching the claim; it becomes theirs."""
-    _require(actor, Role.REVIEWER, "Researching a claim")
+    require_role(actor, Role.REVIEWER, "Researching a claim")
     locked = _locked_cluster(claim)
     claim, cluster = locked.claim, locked.cluster
     _check_version(locked, expected_version)
@@ -324,7 +324,7 @@ def normalise_tag(tag: str) -> str:
 
 @transaction.atomic
 def claim_tag(*, claim: Claim, actor: User, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Claim:
-    _require(actor, Role.REVIEWER, "Tagging a claim")
+    require_role(actor, Role.REVIEWER, "Tagging a claim")
     locked = _locked_cluster(claim)
     claim, cluster = locked.claim, locked.cluster
     added = [t for t in (normalise_tag(t) for t in add) if t]
@@ -366,7 +366,7 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
     move to another appearance), so the cluster loses none of its work. The split is recorded
     (ClusterSplit) so the pipeline never joins the two again, and audited on both sides.
     """
-    _require(actor, Role.REVIEWER, "Splitting a cluster")
+    require_role(actor, Role.REVIEWER, "Splitting a cluster")
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError("Say why this appearance is not the same claim.")
@@ -436,7 +436,7 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
 def annotation_add(*, claim: Claim, actor: User, body: str, submission_key: uuid.UUID | None = None) -> Annotation:
     """Add a note. A submission_key already used on this claim returns that note instead:
     the claim's lock makes a second copy of the same form wait, then find the first."""
-    _require(actor, Role.REVIEWER, "Annotating a claim")
+    require_role(actor, Role.REVIEWER, "Annotating a claim")
     body = (body or "").strip()
     if not body:
         raise ValidationError("The note is empty.")
@@ -459,7 +459,7 @@ def evidence_add(
     *, claim: Claim, actor: User, kind: str, url: str, title: str, note: str = "", submission_key: uuid.UUID | None = None
 ) -> Evidence:
     """Add a source; a submission_key already used on this claim returns that entry (as for notes)."""
-    _require(actor, Role.REVIEWER, "Adding evidence")
+    require_role(actor, Role.REVIEWER, "Adding evidence")
     locked = _locked_cluster(claim)
     claim = locked.claim
     if submission_key is not None and (done := Evidence.objects.filter(claim=claim, submission_key=submission_key).first()):
@@ -514,7 +514,7 @@ def verdict_draft(
     changed: the edit becomes the next revision. `claim_reviewed` is the claim as checked
     (what the ClaimReview export names); left blank, the default made from the sentence.
     """
-    _require(actor, Role.REVIEWER, "Drafting a verdict")
+    require_role(actor, Role.REVIEWER, "Drafting a verdict")
     locked = _locked_cluster(claim)
     claim, cluster = locked.claim, locked.cluster
     _check_hold(cluster, actor, force)
@@ -589,7 +589,7 @@ def _locked_verdict(verdict: Verdict) -> tuple[LockedCluster, Verdict]:
 
 
 def _check_reviewable(locked: LockedCluster, verdict: Verdict, actor: User, expected_version: int | None, action: str) -> None:
-    _require(actor, Role.EDITOR, f"{action.capitalize()} a verdict")
+    require_role(actor, Role.EDITOR, f"{action.capitalize()} a verdict")
     if expected_version is not None and verdict.version != expected_version:
         raise StaleVersion(
             "The verdict changed after you opened it; read the new wording before deciding.",

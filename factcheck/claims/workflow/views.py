@@ -26,7 +26,7 @@ from factcheck.accounts.roles import Role, has_role, role_required, signed_in_us
 from factcheck.claims.models import Claim, Verdict
 from factcheck.claims.queue import selectors as queue_selectors
 from factcheck.claims.queue.filters import MY_CLAIMS_VALUES, queue_filter_from
-from factcheck.claims.queue.views import _queue_url, _truncate, _view_suffix
+from factcheck.claims.queue.views import queue_url, truncate, view_suffix
 from factcheck.claims.ranking.priority import priority_breakdown, priority_reasons
 from factcheck.claims.workflow import selectors, services
 from factcheck.claims.workflow.errors import HeldByOther, StaleVersion, WorkflowError
@@ -64,7 +64,7 @@ def _next_in_view(request: HttpRequest, claim: Claim, view: str) -> str | None:
     where the view showed it, (total, id)."""
     values = next_claim_values(queue_filter_from(QueryDict(view)).values)
     found = queue_selectors.next_in_view(user=request.user, values=values, claim_id=claim.pk, total=claim.total)  # type: ignore[attr-defined]  # claims_for_pages annotates it
-    return reverse("claims:detail", args=[found]) + _view_suffix(view) if found is not None else None
+    return reverse("claims:detail", args=[found]) + view_suffix(view) if found is not None else None
 
 
 # --- The claim page ------------------------------------------------------------------------
@@ -133,8 +133,8 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
     # a decision moves there, `u` goes back to it.
     view = _view_of(request.GET)
     context.update(
-        view_suffix=_view_suffix(view),
-        queue_view_url=_queue_url(view or ""),
+        view_suffix=view_suffix(view),
+        queue_view_url=queue_url(view or ""),
         next_claim_url=_next_in_view(request, claim, view) if view is not None else None,
     )
     context.update(forms)
@@ -191,11 +191,11 @@ def _act(
     if decision and view is not None:
         if next_url is None:
             messages.success(request, f"{done} That was the last claim of this view.")
-            return redirect(_queue_url(view))
+            return redirect(queue_url(view))
         messages.success(request, f"{done} This is the next claim of your view.")
         return redirect(next_url)
     messages.success(request, done)
-    return redirect(reverse("claims:detail", args=[claim.pk]) + _view_suffix(view))
+    return redirect(reverse("claims:detail", args=[claim.pk]) + view_suffix(view))
 
 
 def _claim_for_action(request: HttpRequest, pk: int) -> Claim:
@@ -337,7 +337,7 @@ def claim_split(request: HttpRequest, pk: int) -> HttpResponse:
     except (WorkflowError, ValidationError) as refused:
         form.add_error(None, refused.message if isinstance(refused, WorkflowError) else " ".join(refused.messages))
         return _render_claim(request, back, status=400, split_form=form)
-    messages.success(request, f"Split “{_truncate(claim.sentence, 60)}” out of the cluster: it is a claim of its own now.")
+    messages.success(request, f"Split “{truncate(claim.sentence, 60)}” out of the cluster: it is a claim of its own now.")
     return redirect(reverse("claims:detail", args=[back.pk]))
 
 
