@@ -1,6 +1,6 @@
 """The desk's own published verdicts as library entries.
 
-Called by claims.services.verdict_approve inside its transaction, so a verdict and its
+Called by claims.workflow.services.verdict_approve inside its transaction, so a verdict and its
 library entry are published together. Kept apart from services.py, which builds on the
 claims services: this module needs only the models, so the claims services can import it.
 """

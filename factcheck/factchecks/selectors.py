@@ -78,7 +78,7 @@ def checked_when(*, checked_on: date | None, claim_published_at: datetime | None
 
 def checked_before_q() -> Q:
     """The claim matches that make a claim "Checked before" (the queue's badge and its
-    checked_before filter, claims.filters): a confirmed match or a suggestion from
+    checked_before filter, claims.queue.filters): a confirmed match or a suggestion from
     FACTCHECK_CHECKED_BEFORE_MIN_SCORE (a rejected one never), whose fact-check was not
     published after the claim's article (checked_when: "after" never counts; a same-day or an
     unknown date counts, and the page says which)."""

@@ -302,7 +302,7 @@ class ReportVerdict:
 @dataclass
 class ReportData:
     scope: ReportScope
-    claims_found: int  # claims (clusters of appearances, claims.selectors.ClaimCount)
+    claims_found: int  # claims (clusters of appearances, claims.queue.selectors.ClaimCount)
     appearances_found: int  # the same claims' appearances: one per article
     verdicts_published: int
     open_work: int

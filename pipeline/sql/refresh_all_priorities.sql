@@ -1,7 +1,7 @@
 -- Every claim's standing priority (claim_priority_parts, factcheck/claims/sql_functions/) with the
 -- current weights, from its cluster's lead appearance as refresh_cluster_priorities.sql
 -- takes it: the web app's re-rank after a change of weights
--- (factcheck.claims.services.claims_rerank), and a merge that finds the weights changed since
+-- (factcheck.claims.ranking.services.claims_rerank), and a merge that finds the weights changed since
 -- the stored priorities were computed (a re-rank that never ran). Only rows whose priority
 -- or parts differ are written.
 WITH p AS (

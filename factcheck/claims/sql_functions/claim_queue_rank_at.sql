@@ -1,7 +1,7 @@
 -- The queue's stored order: claims.queue_rank = the standing priority plus the recency points
 -- of the day the claim was seen, counted back from the order's day (claim_queue_order_basis).
 -- Rounded to the day, every claim's rank stays put until the day turns (or the recency
--- weights change); then factcheck.claims.services.queue_order_refresh moves the basis and
+-- weights change); then factcheck.claims.ranking.services.queue_order_refresh moves the basis and
 -- rewrites the ranks that differ, under the merge's lock. Between refreshes, the trigger
 -- below ranks each inserted claim, and each changed priority or seen_at, against the same basis.
 -- Applied by claims migration 0031.
