@@ -130,6 +130,15 @@ def _state(cluster: ClaimCluster) -> dict[str, Any]:
     }
 
 
+def _locked_for_change(claim: Claim, *, actor: User, expected_version: int | None, force: bool) -> tuple[Claim, ClaimCluster, dict[str, Any]]:
+    """The common start of a triage step: the cluster locked, the reviewer's version current,
+    nobody else holding it (unless forced); the claim as locked, its cluster, the state before."""
+    locked = _locked_cluster(claim)
+    _check_version(locked, expected_version)
+    _check_hold(locked.cluster, actor, force)
+    return locked.claim, locked.cluster, _state(locked.cluster)
+
+
 def _save(cluster: ClaimCluster, fields: Iterable[str]) -> None:
     """Validate the cluster's new state and write it, with the next version: one row."""
     cluster.version += 1
@@ -212,11 +221,7 @@ def claim_assign(
 def claim_mark_check(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Triage: worth checking. Also how a dismissed claim is reconsidered."""
     require_role(actor, Role.REVIEWER, "Triaging a claim")
-    locked = _locked_cluster(claim)
-    claim, cluster = locked.claim, locked.cluster
-    _check_version(locked, expected_version)
-    _check_hold(cluster, actor, force)
-    before = _state(cluster)
+    claim, cluster, before = _locked_for_change(claim, actor=actor, expected_version=expected_version, force=force)
     _transition(cluster, to=S.CHECK, allowed_from=CHECK_FROM, action="mark it “check it”")
     cluster.dismiss_reason = ""
     _save(cluster, ["status", "dismiss_reason"])
@@ -234,11 +239,7 @@ def claim_dismiss(*, claim: Claim, actor: User, reason: str, expected_version: i
         raise ValidationError("Say why the claim is dismissed.")
     if len(reason) > DISMISS_REASON_MAX_CHARS:
         raise ValidationError(f"Keep the reason to {DISMISS_REASON_MAX_CHARS} characters.")
-    locked = _locked_cluster(claim)
-    claim, cluster = locked.claim, locked.cluster
-    _check_version(locked, expected_version)
-    _check_hold(cluster, actor, force)
-    before = _state(cluster)
+    claim, cluster, before = _locked_for_change(claim, actor=actor, expected_version=expected_version, force=force)
     _transition(cluster, to=S.DISMISSED, allowed_from=DISMISS_FROM, action="dismiss it")
     cluster.dismiss_reason = reason
     _save(cluster, ["status", "dismiss_reason"])
@@ -282,11 +283,7 @@ def triage_label_record(*, claim: Claim, decision: str, by: User) -> TriageLabel
 def claim_start_research(*, claim: Claim, actor: User, expected_version: int | None = None, force: bool = False) -> Claim:
     """Someone starts researching the claim; it becomes theirs."""
     require_role(actor, Role.REVIEWER, "Researching a claim")
-    locked = _locked_cluster(claim)
-    claim, cluster = locked.claim, locked.cluster
-    _check_version(locked, expected_version)
-    _check_hold(cluster, actor, force)
-    before = _state(cluster)
+    claim, cluster, before = _locked_for_change(claim, actor=actor, expected_version=expected_version, force=force)
     _transition(cluster, to=S.IN_RESEARCH, allowed_from=RESEARCH_FROM, action="start research")
     cluster.assignee = actor
     _save(cluster, ["status", "assignee"])
