@@ -116,6 +116,7 @@ def matching_refit(*, by: User | None) -> ModelVersion:
     candidates = settings.FACTCHECK_MATCH_CANDIDATES
     index = MatchIndex.build([entry.as_engine_entry() for entry in library_entries()], artifact, MatchConfig(candidates=candidates))
     features, found = pair_features(index, pairs, candidates)
+    features = base.select(features)  # the refit keeps the active verifier's features
     scored = [pair for pair, ok in zip(pairs, found, strict=True) if ok]
     labels = np.array([float(pair.same_claim) for pair in scored])
     test = np.array([held_out(pair.claim_id) for pair in scored], bool)

@@ -12,7 +12,11 @@ Chapter 11"). This stage reads the parts of both claims and says how far they ag
   objects), in both directions;
 - figures and periods: numbers with their scale (0.2%, $1.8bn, 300,000) and years; both
   sides giving figures and none agreeing is a different claim;
-- negation: one side denying what the other asserts.
+- negation: one side denying what the other asserts;
+- the medium: a check of what a photograph or a video shows is repeated by a claim that
+  points at one (a picture, footage, an attached image's link); a news sentence about the
+  same people that mentions none is another claim ("Disney and Prince Al-Walid will buy the
+  new stock" against "A photograph shows a young Obama with Prince Al-Waleed").
 
 `pair_features` turns a (claim, check) pair into VERIFY_FEATURES; the verifier (a logistic
 regression over these and the re-ranker's own score, `Verifier`) is trained by
@@ -48,6 +52,7 @@ VERIFY_FEATURES = (
     "years_both",
     "years_conflict",
     "negation_differs",
+    "media_uncued",
     "actor_query_covered",
     "actor_check_covered",
     "embedding_cosine_claim",
@@ -74,6 +79,15 @@ _SCALE = {"bn": 1e9, "billion": 1e9, "m": 1e6, "million": 1e6, "k": 1e3, "thousa
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)s?\b")
 _NEGATION_WORDS = frozenset("not no never none nobody nothing neither nor without cannot denies denied deny false falsely".split())
 _TOKEN = re.compile(r"[a-z0-9]+")
+# A claim about what an image or a recording shows, and any mention of one (a tweet's attached
+# picture or video is its pic.twitter.com or t.co link).
+_MEDIA = r"(?:photo(?:graph)?s?|pic(?:ture)?s?|images?|videos?|footage|clips?|memes?|screenshots?|recordings?)"
+_MEDIA_CLAIM = re.compile(r"\b" + _MEDIA + r"\b[^.;]{0,60}?\b(?:shows?|showed|shown|depicts?|captures?|documents?|reveals?)\b", re.IGNORECASE)
+_MEDIA_CUE = re.compile(
+    r"\b(?:" + _MEDIA + r"|pictured|photographed|filmed|tapes?|taped|camera|cctv|mural|painting|poster|cartoon|depict\w*|watch|instagram|youtube|tiktok)\b"
+    r"|pic\.twitter\.com|https?://t\.co/",
+    re.IGNORECASE,
+)
 # What a claim's parts are not read from: links, a tweet's trailer ("— Name (@handle) May 4, 2017")
 # and the day of a written date ("12 January", "January 12,"), which is no figure of the claim.
 _URL = re.compile(r"https?://\S+|pic\.twitter\.com/\S+|\bwww\.\S+")
@@ -115,6 +129,8 @@ class ClaimParts:
     years: frozenset[int]
     negated: bool
     actor: frozenset[str]  # the first name (a claim's subject, usually): its words
+    media_claim: bool = False  # says what a photograph or a video shows
+    media_cue: bool = False  # mentions an image or a recording at all
 
 
 @lru_cache(maxsize=300_000)
@@ -140,6 +156,7 @@ def _number(digits: str, unit: str | None) -> float | None:
 def claim_parts(text: str) -> ClaimParts:
     """The parts of a claim's text (cached: a library's checks recur across claims)."""
     text = unicodedata.normalize("NFKC", text).replace("’", "'")
+    media_cue = bool(_MEDIA_CUE.search(text))
     text = _TRAILER.sub("", _URL.sub(" ", text))
     text = _TAG.sub(lambda m: _CAMEL.sub(" ", m.group(1)), text)
     text = _DAY.sub(lambda m: re.sub(r"\d+(?:st|nd|rd|th)?,?", "", m.group(0)), text)
@@ -172,6 +189,8 @@ def claim_parts(text: str) -> ClaimParts:
         years=frozenset(years),
         negated="n't" in lower or not _NEGATION_WORDS.isdisjoint(tokens),
         actor=frozenset(actor),
+        media_claim=bool(_MEDIA_CLAIM.search(text)),
+        media_cue=media_cue,
     )
 
 
@@ -208,6 +227,7 @@ def pair_features(claim: ClaimParts, check: ClaimParts, reranker_logit: float, e
         float(years_both),
         float(years_both and not (claim.years & check.years)),
         float(claim.negated != check.negated),
+        float((check.media_claim and not claim.media_cue) or (claim.media_claim and not check.media_cue)),
         _covered(claim.actor, check.words) if claim.actor else 0.5,
         _covered(check.actor, claim.words) if check.actor else 0.5,
         embedding_cosine,
@@ -240,6 +260,9 @@ class Verifier:
 
     @classmethod
     def from_json(cls, model: Mapping[str, Any]) -> Verifier:
+        unknown = [name for name in model["features"] if name not in VERIFY_FEATURES]
+        if unknown:
+            raise ValueError(f"verifier reads features this release does not compute: {', '.join(unknown)}")
         return cls(
             tuple(model["features"]),
             np.asarray(model["coefficients"], np.float64),
@@ -275,9 +298,17 @@ class Verifier:
             raise ValueError(f"base rate must be between 0 and 1 (exclusive), got {rate}")
         return float(np.log(rate / (1 - rate)) - np.log(self.training_base_rate / (1 - self.training_base_rate)))
 
+    def select(self, matrix: np.ndarray) -> np.ndarray:
+        """The verifier's own columns of a VERIFY_FEATURES matrix (a verifier fitted by an earlier
+        release, or refitted by a desk from one, reads fewer features than are computed now); a
+        matrix of its own columns is returned as it is."""
+        if matrix.shape[1] == len(self.features):
+            return matrix
+        if matrix.shape[1] == len(VERIFY_FEATURES):
+            return matrix[:, [VERIFY_FEATURES.index(name) for name in self.features]]
+        raise ValueError(f"verifier expects {len(self.features)} features, got {matrix.shape[1]}")
+
     def probability(self, matrix: np.ndarray, base_rate: float | None = None) -> np.ndarray:
-        if matrix.shape[1] != len(self.features):
-            raise ValueError(f"verifier expects {len(self.features)} features, got {matrix.shape[1]}")
         z = self.slope * self.logit(matrix) + self.offset + self.prior_shift(base_rate)
         return 1 / (1 + np.exp(-z))
 
@@ -300,8 +331,7 @@ class Verifier:
 
     def logit(self, matrix: np.ndarray) -> np.ndarray:
         """The pair model's logit, before calibration."""
-        if matrix.shape[1] != len(self.features):
-            raise ValueError(f"verifier expects {len(self.features)} features, got {matrix.shape[1]}")
+        matrix = self.select(matrix)
         return ((self._within(matrix, list(range(len(self.features)))) - self.mean) / self.scale) @ self.coefficients + self.intercept
 
     def _within(self, matrix: np.ndarray, columns: list[int]) -> np.ndarray:

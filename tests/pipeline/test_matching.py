@@ -294,18 +294,7 @@ def impostor_index() -> MatchIndex:
     return MatchIndex.build(IMPOSTOR_LIBRARY)
 
 
-@pytest.mark.parametrize(
-    ("text", "entry"),
-    [
-        pytest.param(
-            *IMPOSTORS[1],
-            marks=pytest.mark.xfail(strict=True, reason="known miss: Disney and Al-Walid against the Obama photo, over the badge (docs/matching.md)"),
-        )
-        if number == 1
-        else IMPOSTORS[number]
-        for number in range(len(IMPOSTORS))
-    ],
-)
+@pytest.mark.parametrize(("text", "entry"), IMPOSTORS)
 def test_same_topic_impostors_are_not_badged_against_a_library_that_holds_them(impostor_index: MatchIndex, text: str, entry: str) -> None:
     [found] = impostor_index.match([text], top=1)
     assert found and found[0][0] == entry  # retrieval still finds it ...

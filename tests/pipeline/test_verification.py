@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.nlp.verification import VERIFY_FEATURES, Verifier, claim_parts, pair_features
+from pipeline.nlp.verification import VERIFY_FEATURES, ClaimParts, Verifier, claim_parts, pair_features
 
 
 def test_a_claims_parts() -> None:
@@ -34,6 +34,22 @@ def test_a_pairs_features_tell_another_actor_and_another_figure() -> None:
     assert (ten["numbers_conflict"], ten["years_conflict"]) == (1.0, 1.0)
 
 
+def test_a_check_of_what_a_picture_shows_needs_a_claim_that_points_at_one() -> None:
+    photo = claim_parts("A photograph shows a young Barack Obama with Saudi Arabian prince Al-Waleed bin Talal.")
+    assert photo.media_claim and photo.media_cue
+    stock = claim_parts("Disney and Saudi Arabian prince Al-Walid bin Talal will buy the new stock.")
+    pictured = claim_parts("Barack Obama was pictured as a young man with the Saudi prince Al-Waleed bin Talal.")
+    tweet = claim_parts("Young Obama with prince Al-Waleed!#throwbackpic.twitter.com/AbC123 — Someone (@some1) May 4, 2017")
+    assert not stock.media_claim and not stock.media_cue and pictured.media_cue and tweet.media_cue
+
+    def uncued(claim: ClaimParts, check: ClaimParts) -> float:
+        return dict(zip(VERIFY_FEATURES, pair_features(claim, check, 2.0, 0.8, 0.5), strict=True))["media_uncued"]
+
+    assert (uncued(stock, photo), uncued(pictured, photo), uncued(tweet, photo)) == (1.0, 0.0, 0.0)
+    assert uncued(photo, stock) == 1.0  # either way round
+    assert uncued(stock, claim_parts("A report shows unemployment rose to 5% in 2004.")) == 0.0  # no picture either side
+
+
 def test_the_base_rate_shifts_the_odds_and_a_bad_one_is_refused() -> None:
     verifier = Verifier(("x",), np.array([1.0]), 0.0, np.array([0.0]), np.array([1.0]), training_base_rate=0.1, base_rate=0.1)
     at = verifier.probability(np.array([[0.0]]))[0]
@@ -44,3 +60,19 @@ def test_the_base_rate_shifts_the_odds_and_a_bad_one_is_refused() -> None:
         verifier.probability(np.array([[0.0]]), base_rate=0.0)
     with pytest.raises(ValueError, match="expects 1 features"):
         verifier.probability(np.array([[0.0, 1.0]]))
+
+
+def test_a_verifier_of_an_earlier_release_reads_its_own_features() -> None:
+    # A desk's promoted refit keeps the features it was fitted on when a release adds one.
+    earlier = tuple(name for name in VERIFY_FEATURES if name != "media_uncued")
+    n = len(earlier)
+    model = {"features": list(earlier), "coefficients": [0.1] * n, "intercept": -1.0, "mean": [0.0] * n, "scale": [1.0] * n,
+             "training_base_rate": 0.1, "base_rate": 0.01}
+    verifier = Verifier.from_json(model)
+    now = np.random.default_rng(0).random((3, len(VERIFY_FEATURES)))
+    own = now[:, [VERIFY_FEATURES.index(name) for name in earlier]]
+    assert np.allclose(verifier.probability(now), verifier.probability(own))
+    with pytest.raises(ValueError, match="verifier expects"):
+        verifier.probability(now[:, :5])
+    with pytest.raises(ValueError, match="does not compute: sarcasm"):
+        Verifier.from_json({**model, "features": [*earlier[:-1], "sarcasm"]})
