@@ -29,6 +29,9 @@ How it works:
    the most recent compatible person mentioned (never a name in a byline or credit line:
    "By Nick Assinder", "... contributed to this story").  Gender comes from a first-name list
    and gendered titles, and is learnt when a pronoun resolves to a person of unknown gender.
+   An office that opens a clause ("..., the prime minister hailed ...") is such a subject too:
+   whoever was seen holding it, else the office as written, when the person before it holds
+   another title (a description, "the Swiss star", is left to the names around it).
 5. **Only who says it speaks**: a say-verb inside a subordinate clause ("... repaid £500,000
    to Lord Ashcroft after he predicted an election defeat", "the 2.5% which the French
    government had predicted", "suspended after the committee said his conduct had fallen
@@ -133,7 +136,7 @@ _TITLE_MODIFIERS = _words(
 _HONORIFICS = _words("mr mrs ms miss")
 _DESCRIPTIVE_ROLES = _words(
     "striker midfielder defender goalkeeper winger skipper player actor actress singer star rapper presenter comedian"
-    " novelist musician film-maker"
+    " novelist musician film-maker writer author"
 )
 _TITLE_STOP = _words(
     "The A An But And In At On Last Then Meanwhile When While Yesterday Today Tomorrow Former's Democratic Republican Both"
@@ -325,6 +328,13 @@ _MAIN_SUBJECT = re.compile(
 _WORD_AFTER_QUOTE = re.compile(r"[ \t]+\w")
 _COMMA_AFTER = re.compile(r"[ \t]*,")
 _CAPITALISED_LEAD = re.compile(r"(?:[A-Z][\w’'-]*\s+){1,3}")
+# An office that opens a clause and does something ("Appearing together at a poster launch,
+# the prime minister hailed ...", "The Tory leader has said ..."): a person a later "he"/"she"
+# may refer to, though the article never names them there.
+_ROLE_SUBJECT = re.compile(
+    r"(?:[^,“”\"]{0,80},\s*)?(?P<np>[Tt]he\s+(?:[\w-]+\s+){0,3}?(?P<title>[a-z][\w-]*))"
+    r"\s+(?:(?:has|had|was|is|would|will)\s+)?[a-z]+(?:ed|s)\b"
+)
 _LEADING_DETS = re.compile(r"^(?:(?:and|but|though|while|so|yet|then|meanwhile|the|a|an)\s+)+", re.IGNORECASE)
 # An intro clause before the speaker ("At a rally Tuesday, Wu said") must look adverbial;
 # "Officials upped the pressure, though critics say" is the outlet's own claim.
@@ -409,6 +419,17 @@ def _is_group_word(word: str) -> bool:
     return low in _GROUP_NOUNS or (low.endswith("s") and low[:-1] in _GROUP_NOUNS)
 
 
+# Words that make a title another office: the shadow chancellor is not "the chancellor".
+_OTHER_OFFICE = _words("shadow former deputy vice assistant junior ex")
+
+
+def _holds(held: str, title: str, office: set[str]) -> bool:
+    """Whether someone titled `held` holds the office named by the words `office` ending in
+    `title` ("Tory shadow chancellor" holds "shadow chancellor", not "chancellor")."""
+    words = set(held.lower().split())
+    return title in words and not (words & _OTHER_OFFICE) - office
+
+
 def _role(name: str) -> _Person:
     """A speaker named by role or as a group ("police", "Chelsea spokeswoman", "The chancellor").
 
@@ -450,9 +471,41 @@ class _Article:
         for m in self.mentions:
             if not m.modifier and self.region_at(m.name_start) is None and not self.in_byline(m.start):
                 self._add_history(m.start, m.person, self._is_subject(m))
+        self._add_role_subjects()
         self.region_speaker: dict[int, _Person | None] = {}
         self.last_speaker: dict[int, _Person] = {}  # paragraph -> the last person a sentence was attributed to
         self.sentence_speaker: dict[int, _Person] = {}  # sentence -> its speaker, when it has one
+
+    def _add_role_subjects(self) -> None:
+        """Offices that open a sentence's clause (_ROLE_SUBJECT) join the history as subjects: the
+        most recent person seen with that title, else the office as written ("Prime minister"),
+        but only when the last person to open a clause holds another title. A description ("the
+        Swiss star", "the writer"), or an office after someone with no title, is most often the
+        person just named ("Michael Howard has launched ... The Tory leader said"): left to the
+        names around it."""
+        for start, end in self.spans:
+            m = _ROLE_SUBJECT.match(self.text, start, end)
+            if m is None or self.region_at(m.start("np")) is not None:
+                continue
+            words, title = m.group("np").split()[1:], m.group("title").lower()
+            if title in _DESCRIPTIVE_ROLES or not _is_title_word(title) or any(
+                not (w[0].isupper() or w.lower() in _TITLE_MODIFIERS or _is_title_word(w.lower())) for w in words[:-1]
+            ):
+                continue
+            pos = m.start("np")
+            i = bisect_left(self.history, pos, key=lambda h: h[0])
+            before = list(reversed(self.history[max(0, i - 60) : i]))
+            office = {w.lower() for w in words}
+            # A person with that title, or a role named by it ("Prime minister's official spokesman").
+            person = next((h[2] for h in before if _holds(h[2].name if h[2].group else h[2].title, title, office)), None)
+            if person is None:
+                last = next((h[2] for h in before if h[3] and not h[2].group), None)
+                if last is None or not (_words(last.title.lower()) - _HONORIFICS - _TITLE_MODIFIERS):
+                    continue
+                role = " ".join(words)
+                gender = "f" if title in _FEMALE_TITLES else "m" if title in _MALE_TITLES else ""
+                person = _Person(name=role[0].upper() + role[1:], gender=gender)
+            self._add_history(pos, person, True)
 
     # ----------------------------------------------------------------- structure
     def in_byline(self, pos: int) -> bool:

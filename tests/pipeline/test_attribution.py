@@ -655,3 +655,30 @@ def test_two_groups_joined_by_and_speak_together() -> None:
     assert _find(_segmented(text), "higher taxes").speaker == "Conservatives and Lib Dems"
     text = "Ministers met on Monday, and the unions said they would strike."
     assert _find(_segmented(text), "would strike").speaker == "unions"
+
+
+def test_he_after_an_office_that_opened_the_clause_is_that_office() -> None:
+    # politics/387: "he" is the prime minister of the sentence before, not the Tory chairman
+    # named a paragraph earlier.
+    text = (
+        "Tony Blair claimed a Tory government would cut £35bn. Tory chairman Liam Fox accused Labour of a downright lie.\n\n"
+        "Appearing together at a Labour poster launch, the prime minister hailed his chancellor's performance. "
+        "And he claimed the Tories would cut £35bn from public services."
+    )
+    assert _find(_segmented(text), "And he claimed").speaker == "Prime minister"
+    # The office someone named holds: the shadow chancellor is not "the chancellor".
+    text = (
+        "Tory shadow chancellor Oliver Letwin said the Budget was a bribe. Chancellor Gordon Brown spoke first.\n\n"
+        "Turning to the economy, the chancellor promised stability. He also pledged to end child poverty."
+    )
+    assert _find(_segmented(text), "He also pledged").speaker == "Gordon Brown"
+
+
+def test_a_description_after_a_name_is_that_person() -> None:
+    # sport/473: "the Swiss star" is Federer, not someone new.
+    text = (
+        "Roger Federer won again on Sunday.\n\n"
+        "According to all those players, the Swiss star is in a different league. "
+        '"Right now I feel that a little bit," he told BBC Sport.'
+    )
+    assert _find(_segmented(text), "Right now").speaker == "Roger Federer"
