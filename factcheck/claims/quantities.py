@@ -81,9 +81,15 @@ _MONEY_WORDS = {"GBP": "pounds", "USD": "dollars", "EUR": "euros", "JPY": "yen",
 
 
 def _vague(magnitude: str, unit: str, noun: str) -> str:
-    """ "tens of thousands of old people", "billions of dollars", "hundreds". """
+    """ "tens of thousands of old people", "billions of dollars", "hundreds", "several hundred
+    people" (a number word in the singular takes its noun without "of")."""
     counted = noun or _MONEY_WORDS.get(unit, unit)
-    return f"{magnitude} of {counted}" if counted else magnitude
+    if not counted:
+        return magnitude
+    return f"{magnitude} {counted}" if magnitude.rsplit(None, 1)[-1] in _SINGULAR_MAGNITUDES else f"{magnitude} of {counted}"
+
+
+_SINGULAR_MAGNITUDES = frozenset("dozen hundred thousand million billion trillion".split())
 
 
 def format_quantity(quantity: dict[str, Any]) -> str:

@@ -49,6 +49,8 @@ from tests.web.test_views import logged_in
         ({"value": 2e9, "unit": "USD", "hedge": "approximately", "noun": "", "low": 2e9, "high": 1e10, "magnitude": "billions"},
          "billions of dollars"),
         ({"value": 200.0, "unit": "", "hedge": "approximately", "low": 200.0, "high": 1000.0, "magnitude": "hundreds"}, "hundreds"),
+        ({"value": 300.0, "unit": "people", "hedge": "approximately", "noun": "people", "low": 300.0, "high": 1000.0,
+          "magnitude": "several hundred"}, "several hundred people"),
     ],
 )
 def test_format_quantity(quantity: dict[str, object], shown: str) -> None:
@@ -63,6 +65,8 @@ def test_format_quantity(quantity: dict[str, object], shown: str) -> None:
         ("It is the scandal of tens of thousands of old people dying.", ["tens of thousands of old people"]),
         ("She was elected with three other ethnic minority MPs.", ["3 ethnic minority MPs"]),
         ("Growth was rapid in the first half of 2004.", []),
+        ('He said "several hundred" people in the UK are plotting attacks.', ["several hundred people"]),
+        ("A few thousand jobs went.", ["a few thousand jobs"]),
     ],
 )
 def test_the_issue_29_errors_read_right(sentence: str, shown: list[str]) -> None:
