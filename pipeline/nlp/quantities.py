@@ -11,7 +11,7 @@ Conventions (documented because downstream code relies on them):
 * ``value`` is the plain number with scale words applied (``"$2.4bn"`` -> ``2.4e9``,
   ``"three dozen"`` -> ``36``, spoken decimals ``"one point three per cent"`` -> ``1.3``).
   Fractions (``"two-thirds"``, ``"a third of"``, ``"half of"``, ``"one in five"``) carry
-  their ratio (0.667, 0.333, 0.5, 0.2) with unit ``"fraction"``; a fraction of a period
+  their ratio (0.667, 0.333, 0.5, 0.2; "nine times out of ten" 0.9) with unit ``"fraction"``; a fraction of a period
   ("the first half of 2004", "the second half", "half of the year") is a period, not a
   quantity.
 * Vague magnitudes (``"hundreds of"``, ``"dozens of"``, ``"tens of thousands"``) are
@@ -164,7 +164,7 @@ _MASTER = re.compile(
         (?:(?P<fden_pl>halves|thirds|quarters|fourths|fifths|sixths|sevenths|eighths|ninths|tenths)\b
           |(?P<fden_sg>third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b(?=\s+of\b|\s*[.,;:!?)”"’]|\s*$))
        |\bhalf\b(?=\s+(?:of|the|its|their|all|his|her|our)\b)
-       |\b(?P<inum>{_SMALLWORD}|\d{{1,3}})\s+(?:in|out\s+of)\s+(?P<iden>{_SMALLWORD}|\d{{1,3}})\b(?![\d,.]\d))
+       |\b(?P<inum>{_SMALLWORD}|\d{{1,3}})\s+(?:in|(?:times\s+)?out\s+of)\s+(?P<iden>{_SMALLWORD}|\d{{1,3}})\b(?![\d,.]\d))
     |(?P<cur>US\$|C\$|A\$|[$£€¥])?[ \t]?
      (?P<num>{_DIGITS}|{_SPELLED})
      (?P<andhalf>\s+and\s+a\s+half\b)?

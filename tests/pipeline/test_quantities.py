@@ -82,6 +82,7 @@ def test_text_and_offsets_cover_hedge_number_and_noun() -> None:
         ("Three quarters of the cities complied.", 0.75),
         ("One in five Americans moved.", 0.2),
         ("Spending was cut by a third.", 1 / 3),
+        ("At 40mph, nine times out of ten they will die.", 0.9),  # BBC politics/115
     ],
 )
 def test_fractions(sentence: str, value: float) -> None:
@@ -92,6 +93,10 @@ def test_fractions(sentence: str, value: float) -> None:
 
 def test_ordinal_third_is_not_a_fraction() -> None:
     assert parse_quantities("She is seeking a third term.") == []
+
+
+def test_times_in_a_period_is_no_fraction() -> None:
+    assert [(q.value, q.unit) for q in parse_quantities("He tried three times in two years.")] == [(3.0, "times"), (2.0, "years")]
 
 
 @pytest.mark.parametrize(
