@@ -364,3 +364,19 @@ def test_a_tweets_trailer_links_and_dates_are_not_its_figures() -> None:
     assert parts.numbers == {18.0} and parts.years == {1904, 1958}
     assert {"hatfield", "eagle", "rock"} <= parts.names and "lahistory" not in parts.names
     assert parts.actor == {"rainmaker", "charle", "hatfield"}
+
+
+def test_verification_reads_a_title_where_the_claim_is_no_sentence() -> None:
+    # 25 Snopes checks of the CheckThat! set carry "The", "false" or "mixture" as their claim.
+    from pipeline.nlp.matching import verified_claim
+
+    title = "Sean Combs Arrested for the Murder of Tupac Shakur"
+    assert verified_claim("false", title, "Rumor: Sean Combs has been arrested.") == title
+    assert verified_claim("The", "", "Rumor: Sean Combs has been arrested.") == "Rumor: Sean Combs has been arrested."
+    assert verified_claim("Sean Combs was arrested.", title, "") == "Sean Combs was arrested."
+    index = MatchIndex.build([{"id": "puff", "claim": "false", "title": title}, *LIBRARY])
+    assert index.counts.claims[0] == title
+    [found] = index.match(["Tupac Shakur was shot dead in 1996."], top=1)
+    assert not found or found[0][1] < BADGE
+    [found] = index.match(["Rapper Sean Combs was arrested for the murder of Tupac Shakur."], top=1)
+    assert found[0][0] == "puff" and found[0][1] >= BADGE
