@@ -82,8 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     confusion = Counter(zip(labellers["first"], labellers["second"], strict=True))
     print("first \\ second  " + "  ".join(str(g) for g in GRADES))
-    for a in GRADES:
-        print(f"{a:>14}  " + "  ".join(f"{confusion[(a, b)]:>1}" for b in GRADES))
+    for row_grade in GRADES:
+        print(f"{row_grade:>14}  " + "  ".join(f"{confusion[(row_grade, column)]:>1}" for column in GRADES))
     top = [row for row in rows if row.rank is not None and row.rank <= TOP]
     takes = {
         "the first": sum(row.first == TAKE for row in top),
