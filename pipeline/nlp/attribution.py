@@ -226,7 +226,7 @@ _REPORT_SAY = (
     r"|acknowledged|admitted|announced|declared|warned|warns|wrote|writes|maintained|maintain|maintains|contended"
     r"|contend|contends|suggested|stressed|emphasized|asked|accused|accusing|accuses|pointed\s+(?:out|to)|promised"
     r"|pledged|vowed|predicted|believes|believe|testified\s+that|estimated|estimates|alleged|alleges|alleging"
-    r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse"
+    r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse|highlighted"
     # "Kirsty Williams called the new target “hugely unambitious”": her words for it.
     r"|called(?=\s+(?:the|a|an|his|her|their|its|this|that|it|him|them)\b[^.;“”\"]{0,50}[“\"])"
 )

@@ -682,3 +682,10 @@ def test_a_description_after_a_name_is_that_person() -> None:
         '"Right now I feel that a little bit," he told BBC Sport.'
     )
     assert _find(_segmented(text), "Right now").speaker == "Roger Federer"
+
+
+def test_highlighting_is_saying() -> None:
+    # business/030: the OECD's own reading of the figures, not the article's.
+    text = "The OECD highlighted current depressed household expenditure in Germany and the eurozone's over-reliance on exports."
+    attribution = _find(_segmented(text), "OECD highlighted")
+    assert (attribution.speaker, attribution.kind) == ("OECD", "reported")
