@@ -80,6 +80,10 @@ def _number(value: float, unit: str) -> str:
 _MONEY_WORDS = {"GBP": "pounds", "USD": "dollars", "EUR": "euros", "JPY": "yen", "CAD": "Canadian dollars", "AUD": "Australian dollars"}
 
 
+# A magnitude ending in one of these takes its noun without "of" ("several hundred people").
+_SINGULAR_MAGNITUDES = frozenset("dozen hundred thousand million billion trillion".split())
+
+
 def _vague(magnitude: str, unit: str, noun: str) -> str:
     """ "tens of thousands of old people", "billions of dollars", "hundreds", "several hundred
     people" (a number word in the singular takes its noun without "of")."""
@@ -87,9 +91,6 @@ def _vague(magnitude: str, unit: str, noun: str) -> str:
     if not counted:
         return magnitude
     return f"{magnitude} {counted}" if magnitude.rsplit(None, 1)[-1] in _SINGULAR_MAGNITUDES else f"{magnitude} of {counted}"
-
-
-_SINGULAR_MAGNITUDES = frozenset("dozen hundred thousand million billion trillion".split())
 
 
 def format_quantity(quantity: dict[str, Any]) -> str:
