@@ -28,22 +28,24 @@ only what differs and never a reviewer's column.
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
+import numpy as np
 from pyspark.sql import DataFrame, SparkSession
 
 from pipeline import db
 from pipeline.match_library import prepare_library
 from pipeline.nlp.checkworthiness import read_artifact
-from pipeline.nlp.clustering import Clustering, resolve_clusters
+from pipeline.nlp.clustering import Clustering, distinct_pairs, resolve_clusters
 from pipeline.nlp.contestability import ArtifactError, load_model
 from pipeline.run_store import RunStore
 from pipeline.transforms import (
@@ -157,6 +159,21 @@ def compute_matches(
     return rows, {"match_index": index_seconds, "match": round(time.perf_counter() - started, 3)}
 
 
+@contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Python's cycle collector paused: the clustering builds millions of small objects that
+    live until it ends (a token list for each candidate claim, its claims, the pairs' edges),
+    and while they grow every full collection walks all of them again. None of them form
+    cycles; reference counting frees them as ever, and the collector runs again after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def process_run(
     spark: SparkSession,
     store: RunStore,
@@ -190,19 +207,20 @@ def process_run(
         # idle; it starts after the clustering's own Spark job, whose tasks it would only slow
         # (docs/benchmarks.md). Its rows are stored once the merge has given the claims ids.
         step = time.perf_counter()
-        memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
-        # As Arrow columns, not Row objects: at ten times the corpus the pairs run to millions
-        # and building a Row for each cost the driver more than the shuffle that found them.
-        found = candidate_pairs(memberships_df).toArrow()
-        pairs = sorted(set(zip(found.column("src").to_pylist(), found.column("dst").to_pylist(), strict=True)))
-        timings["cluster.pairs"] = round(time.perf_counter() - step, 3)
-        pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
-        part = time.perf_counter()
-        candidates = store.read_candidate_claims(chain.from_iterable(pairs))
-        timings["cluster.read"] = round(time.perf_counter() - part, 3)
-        part = time.perf_counter()
-        clustering = resolve_clusters(pairs, candidates)
-        timings["cluster.resolve"] = round(time.perf_counter() - part, 3)
+        with cycle_collection_paused():
+            memberships_df = band_memberships(claims_df).unionByName(stored_memberships(spark, store))
+            # As Arrow columns, not Row objects: at ten times the corpus the pairs run to millions
+            # and building a Row for each cost the driver more than the shuffle that found them.
+            found = candidate_pairs(memberships_df).toArrow()
+            pairs = distinct_pairs(found.column("src").to_numpy(), found.column("dst").to_numpy())
+            timings["cluster.pairs"] = round(time.perf_counter() - step, 3)
+            pending = background.submit(compute_matches, spark, store, claims_df, matching) if matching is not None else None
+            part = time.perf_counter()
+            candidates = store.read_candidate_claims(np.unique(pairs).tolist())
+            timings["cluster.read"] = round(time.perf_counter() - part, 3)
+            part = time.perf_counter()
+            clustering = resolve_clusters(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True), candidates)
+            timings["cluster.resolve"] = round(time.perf_counter() - part, 3)
         timings["cluster"] = round(time.perf_counter() - step, 3)
 
         progress(stage="writing", progress=0.8)

@@ -14,6 +14,7 @@ from pipeline.nlp.clustering import (
     cluster_records,
     cluster_tokens,
     components,
+    distinct_pairs,
     jaccard,
     resolve_clusters,
     signatures,
@@ -115,6 +116,17 @@ def test_star_pairs_pair_each_bucket_with_its_smallest_node_where_the_run_has_a_
     # A pair shared by two bands comes out once; nothing in, nothing out.
     assert star_pairs(np.array([1, 1, 2, 2]), np.array([3, 4, 3, 4]), np.array([True] * 4)).tolist() == [[3, 4]]
     assert star_pairs(np.array([], np.int64), np.array([], np.int64), np.array([], bool)).shape == (0, 2)
+
+
+def test_distinct_pairs_are_the_sorted_set_of_the_pairs_found() -> None:
+    # What the driver keeps of the partitions' pairs: a pair found in two partitions once.
+    rng = np.random.default_rng(7)
+    left = rng.integers(0, 2**59, 400, dtype=np.int64)[rng.integers(0, 400, 3000)]
+    right = left + rng.integers(1, 4, 3000)
+    kept = distinct_pairs(left, right)
+    assert kept.dtype == np.int64
+    assert [tuple(pair) for pair in kept.tolist()] == sorted(set(zip(left.tolist(), right.tolist(), strict=True)))
+    assert distinct_pairs(np.array([], np.int64), np.array([], np.int64)).shape == (0, 2)
 
 
 def test_resolve_clusters_bridges_stored_clusters_and_keys_each_cluster_by_its_smallest_key() -> None:

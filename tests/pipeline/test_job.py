@@ -4,6 +4,7 @@ warm-up runs too."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from pyspark.testing import assertDataFrameEqual
 
 from factcheck.articles.seeds import seed_articles
 from pipeline.jobs import warm_classes
-from pipeline.jobs.extract_claims import process_run
+from pipeline.jobs.extract_claims import cycle_collection_paused, process_run
 from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.nlp.clustering import band_keys, claim_node, cluster_tokens
 from pipeline.run_store import InMemoryRun, StoredClaim
@@ -99,3 +100,21 @@ def test_the_class_archive_warm_up_runs_the_job(spark: SparkSession) -> None:
     # The made-up articles repeat their sentences: they cluster, and stored clusters merge into theirs.
     assert len(clustering.assigned) == 400 and clustering.remap
     assert {old for old, _ in clustering.remap} <= {claim.claim_key for claim in store.stored}
+
+
+def test_the_cycle_collector_runs_again_after_the_clustering_even_when_it_fails() -> None:
+    assert gc.isenabled()
+    with cycle_collection_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), cycle_collection_paused():
+        raise RuntimeError("the shuffle failed")
+    assert gc.isenabled()
+    # Left as it was where a caller had paused it already.
+    gc.disable()
+    try:
+        with cycle_collection_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
