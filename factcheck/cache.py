@@ -116,6 +116,14 @@ class SessionCache(FailSoftRedisCache):
         return cap if backend_timeout is None else min(backend_timeout, cap)
 
 
+# Generation.cached: how long one process may hold the computing of a value before others
+# stop waiting for it (a worker killed while computing), how long another waits for it, and
+# how often it looks.
+COMPUTE_CLAIM_SECONDS = 30
+COMPUTE_WAIT_SECONDS = 10.0
+COMPUTE_POLL_SECONDS = 0.05
+
+
 class Generation:
     """A token in the default cache that changes whenever something it stands for changes, so
     values derived from that state can be cached under it and never outlive a change: a reader
@@ -140,18 +148,47 @@ class Generation:
 
     def cached(self, key: str, compute: Callable[[], T], timeout: int) -> T:
         """`compute()`, kept under `key` with the token it was computed under and read back
-        while that token is current (at most `timeout` seconds); computed afresh without Redis."""
+        while that token is current (at most `timeout` seconds); computed afresh without Redis.
+
+        A missing value is computed by one process at a time: the others wait for it (at
+        most COMPUTE_WAIT_SECONDS) instead of computing it too. After a change every web
+        worker asks for the same counts at once; an exact count of a million claims computed
+        by five workers together on two cores took each of them five times as long."""
         from django.core.cache import cache
 
         token = self.current()
-        if token is not None:
-            found = cache.get(key)
-            if isinstance(found, tuple) and len(found) == 2 and found[0] == token:
-                return found[1]
-        value = compute()
-        if token is not None:
+        if token is None:
+            return compute()
+        found = self._read(key, token)
+        if found is not None:
+            return found[0]
+        claim = f"{key}:computing:{token}"
+        if not cache.add(claim, 1, COMPUTE_CLAIM_SECONDS):
+            deadline = time.monotonic() + COMPUTE_WAIT_SECONDS
+            # Until the value is there, or nobody is computing it any more (the one who
+            # was failed, or Redis went away), or the wait is over: then compute it here.
+            while time.monotonic() < deadline and cache.get(claim) is not None:
+                time.sleep(COMPUTE_POLL_SECONDS)
+                if (found := self._read(key, token)) is not None:
+                    return found[0]
+            if (found := self._read(key, token)) is not None:
+                return found[0]
+        try:
+            value = compute()
             cache.set(key, (token, value), timeout)
+        finally:
+            cache.delete(claim)
         return value
+
+    @staticmethod
+    def _read(key: str, token: str) -> tuple[Any] | None:
+        """(value,) when `key` holds a value computed under `token`, else None."""
+        from django.core.cache import cache
+
+        found = cache.get(key)
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == token:
+            return (found[1],)
+        return None
 
     def bump(self) -> None:
         from django.core.cache import cache

@@ -7,6 +7,8 @@ from the inbox; never their own), a second editor, outsider (no role: 403).
 from __future__ import annotations
 
 import re
+import threading
+import time
 from typing import Any
 from urllib.parse import urlencode
 
@@ -409,6 +411,43 @@ def test_a_change_that_commits_after_a_reader_counted_is_not_hidden_by_the_cache
         during = QUEUE_CHANGES.current()  # a page counting now saw the old state
     after = QUEUE_CHANGES.current()
     assert len({before, during, after}) == 3 and None not in {before, during, after}
+
+
+def test_a_missing_count_is_computed_once_while_other_workers_wait_for_it() -> None:
+    """After a change every web worker asks for the same counts at once: one computes, the
+    others read what it kept; one whose computing failed leaves the next to compute it."""
+    calls: list[str] = []
+    computing = threading.Event()
+
+    def slow_count() -> int:
+        calls.append(threading.current_thread().name)
+        computing.set()
+        time.sleep(0.4)
+        return 15404
+
+    key = "test-single-flight:" + QUEUE_CHANGES.current()  # type: ignore[operator]
+    answers: dict[str, int] = {}
+
+    def worker(name: str) -> None:
+        answers[name] = QUEUE_CHANGES.cached(key, slow_count, 60)
+
+    first = threading.Thread(target=worker, args=("first",), name="first")
+    first.start()
+    assert computing.wait(5)
+    others = [threading.Thread(target=worker, args=(name,), name=name) for name in ("second", "third")]
+    for thread in others:
+        thread.start()
+    for thread in [first, *others]:
+        thread.join(10)
+    assert answers == {"first": 15404, "second": 15404, "third": 15404}
+    assert calls == ["first"]
+
+    def failing() -> int:
+        raise RuntimeError("the database went away")
+
+    with pytest.raises(RuntimeError):
+        QUEUE_CHANGES.cached(key + ":other", failing, 60)
+    assert QUEUE_CHANGES.cached(key + ":other", lambda: 7, 60) == 7  # not left waiting for the failed one
 
 
 def test_my_claims_needs_a_role_and_get(client: Client, reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
