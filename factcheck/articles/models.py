@@ -2,7 +2,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
-from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models.functions import Upper
@@ -143,11 +143,12 @@ class Article(models.Model):
             GinIndex(fields=["search"], name="article_search_idx"),
             # The queue's metadata filter (claims.queue.filters.metadata_q).
             GinIndex(fields=["metadata_pairs"], name="article_metadata_pairs_idx"),
-            # The queue's article title filter asks UPPER(title) LIKE '%...%' (icontains). No
-            # index answers a substring, but ANALYZE keeps statistics on an indexed expression,
-            # and with them PostgreSQL counts the matching articles right: estimating one for a
-            # title matching hundreds made it sort every claim of them (10x slower).
+            # The queue's article title filter asks UPPER(title) LIKE '%...%' (icontains): the
+            # trigram index answers the substring; ANALYZE keeps statistics on the b-tree's
+            # indexed expression, and with them PostgreSQL counts the matching articles right:
+            # estimating one for a title matching hundreds made it sort every claim of them.
             models.Index(Upper("title"), name="article_title_upper_idx"),
+            GinIndex(OpClass(Upper("title"), name="gin_trgm_ops"), name="article_title_trgm_idx"),
         ]
         constraints = [
             # The same story under one address is one article, even when its text was edited.
