@@ -163,7 +163,8 @@ class Generation:
         if found is not None:
             return found[0]
         claim = f"{key}:computing:{token}"
-        if not cache.add(claim, 1, COMPUTE_CLAIM_SECONDS):
+        took_claim = cache.add(claim, 1, COMPUTE_CLAIM_SECONDS)
+        if not took_claim:
             deadline = time.monotonic() + COMPUTE_WAIT_SECONDS
             # Until the value is there, or nobody is computing it any more (the one who
             # was failed, or Redis went away), or the wait is over: then compute it here.
@@ -177,7 +178,8 @@ class Generation:
             value = compute()
             cache.set(key, (token, value), timeout)
         finally:
-            cache.delete(claim)
+            if took_claim:  # never another's, still computing after this one stopped waiting
+                cache.delete(claim)
         return value
 
     @staticmethod

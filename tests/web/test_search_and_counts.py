@@ -18,6 +18,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+import factcheck.cache
 from factcheck.accounts.roles import Role
 from factcheck.accounts.services import user_create_with_role
 from factcheck.articles.seeds import seed_articles
@@ -448,6 +449,20 @@ def test_a_missing_count_is_computed_once_while_other_workers_wait_for_it() -> N
     with pytest.raises(RuntimeError):
         QUEUE_CHANGES.cached(key + ":other", failing, 60)
     assert QUEUE_CHANGES.cached(key + ":other", lambda: 7, 60) == 7  # not left waiting for the failed one
+
+
+def test_a_worker_that_stops_waiting_computes_the_count_and_leaves_the_claim_to_its_holder(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from django.core.cache import cache
+
+    monkeypatch.setattr(factcheck.cache, "COMPUTE_WAIT_SECONDS", 0.2)
+    token = QUEUE_CHANGES.current()
+    assert token is not None
+    key = "test-gave-up:" + token
+    holder = f"{key}:computing:{token}"
+    cache.add(holder, 1, 30)  # another worker, still computing it
+    assert QUEUE_CHANGES.cached(key, lambda: 3, 60) == 3
+    assert cache.get(holder) == 1  # its claim stands until it is done
+    cache.delete(holder)
 
 
 def test_my_claims_needs_a_role_and_get(client: Client, reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
