@@ -28,6 +28,7 @@ from pipeline.nlp.contestability import ClaimView, ContestabilityModel, load_mod
 from pipeline.nlp.quantities import parse_quantities
 from pipeline.nlp.ranking import rank_signals
 from pipeline.nlp.segment import split_sentences
+from pipeline.nlp.stories import story_keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ class ClaimRecord:
     # Ranking signals (pipeline.nlp.ranking.rank_signals): public interest and its topic,
     # source prominence, specificity, routine news; and contestability
     # (pipeline.nlp.contestability: the probability that a desk would take the claim).
-    signals: dict[str, float | str] = field(default_factory=dict)
+    signals: dict[str, float | str | list[str]] = field(default_factory=dict)
     # What a reviewer needs to read the claim alone: the previous sentence when its subject
     # is a pronoun; empty otherwise.
     context: str = ""
@@ -146,13 +147,20 @@ def claims_of_articles(
     claims = []
     for selected in chosen:
         article, record = records[selected.index]
-        signals = rank_signals(
-            sentence=record.text, claim_type=selected.claim_type, claim_types=selected.claim_types,
-            quantities=selected.quantities, speaker=record.speaker, speaker_title=record.speaker_title,
-            attribution=record.attribution,
-        )
+        signals: dict[str, float | str | list[str]] = {
+            **rank_signals(
+                sentence=record.text, claim_type=selected.claim_type, claim_types=selected.claim_types,
+                quantities=selected.quantities, speaker=record.speaker, speaker_title=record.speaker_title,
+                attribution=record.attribution,
+            )
+        }
         view = ClaimView(record.text, selected.score, selected.claim_type, selected.claim_types, record.attribution, signals)
         signals["contestability"] = round(ranker.probability(view), 4)
+        # After the ranking model, which reads numbers: the keys that tell the queue which
+        # other wordings are of the same figure (pipeline.nlp.stories).
+        story = story_keys(sentence=record.text, quantities=selected.quantities, speaker=record.speaker)
+        if story:
+            signals["story"] = story
         claims.append((
             article,
             ClaimRecord(
@@ -205,5 +213,5 @@ def quantities_json(quantities: list[dict[str, object]]) -> str:
     return json.dumps(quantities, ensure_ascii=False, sort_keys=True)
 
 
-def signals_json(signals: dict[str, float | str]) -> str:
+def signals_json(signals: dict[str, float | str | list[str]]) -> str:
     return json.dumps(signals, ensure_ascii=False, sort_keys=True)

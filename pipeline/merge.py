@@ -33,6 +33,7 @@ from psycopg.types.json import Jsonb
 from pipeline.cluster_state import ClusterState, MergedState, ReviewState, merged_state
 from pipeline.nlp.clustering import Clustering
 from pipeline.sql import statement
+from pipeline.stories_store import refresh_story_repeats
 
 # "factcheck merge": one advisory lock for all runs' merges, and for the web app's re-rank
 # after a change of weights (factcheck.claims.ranking.services.claims_rerank): each rewrites cluster
@@ -205,9 +206,13 @@ def refresh_priorities(conn: psycopg.Connection[Any], *, cluster_keys: list[str]
     weights saved in between make the next merge refresh everything again.)"""
     basis = conn.execute(PRIORITY_BASIS).fetchone()
     version = scalar(conn, WEIGHTS_VERSION)
-    if basis is not None and basis[0] != version:
+    every = basis is not None and basis[0] != version
+    if every:
         conn.execute(statement("refresh_all_priorities"))
     else:
         conn.execute(statement("refresh_cluster_priorities"), {"cluster_keys": cluster_keys})
+    # One figure, one place at the top: other wordings of a figure ranked above are held back.
+    with conn.cursor() as cursor:
+        refresh_story_repeats(cursor, None if every else cluster_keys)
     conn.execute(CLEAR_PRIORITY_BASIS)
     conn.execute(SET_PRIORITY_BASIS, {"weights_version": version})

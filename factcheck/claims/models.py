@@ -79,6 +79,16 @@ class ClaimCluster(models.Model):
     dismiss_reason = models.CharField(max_length=DISMISS_REASON_MAX_CHARS, blank=True, default="", db_default="")
     # Bumped by every reviewer-side write; a save carrying an older version is refused.
     version = models.PositiveIntegerField(default=1, db_default=1)
+    # The pipeline's: the lead wording's story keys (its headline figure with each actor it
+    # names) and the cluster whose wording of that figure ranks above it, which holds it back
+    # (pipeline.nlp.stories, pipeline/stories_store.py).
+    story_keys = ArrayField(
+        models.CharField(max_length=300),
+        default=list,
+        db_default=models.Value([], output_field=ArrayField(models.CharField(max_length=300))),
+        blank=True,
+    )
+    repeat_of = models.CharField(max_length=40, null=True, blank=True)
 
     class Meta:
         db_table = "claim_clusters"
@@ -88,6 +98,7 @@ class ClaimCluster(models.Model):
             models.Index(fields=["status"], name="cluster_status_idx"),
             models.Index(fields=["assignee", "status"], name="cluster_assignee_status_idx"),
             GinIndex(fields=["tags"], name="cluster_tags_idx"),
+            GinIndex(fields=["story_keys"], name="cluster_story_keys_idx"),
         ]
         constraints = [
             # Every claim is in a cluster, one of one included (issue 32): no "no cluster" value.

@@ -62,7 +62,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Quantity", "parse_quantities"]
+__all__ = ["MONEY_UNITS", "Quantity", "parse_quantities"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -569,7 +569,7 @@ _PERIOD_AFTER = re.compile(
 # ("waiting over 12 months", "took over 10 hours") it means more than.
 _SUM_BEFORE = re.compile(r"(?:[$£€¥][ \t]?\d[\d.,]*(?:[ \t]?(?:bn|m|k|tn|billion|million|trillion))?|\))[ \t]*$", re.IGNORECASE)
 _RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and|or)[ \t]*$", re.IGNORECASE)
-_MONEY_UNITS = frozenset(_CURRENCY.values()) | _CURRENCY_CODES
+MONEY_UNITS = frozenset(_CURRENCY.values()) | _CURRENCY_CODES
 _DURATION_UNITS = _words(
     "second seconds minute minutes hour hours day days week weeks month months"
     " year years decade decades"
@@ -803,7 +803,7 @@ def _same_kind(low: _Raw, high: _Raw) -> bool:
         return True
     if lu in _DURATION_UNITS and hu in _DURATION_UNITS:
         return True
-    return lu in _MONEY_UNITS and not high.explicit_unit
+    return lu in MONEY_UNITS and not high.explicit_unit
 
 
 def _link_ranges(sentence: str, raws: list[_Raw]) -> None:

@@ -41,6 +41,9 @@ DEFAULT_RANKING_WEIGHTS: dict[str, float] = {
     "type_quote": 3.0,
     "routine": -20.0,
     "spread": 12.0,
+    # Another wording of a figure a cluster ranked above already carries (pipeline.nlp.stories):
+    # enough to take a top-of-the-queue wording below the first page, not out of the queue.
+    "repeat": -60.0,
     "recency": 10.0,
     "recency_half_life_days": 7.0,
 }
@@ -73,6 +76,10 @@ WEIGHT_FIELDS: tuple[WeightField, ...] = (
     WeightField("type_quote", "Type: quote", 0, 100, "Points for a quote."),
     WeightField("routine", "Routine news", -100, 0, "Points (negative) for routine results, sport and entertainment."),
     WeightField("spread", "Spread", 0, 100, "Points for a claim repeated by 8 or more outlets."),
+    WeightField(
+        "repeat", "Another wording of a figure", -200, 0,
+        "Points (negative) for a claim whose figure and actor a claim ranked above already carries, within a week.",
+    ),
     WeightField("recency", "Recency", 0, 100, "Points for a claim from the newest article stored."),
     WeightField("recency_half_life_days", "Recency half-life (days)", 0.5, 365, "Days after which the recency points halve."),
 )
@@ -98,6 +105,7 @@ PRIORITY_PARTS: tuple[tuple[str, str, str], ...] = (
     ("type", "type", "type"),
     ("routine", "routine", "routine"),
     ("spread", "spread", "spread"),
+    ("repeat", "repeat", "repeat"),
     ("recency", "recency", "new"),
 )
 
@@ -134,6 +142,7 @@ _PART_WORDS: dict[str, str] = {
     "type": "its kind of claim",
     "routine": "routine news (company results, sport, culture)",
     "spread": "repeated by other outlets",
+    "repeat": "another wording of a figure that ranks above it",
     "recency": "new",
 }
 
@@ -163,4 +172,7 @@ def priority_reasons(parts: dict[str, object] | None, *, recency: float | None, 
     lead = (parts or {}).get("lead_claim_id")
     if isinstance(lead, int) and claim_id is not None and lead != claim_id:
         sentences.append(f"Ranked as its cluster, by the wording of appearance #{lead}.")
+    repeat_of = (parts or {}).get("repeat_of")
+    if isinstance(repeat_of, int):
+        sentences.append(f"Its figure is checked with claim #{repeat_of}, which ranks above it.")
     return " ".join(sentences)

@@ -19,6 +19,7 @@ from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, WEIGHT_FI
 from factcheck.claims.workflow.services import EVERY_CLUSTER, require_role
 from pipeline.merge import MERGE_LOCK_ID, WEIGHTS_VERSION
 from pipeline.sql import statement
+from pipeline.stories_store import refresh_story_repeats
 
 # --- The queue's ranking weights ----------------------------------------------------------
 
@@ -78,6 +79,7 @@ def claims_rerank() -> int:
         cursor.execute(statement("refresh_clusters"), {"cluster_keys": every_cluster})
         cursor.execute(statement("refresh_all_priorities"))
         changed = cursor.rowcount
+        refresh_story_repeats(cursor, None)
         # The basis as the merge records it (one row): also where no run has merged yet, so
         # the ranking page can say the re-rank is done (selectors.ranking_basis_version).
         cursor.execute("DELETE FROM claim_priority_basis")

@@ -34,6 +34,7 @@ FUNCTIONS = (
     "claim_queue_basis",
     "claims_set_queue_rank",
     "article_metadata_pairs",
+    "claim_repeat_weight",
 )
 
 DEFAULT_WEIGHTS_SLOT = "%(default_weights)s"

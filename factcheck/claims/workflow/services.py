@@ -42,6 +42,7 @@ from factcheck.factchecks.library import factcheck_record_verdict
 from pipeline.cluster_state import SPLIT_OUT
 from pipeline.merge import MERGE_LOCK_ID
 from pipeline.sql import statement
+from pipeline.stories_store import refresh_story_repeats
 
 S = Claim.Status
 
@@ -417,6 +418,7 @@ def claim_split(*, claim: Claim, actor: User, reason: str, expected_version: int
         touched = {"cluster_keys": [old_key, own.cluster_key]}
         cursor.execute(statement("refresh_clusters"), touched)
         cursor.execute(statement("refresh_cluster_priorities"), touched)
+        refresh_story_repeats(cursor, touched["cluster_keys"])
     _record(claim, actor=actor, verb="claim.split", before=before, comment=reason, cluster=own.cluster_key, moved_to=heir, moved=moved)
     audit_record(
         actor=actor, verb="cluster.split", object_type="claim", object_id=heir, comment=reason,
