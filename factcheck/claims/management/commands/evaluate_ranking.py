@@ -40,6 +40,7 @@ from pipeline.contestability_training import (
     shared_data_root,
 )
 from pipeline.nlp.contestability import ClaimView
+from pipeline.nlp.stories import StoryMember, content_words, repeats
 
 SEEDS_DIR = Path(settings.BASE_DIR) / "seeds"
 # The seed story's claims the issue follows, by a phrase of each.
@@ -115,7 +116,16 @@ class Command(BaseCommand):
             known = [g for g in found if g is not None]
             return max(known) if known else None
 
-        order = sorted(lead, key=lambda key: (-priorities[lead[key]], lead[key]))
+        # One figure, one place (pipeline.nlp.stories): the queue's own rule, on the leads.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT claim_repeat_weight()")
+            (repeat_weight,) = cursor.fetchone()
+        held_back = repeats(
+            StoryMember(key, tuple(claims[index][1].claim.signals.get("story") or ()), content_words(claims[index][1].claim.sentence), priorities[index], None)
+            for key, index in lead.items()
+        )
+        ranked = {key: priorities[index] + (repeat_weight if key in held_back else 0.0) for key, index in lead.items()}
+        order = sorted(lead, key=lambda key: (-ranked[key], lead[key]))
         bbc_order = [key for key in order if not claims[lead[key]][1].article.source.startswith("seed:")]
         self.stdout.write(f"\n== {label}: {len(order)} claims (clusters), {len(bbc_order)} from the BBC")
         taken = 0
@@ -124,12 +134,13 @@ class Command(BaseCommand):
             grade = grade_of(key)
             taken += rank <= TOP and grade == TAKE
             shown = "?" if grade is None else str(grade)
-            self.stdout.write(f"{rank:3} {shown} {priorities[lead[key]]:7.2f} {article_id:16} {item.claim.sentence[:150]}")
-        ranked = [g for g in (grade_of(key) for key in bbc_order) if g is not None]
+            self.stdout.write(f"{rank:3} {shown} {ranked[key]:7.2f} {article_id:16} {item.claim.sentence[:150]}")
+        graded = [g for g in (grade_of(key) for key in bbc_order) if g is not None]
         unknown = sum(grade_of(key) is None for key in bbc_order[:TOP])
         self.stdout.write(
             f"top {TOP}: {taken} a desk would take (grade 3), {unknown} ungraded; "
-            f"NDCG@{TOP} over the {len(ranked)} graded claims in queue order: {ndcg_at(ranked, ranked):.3f}"
+            f"NDCG@{TOP} over the {len(graded)} graded claims in queue order: {ndcg_at(graded, graded):.3f}; "
+            f"{len(held_back)} clusters held back as another wording of a figure ranked above"
         )
         for phrase in SEED_PHRASES:
             for rank, key in enumerate(order, start=1):
