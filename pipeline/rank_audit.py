@@ -33,6 +33,7 @@ class AuditRow:
     second: int
     third: int
     rank: int | None  # the claim's place in the queue's BBC top 40, None for the random sample
+    digest: str = ""  # the sentence's SHA-1 prefix (contestability_training.sentence_digest)
 
     @property
     def adjudicated(self) -> int:
@@ -52,7 +53,7 @@ def read_audit(path: Path = AUDIT) -> list[AuditRow]:
                 f"{path}: row {number} is not article_id, start, end, first 0-3, second 0-3, where, sha1, reason, third 0-3, third_reason"
             )
         rank = int(fields[5][3:]) if fields[5].startswith("top") else None
-        rows.append(AuditRow(fields[0], int(fields[3]), int(fields[4]), int(fields[8]), rank))
+        rows.append(AuditRow(fields[0], int(fields[3]), int(fields[4]), int(fields[8]), rank, fields[6]))
     return rows
 
 

@@ -99,6 +99,8 @@ class ClaimCluster(models.Model):
             models.Index(fields=["assignee", "status"], name="cluster_assignee_status_idx"),
             GinIndex(fields=["tags"], name="cluster_tags_idx"),
             GinIndex(fields=["story_keys"], name="cluster_story_keys_idx"),
+            # The other wordings of a figure (the claim page's "Same figure"); few clusters repeat.
+            models.Index(fields=["repeat_of"], name="cluster_repeat_of_idx", condition=models.Q(repeat_of__isnull=False)),
         ]
         constraints = [
             # Every claim is in a cluster, one of one included (issue 32): no "no cluster" value.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.urls import reverse
 
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims.models import Claim, ClaimCluster, RankingWeights
@@ -134,3 +135,21 @@ def test_the_merge_holds_back_other_wordings_and_a_stronger_newcomer_takes_the_l
     with connection.cursor() as cursor:
         assert refresh_story_repeats(cursor, None) == 0
     assert list(Claim.objects.order_by("pk").values_list("priority", "priority_parts")) == before
+
+
+@pytestmark_db
+def test_the_claim_page_lists_the_other_wordings_of_its_figure(client, reviewer) -> None:  # type: ignore[no-untyped-def]
+    RankingWeights.objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
+    merge([("a", HOWARD, 0.9), ("b", HIGHLIGHTED, 0.5), ("c", ASYLUM, 0.3)])
+    howard, highlighted, asylum = (Claim.objects.get(claim_key=key * 40) for key in "abc")
+    client.force_login(reviewer)
+
+    held = client.get(reverse("claims:detail", args=[highlighted.pk])).content.decode()
+    section = held[held.index('id="same-figure"'):]
+    assert f'id="same-figure-{howard.pk}"' in section and "ranks the figure" in section
+    assert "this one is held back in the queue" in section
+    assert f"Its figure is checked with claim #{howard.pk}" in held
+
+    leading = client.get(reverse("claims:detail", args=[howard.pk])).content.decode()
+    assert f'id="same-figure-{highlighted.pk}"' in leading and "held back in the queue below this one" in leading
+    assert 'id="same-figure"' not in client.get(reverse("claims:detail", args=[asylum.pk])).content.decode()

@@ -80,5 +80,9 @@ class Migration(migrations.Migration):
             model_name='claimcluster',
             index=django.contrib.postgres.indexes.GinIndex(fields=['story_keys'], name='cluster_story_keys_idx'),
         ),
+        migrations.AddIndex(
+            model_name='claimcluster',
+            index=models.Index(condition=models.Q(('repeat_of__isnull', False)), fields=['repeat_of'], name='cluster_repeat_of_idx'),
+        ),
         migrations.RunPython(forward, migrations.RunPython.noop),
     ]

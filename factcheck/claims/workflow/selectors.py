@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.audit.models import AuditEvent
-from factcheck.claims.models import Annotation, Claim, Evidence, Verdict
+from factcheck.claims.models import Annotation, Claim, ClaimCluster, Evidence, Verdict
 from factcheck.claims.ranking.selectors import recency_of_rank
 
 
@@ -45,6 +45,20 @@ def claim_appearances(*, claim: Claim) -> list[Claim]:
         Claim.objects.filter(cluster__cluster_key=claim.cluster_id)
         .select_related("article", "article__outlet")
         .order_by(Coalesce("article__published_at", "article__created_at"), "id")
+    )
+
+
+def claim_same_figure(*, claim: Claim) -> list[Claim]:
+    """The lead wordings of the other clusters of the claim's story (pipeline.nlp.stories): the
+    cluster that ranks the figure and those it holds back, highest priority first; [] when no
+    other wording of its figure is held back by it or holds it back."""
+    cluster = claim.cluster
+    lead_key = cluster.repeat_of or cluster.cluster_key
+    clusters = ClaimCluster.objects.filter(Q(cluster_key=lead_key) | Q(repeat_of=lead_key)).exclude(cluster_key=cluster.cluster_key)
+    return list(
+        Claim.objects.filter(pk__in=clusters.values("lead_claim_id"))
+        .select_related("article", "article__outlet", "cluster")
+        .order_by("-priority", "id")
     )
 
 

@@ -106,6 +106,7 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "text": selectors.claim_in_context(claim=claim),
         "paragraph": selectors.claim_paragraph(claim=claim),
         "appearances": appearances,
+        "same_figure": selectors.claim_same_figure(claim=claim),
         "timeline": selectors.claim_timeline(claim_ids=cluster_ids),
         "workspace": workspace,
         "is_editor": has_role(user, Role.EDITOR),

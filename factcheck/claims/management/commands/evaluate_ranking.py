@@ -41,6 +41,7 @@ from pipeline.contestability_training import (
 )
 from pipeline.nlp.contestability import ClaimView
 from pipeline.nlp.stories import StoryMember, content_words, repeats
+from pipeline.rank_audit import read_audit
 
 SEEDS_DIR = Path(settings.BASE_DIR) / "seeds"
 # The seed story's claims the issue follows, by a phrase of each.
@@ -135,6 +136,19 @@ class Command(BaseCommand):
             taken += rank <= TOP and grade == TAKE
             shown = "?" if grade is None else str(grade)
             self.stdout.write(f"{rank:3} {shown} {ranked[key]:7.2f} {article_id:16} {item.claim.sentence[:150]}")
+        # The three labellers' audit (pipeline.rank_audit): their grade together, where they
+        # graded the claim, and how many distinct stories the claims they would take are.
+        audit = {(row.article_id, row.digest): row.adjudicated for row in read_audit()}
+        together = [
+            max((g for i in members[key] if (g := audit.get((claims[i][0], sentence_digest(claims[i][1].claim.sentence)))) is not None), default=None)
+            for key in bbc_order[:TOP]
+        ]
+        taken_together = [key for key, grade in zip(bbc_order[:TOP], together, strict=False) if grade == TAKE]
+        self.stdout.write(
+            f"top {TOP} by the three labellers together: {len(taken_together)} a desk would take, "
+            f"{len({held_back.get(key, key) for key in taken_together})} distinct stories among them, "
+            f"{sum(grade is None for grade in together)} not in their audit"
+        )
         graded = [g for g in (grade_of(key) for key in bbc_order) if g is not None]
         unknown = sum(grade_of(key) is None for key in bbc_order[:TOP])
         self.stdout.write(
