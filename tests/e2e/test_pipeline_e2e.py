@@ -87,7 +87,12 @@ def test_seed_import_runs_through_celery_and_spark_into_postgres(celery_worker: 
         # Every appearance carries its cluster lead's parts (one claim, one score).
         assert set(claim.priority_parts) == {*points, "outlets", "topic", "weights_version", "lead_claim_id"}
         assert abs(claim.priority - sum(claim.priority_parts[k] for k in points)) < 1e-6
-        assert set(claim.rank_signals) == {"public_interest", "topic", "source", "specificity", "routine", "contestability"}
+        # A claim with a headline figure and a name also carries its story keys (pipeline.nlp.stories).
+        signals = {"public_interest", "topic", "source", "specificity", "routine", "contestability"}
+        assert set(claim.rank_signals) in (signals, {*signals, "story"})
+    # The seeds' one figure with a name: ICE's 1,500 in Boston (no other wording of it is held back).
+    stories = {key for claim in Claim.objects.filter(rank_signals__has_key="story") for key in claim.rank_signals["story"]}
+    assert "people 1.5e+03 | boston" in stories and not ClaimCluster.objects.exclude(repeat_of=None).exists()
     print(f"\nimport -> claims stored for the seeds: {elapsed:.1f}s (spark total {run.timings['total']}s)")
 
     # One claim, three appearances: the clusters span the outlets that carry the quote.

@@ -12,6 +12,7 @@ from pipeline.nlp.checkworthiness import load_scorer, read_artifact
 from pipeline.nlp.clustering import band_keys, cluster_tokens
 from pipeline.nlp.contestability import ClaimView, load_model
 from pipeline.nlp.ranking import rank_signals
+from pipeline.nlp.stories import story_keys
 from pipeline.schemas import CLAIM_SCHEMA
 from pipeline.transforms import extract_claims
 
@@ -23,12 +24,16 @@ def expected_row(start: int, end: int, speaker: str, title: str, attribution: st
     sentence = TEXT[start:end]
     tokens = cluster_tokens(sentence, quantities)
     score = round(float(load_scorer().score([sentence])[0]), 6)
-    signals = rank_signals(
-        sentence=sentence, claim_type=claim_type, claim_types=types.split(","), quantities=quantities, speaker=speaker,
-        speaker_title=title, attribution=attribution,
-    )
+    signals: dict[str, float | str | list[str]] = {
+        **rank_signals(
+            sentence=sentence, claim_type=claim_type, claim_types=types.split(","), quantities=quantities, speaker=speaker,
+            speaker_title=title, attribution=attribution,
+        )
+    }
     view = ClaimView(sentence, score, claim_type, tuple(types.split(",")), attribution, signals)
     signals["contestability"] = round(load_model().probability(view), 4)
+    if story := story_keys(sentence=sentence, quantities=quantities, speaker=speaker):
+        signals["story"] = story
     return (
         claim_key("h7", start, end), 7, start, end, sentence, speaker, title, attribution, score, claim_type, types,
         json.dumps(quantities, ensure_ascii=False, sort_keys=True), signals_json(signals), "", tokens, band_keys(tokens),
