@@ -125,7 +125,10 @@ def merge_run(
         conn.execute(statement("refresh_clusters"), params)
         conn.execute(statement("drop_empty_clusters"), params)
     with step("refresh_priorities"):
-        refresh_priorities(conn, cluster_keys=params["cluster_keys"])
+        every = refresh_priorities(conn, cluster_keys=params["cluster_keys"])
+    # One figure, one place at the top: other wordings of a figure ranked above are held back.
+    with step("stories"), conn.cursor() as cursor:
+        refresh_story_repeats(cursor, None if every else params["cluster_keys"])
     with step("clear_scratch"):
         conn.execute(statement("clear_run_scratch"), params)
     return staged, len(written)
@@ -199,11 +202,12 @@ def _state_row(cluster_key: str, merged: MergedState) -> dict[str, Any]:
     }
 
 
-def refresh_priorities(conn: psycopg.Connection[Any], *, cluster_keys: list[str]) -> None:
+def refresh_priorities(conn: psycopg.Connection[Any], *, cluster_keys: list[str]) -> bool:
     """The standing priorities of the touched clusters' (`cluster_keys`) members; every claim's when the
     weights changed since the stored priorities were computed (a re-rank that never ran).
     Then the weights' version is recorded as the basis. (It is read before the refresh:
-    weights saved in between make the next merge refresh everything again.)"""
+    weights saved in between make the next merge refresh everything again.) Returns whether
+    it refreshed every claim."""
     basis = conn.execute(PRIORITY_BASIS).fetchone()
     version = scalar(conn, WEIGHTS_VERSION)
     every = basis is not None and basis[0] != version
@@ -211,8 +215,6 @@ def refresh_priorities(conn: psycopg.Connection[Any], *, cluster_keys: list[str]
         conn.execute(statement("refresh_all_priorities"))
     else:
         conn.execute(statement("refresh_cluster_priorities"), {"cluster_keys": cluster_keys})
-    # One figure, one place at the top: other wordings of a figure ranked above are held back.
-    with conn.cursor() as cursor:
-        refresh_story_repeats(cursor, None if every else cluster_keys)
     conn.execute(CLEAR_PRIORITY_BASIS)
     conn.execute(SET_PRIORITY_BASIS, {"weights_version": version})
+    return every
