@@ -5,7 +5,7 @@ by a re-rank), `refresh_story_repeats`:
 
 1. copies each touched cluster's lead story keys (rank_signals.story) onto its row
    (claim_clusters.story_keys, GIN-indexed, so the other wordings of a figure are found
-   without reading every claim);
+   without reading every claim), in the statement that starts the search (START);
 2. reads every cluster that shares a key with them, or that a touched cluster held back
    before (claim_clusters.repeat_of: its lead's wording may have changed), and the clusters
    sharing keys with those, until no key is new;
@@ -25,38 +25,53 @@ from typing import Any
 
 from pipeline.nlp.stories import StoryMember, content_words, repeats
 
-# A cluster's story keys are its lead appearance's; a cluster with no lead, or a lead with
-# no story, has none.
-SET_STORY_KEYS = """
-UPDATE claim_clusters cc
-SET story_keys = k.story_keys
-FROM (
-    SELECT cc2.cluster_key,
+# One statement, so the touched keys cross to PostgreSQL once: each touched cluster takes its
+# lead appearance's story keys (none without a lead or a story), written where they differ;
+# returned are the keys to start from (the touched clusters' new keys and those of the
+# clusters they held back) and the clusters they held back, which are read again to be freed
+# if their keys no longer meet (IS NOT NULL: the partial index on repeat_of answers it).
+START = """
+WITH touched AS (
+    SELECT cluster_key FROM claim_clusters WHERE %(every)s
+    UNION SELECT unnest(%(cluster_keys)s::text[])
+), fresh AS (
+    SELECT cc.cluster_key, cc.story_keys AS stored,
            COALESCE(ARRAY(SELECT jsonb_array_elements_text(
                CASE WHEN jsonb_typeof(lead.rank_signals -> 'story') = 'array' THEN lead.rank_signals -> 'story' END
            )), '{}')::varchar[] AS story_keys
-    FROM claim_clusters cc2
-    LEFT JOIN claims lead ON lead.id = cc2.lead_claim_id
-    WHERE %(every)s OR cc2.cluster_key = ANY(%(cluster_keys)s::text[])
-) k
-WHERE cc.cluster_key = k.cluster_key AND cc.story_keys IS DISTINCT FROM k.story_keys
+    FROM claim_clusters cc
+    JOIN touched t ON t.cluster_key = cc.cluster_key
+    LEFT JOIN claims lead ON lead.id = cc.lead_claim_id
+), written AS (
+    UPDATE claim_clusters cc SET story_keys = f.story_keys
+    FROM fresh f
+    WHERE cc.cluster_key = f.cluster_key AND f.stored IS DISTINCT FROM f.story_keys
+), held AS (
+    SELECT cc.cluster_key, cc.story_keys
+    FROM claim_clusters cc JOIN touched t ON cc.repeat_of = t.cluster_key
+    WHERE cc.repeat_of IS NOT NULL
+)
+SELECT (SELECT COALESCE(array_agg(DISTINCT key), '{}')
+        FROM (SELECT story_keys FROM fresh UNION ALL SELECT story_keys FROM held) s CROSS JOIN LATERAL unnest(s.story_keys) AS key),
+       (SELECT COALESCE(array_agg(cluster_key), '{}') FROM held)
 """
-START_KEYS = """
-SELECT COALESCE(array_agg(DISTINCT key), '{}')
-FROM claim_clusters cc CROSS JOIN LATERAL unnest(cc.story_keys) AS key
-WHERE %(every)s OR cc.cluster_key = ANY(%(cluster_keys)s::text[]) OR cc.repeat_of = ANY(%(cluster_keys)s::text[])
-"""
-# Clusters held back by one of the touched clusters whose keys no longer meet: they are read
-# too, so that they are freed.
-HELD_BY = "SELECT cluster_key FROM claim_clusters WHERE repeat_of = ANY(%(cluster_keys)s::text[])"
+# The clusters sharing a key, and those held back above. A few keys (a day's run): through the
+# GIN index on story_keys, one look-up a key. Many (a first run, a re-rank): one pass over the
+# clusters joined to the keys by hash, which costs less than thousands of index look-ups.
 MEMBERS = """
 SELECT cc.cluster_key, cc.story_keys, lead.sentence,
        lead.priority - COALESCE((lead.priority_parts ->> 'repeat')::float8, 0),
        claim_seen_day(cc.first_seen_at), lead.id
 FROM claim_clusters cc
 JOIN claims lead ON lead.id = cc.lead_claim_id
-WHERE cc.story_keys && %(keys)s::varchar[] OR cc.cluster_key = ANY(%(also)s::text[])
+WHERE cc.cluster_key IN ({sharing} UNION SELECT unnest(%(also)s::text[]))
 """
+SHARING_BY_INDEX = "SELECT cluster_key FROM claim_clusters WHERE story_keys && %(keys)s::varchar[]"
+SHARING_BY_SCAN = """
+SELECT cc.cluster_key FROM claim_clusters cc CROSS JOIN LATERAL unnest(cc.story_keys) AS key
+WHERE key = ANY(%(keys)s::text[])
+"""
+KEYS_BY_INDEX = 500
 WRITE_REPEAT_OF = """
 UPDATE claim_clusters cc SET repeat_of = v.repeat_of
 FROM unnest(%(keys)s::text[], %(repeat_of)s::text[]) AS v(cluster_key, repeat_of)
@@ -90,18 +105,16 @@ def refresh_story_repeats(cursor: Any, cluster_keys: list[str] | None) -> int:
     the clusters whose repeat_of changed."""
     every = cluster_keys is None
     params = {"every": every, "cluster_keys": cluster_keys or []}
-    cursor.execute(SET_STORY_KEYS, params)
-    cursor.execute(START_KEYS, params)
-    keys: set[str] = set(cursor.fetchone()[0])
-    also: list[str] = []
-    if not every:
-        cursor.execute(HELD_BY, params)
-        also = [row[0] for row in cursor.fetchall()]
+    cursor.execute(START, params)
+    start_keys, held = cursor.fetchone()
+    keys: set[str] = set(start_keys)
+    also: list[str] = list(held)
     rows: list[tuple[Any, ...]] = []
     for _ in range(MAX_ROUNDS):
         if not keys and not also:
             return 0
-        cursor.execute(MEMBERS, {"keys": sorted(keys), "also": also})
+        sharing = SHARING_BY_INDEX if len(keys) <= KEYS_BY_INDEX else SHARING_BY_SCAN
+        cursor.execute(MEMBERS.format(sharing=sharing), {"keys": sorted(keys), "also": also})
         rows = cursor.fetchall()
         reached = {key for row in rows for key in row[1]}
         if reached <= keys:
