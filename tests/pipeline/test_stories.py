@@ -11,6 +11,7 @@ from django.urls import reverse
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims.models import Claim, ClaimCluster, RankingWeights
 from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, priority_reasons
+from factcheck.claims.workflow.services import claim_split
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
@@ -92,13 +93,13 @@ def staged(article_id: int, key: str, sentence: str, *, score: float) -> tuple[o
     )
 
 
-def merge(sentences: list[tuple[str, str, float]]) -> None:
-    """One run of articles, one claim each, every claim its own cluster."""
+def merge(sentences: list[tuple[str, str, float]], *, assigned: dict[str, str] | None = None) -> None:
+    """One run of articles, one claim each, every claim its own cluster unless `assigned`."""
     articles = [article_ingest(data=ArticleInput(text=sentence, outlet=key), batch=None)[0] for key, sentence, _ in sentences]
     run = run_create(article_ids=[article.pk for article in articles])
     runner = db.PostgresRun(database_url_for_job(), run.pk)
     runner.write_claims([staged(article.pk, key * 40, sentence, score=score) for article, (key, sentence, score) in zip(articles, sentences, strict=True)])
-    runner.merge(Clustering(assigned={}, remap=[]))
+    runner.merge(Clustering(assigned={key * 40: cluster * 40 for key, cluster in (assigned or {}).items()}, remap=[]))
 
 
 @pytestmark_db
@@ -153,3 +154,24 @@ def test_the_claim_page_lists_the_other_wordings_of_its_figure(client, reviewer)
     leading = client.get(reverse("claims:detail", args=[howard.pk])).content.decode()
     assert f'id="same-figure-{highlighted.pk}"' in leading and "held back in the queue below this one" in leading
     assert 'id="same-figure"' not in client.get(reverse("claims:detail", args=[asylum.pk])).content.decode()
+
+
+@pytestmark_db
+def test_a_split_moves_the_story_with_the_wording_and_frees_what_it_held_back(reviewer) -> None:  # type: ignore[no-untyped-def]
+    RankingWeights.objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
+    # Howard's wording leads a cluster it shares with an appearance that carries no figure; the
+    # Tories' own wording is held back by that cluster.
+    other = "The campaign moved to Wales on Tuesday, where the parties debated rural schools."
+    merge([("a", HOWARD, 0.9), ("e", other, 0.2), ("b", HIGHLIGHTED, 0.5)], assigned={"a": "a", "e": "a"})
+    howard, highlighted = Claim.objects.get(claim_key="a" * 40), Claim.objects.get(claim_key="b" * 40)
+    assert highlighted.cluster.repeat_of == "a" * 40
+
+    # Split out, Howard's wording takes the story to its own cluster: what it held back follows
+    # it there, and the cluster it left, now led by a sentence with no figure, holds back nothing.
+    claim_split(claim=howard, actor=reviewer, reason="Another claim than the campaign's schedule.")
+    howard.refresh_from_db()
+    assert howard.cluster_id != "a" * 40
+    assert ClaimCluster.objects.get(cluster_key="a" * 40).story_keys == []
+    assert Claim.objects.get(pk=highlighted.pk).cluster.repeat_of == howard.cluster_id
+    assert Claim.objects.get(pk=highlighted.pk).priority_parts["repeat_of"] == howard.pk
+    assert "repeat" not in Claim.objects.get(claim_key="e" * 40).priority_parts
