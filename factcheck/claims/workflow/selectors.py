@@ -53,6 +53,8 @@ def claim_same_figure(*, claim: Claim) -> list[Claim]:
     cluster that ranks the figure and those it holds back, highest priority first; [] when no
     other wording of its figure is held back by it or holds it back."""
     cluster = claim.cluster
+    if not cluster.story_keys and not cluster.repeat_of:
+        return []  # no headline figure with a name: no story, and no query
     lead_key = cluster.repeat_of or cluster.cluster_key
     clusters = ClaimCluster.objects.filter(Q(cluster_key=lead_key) | Q(repeat_of=lead_key)).exclude(cluster_key=cluster.cluster_key)
     return list(
