@@ -158,7 +158,7 @@ def claims_of_articles(
         signals["contestability"] = round(ranker.probability(view), 4)
         # After the ranking model, which reads numbers: the keys that tell the queue which
         # other wordings are of the same figure (pipeline.nlp.stories).
-        story = story_keys(sentence=record.text, quantities=selected.quantities, speaker=record.speaker)
+        story = story_keys(sentence=record.text, quantities=selected.quantities, speaker=record.speaker, attribution=record.attribution)
         if story:
             signals["story"] = story
         claims.append((

@@ -117,12 +117,15 @@ def content_words(sentence: str) -> frozenset[str]:
     return frozenset(words)
 
 
-def story_keys(*, sentence: str, quantities: Sequence[Mapping[str, object]], speaker: str = "") -> list[str]:
+def story_keys(*, sentence: str, quantities: Sequence[Mapping[str, object]], speaker: str = "", attribution: str = "") -> list[str]:
     """The claim's story keys: its headline figure joined to each actor it names; [] without
-    a headline figure or a name."""
+    a headline figure or a name. The speaker of a claim the article makes itself is the outlet
+    ("BBC News"), no actor of the claim: every figure it repeats would be one story."""
     figure = headline_figure(quantities)
     if not figure:
         return []
+    if attribution == "article":
+        speaker = ""
     return sorted(f"{figure} | {name}" for name in actor_names(sentence, speaker))
 
 

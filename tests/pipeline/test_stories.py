@@ -42,8 +42,11 @@ def test_a_claims_story_keys_are_its_headline_figure_with_each_actor_it_names() 
     assert keys(HOWARD) == ["GBP 3.5e+10 | conservatives", "GBP 3.5e+10 | howard", "GBP 3.5e+10 | michael"]
     # A party in any spelling, a figure in any unit wording.
     assert keys(COMMITTED) == ["GBP 3.5e+10 | conservatives", "GBP 3.5e+10 | labour"]
-    # The speaker counts as named.
+    # The speaker counts as named; not the outlet that makes a claim itself (every BBC figure
+    # would be one story of "BBC News").
     assert "jobs 1.25e+04 | brown" in keys("The first 12,500 civil service jobs had been cut, on target.", speaker="Gordon Brown")
+    sold = "The game sold more than 1 million copies in its first nine days."
+    assert story_keys(sentence=sold, quantities=[q.as_dict() for q in parse_quantities(sold)], speaker="BBC News", attribution="article") == []
     # The largest sum, not the first; a count only where no sum is big enough.
     assert headline_figure([q.as_dict() for q in parse_quantities("£4bn of tax cuts from £35bn of savings for 250,000 families")]) == "GBP 3.5e+10"
     assert headline_figure([q.as_dict() for q in parse_quantities("250,000 failed asylum seekers and £500 each")]) == "seekers 2.5e+05"

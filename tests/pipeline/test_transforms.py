@@ -32,7 +32,7 @@ def expected_row(start: int, end: int, speaker: str, title: str, attribution: st
     }
     view = ClaimView(sentence, score, claim_type, tuple(types.split(",")), attribution, signals)
     signals["contestability"] = round(load_model().probability(view), 4)
-    if story := story_keys(sentence=sentence, quantities=quantities, speaker=speaker):
+    if story := story_keys(sentence=sentence, quantities=quantities, speaker=speaker, attribution=attribution):
         signals["story"] = story
     return (
         claim_key("h7", start, end), 7, start, end, sentence, speaker, title, attribution, score, claim_type, types,

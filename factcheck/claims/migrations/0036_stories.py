@@ -19,7 +19,7 @@ from django.db.migrations.state import StateApps
 
 BATCH = 5000
 READ_BATCH = """
-SELECT id, sentence, quantities, speaker FROM claims WHERE id > %s ORDER BY id LIMIT %s
+SELECT id, sentence, quantities, speaker, attribution FROM claims WHERE id > %s ORDER BY id LIMIT %s
 """
 WRITE_BATCH = """
 UPDATE claims c SET rank_signals = c.rank_signals || jsonb_build_object('story', v.story)
@@ -50,8 +50,10 @@ def forward(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
             last = rows[-1][0]
             found = [
                 (pk, keys)
-                for pk, sentence, quantities, speaker in rows
-                if (keys := story_keys(sentence=sentence, quantities=quantities if isinstance(quantities, list) else [], speaker=speaker))
+                for pk, sentence, quantities, speaker, attribution in rows
+                if (keys := story_keys(
+                    sentence=sentence, quantities=quantities if isinstance(quantities, list) else [], speaker=speaker, attribution=attribution,
+                ))
             ]
             if found:
                 cursor.execute(WRITE_BATCH, [[pk for pk, _ in found], [json.dumps(keys) for _, keys in found]])
