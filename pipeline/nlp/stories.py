@@ -27,7 +27,7 @@ Pure stdlib: it runs in the Spark executors with the rest of extraction.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.nlp.quantities import MONEY_UNITS
@@ -131,25 +131,34 @@ def story_keys(*, sentence: str, quantities: Sequence[Mapping[str, object]], spe
 
 def repeats(members: Iterable[StoryMember], *, days: int = STORY_DAYS) -> dict[str, str]:
     """Each repeat cluster's key -> the key of the kept cluster it repeats (the highest ranked
-    kept cluster sharing one of its keys and a content word, within `days`). Greedy in order of priority, ties to
-    the smaller cluster key, so the outcome does not depend on the order given."""
-    kept_by_key: dict[str, list[StoryMember]] = {}
+    kept cluster sharing one of its keys and a content word, within `days`). Greedy in order of
+    priority, ties to the smaller cluster key, so the outcome does not depend on the order
+    given. Kept clusters are filed by key and day, so a figure said every day for a year is
+    compared with a fortnight's wordings, not with the year's."""
+    kept: dict[str, dict[int | None, list[StoryMember]]] = {}
     found: dict[str, str] = {}
     for member in sorted(members, key=lambda m: (-m.priority, m.cluster_key)):
         above = [
-            kept
+            other
             for key in member.keys
-            for kept in kept_by_key.get(key, ())
-            if kept.cluster_key != member.cluster_key and _near(kept.day, member.day, days) and kept.words & member.words
+            for other in _kept_near(kept.get(key, {}), member.day, days)
+            if other.words & member.words
         ]
         if above:
             found[member.cluster_key] = min(above, key=lambda m: (-m.priority, m.cluster_key)).cluster_key
             continue
         for key in member.keys:
-            kept_by_key.setdefault(key, []).append(member)
+            kept.setdefault(key, {}).setdefault(member.day, []).append(member)
     return found
 
 
-def _near(a: int | None, b: int | None, days: int) -> bool:
-    # Undated wordings (an archive imported without dates) are read as one day's news.
-    return a is None or b is None or abs(a - b) <= days
+def _kept_near(by_day: dict[int | None, list[StoryMember]], day: int | None, days: int) -> Iterator[StoryMember]:
+    """The kept clusters of one key seen within `days` of `day`. Undated wordings (an archive
+    imported without dates) are read as one day's news: near every day."""
+    if day is None:
+        for members in by_day.values():
+            yield from members
+        return
+    yield from by_day.get(None, ())
+    for near in range(day - days, day + days + 1):
+        yield from by_day.get(near, ())
