@@ -11,6 +11,7 @@ from django.urls import reverse
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims.models import Claim, ClaimCluster, RankingWeights
 from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, priority_reasons
+from factcheck.claims.workflow import selectors as workflow_selectors
 from factcheck.claims.workflow.services import claim_split
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
@@ -178,3 +179,15 @@ def test_a_split_moves_the_story_with_the_wording_and_frees_what_it_held_back(re
     assert Claim.objects.get(pk=highlighted.pk).cluster.repeat_of == howard.cluster_id
     assert Claim.objects.get(pk=highlighted.pk).priority_parts["repeat_of"] == howard.pk
     assert "repeat" not in Claim.objects.get(claim_key="e" * 40).priority_parts
+
+
+@pytestmark_db
+def test_the_claim_page_shows_the_first_wordings_of_a_much_repeated_figure(client, reviewer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    RankingWeights.objects.update_or_create(pk=1, defaults={"weights": DEFAULT_RANKING_WEIGHTS, "version": 1})
+    monkeypatch.setattr(workflow_selectors, "SAME_FIGURE_SHOWN", 1)
+    merge([("a", HOWARD, 0.9), ("b", HIGHLIGHTED, 0.5), ("d", COMMITTED, 0.4)])
+    howard = Claim.objects.get(claim_key="a" * 40)
+    client.force_login(reviewer)
+    page = client.get(reverse("claims:detail", args=[howard.pk])).content.decode()
+    assert "Same figure, other wordings (the first 1)" in page
+    assert page.count('id="same-figure-') == 1

@@ -48,10 +48,15 @@ def claim_appearances(*, claim: Claim) -> list[Claim]:
     )
 
 
+# A figure said every day for months holds back many wordings: the page shows the first.
+SAME_FIGURE_SHOWN = 25
+
+
 def claim_same_figure(*, claim: Claim) -> list[Claim]:
     """The lead wordings of the other clusters of the claim's story (pipeline.nlp.stories): the
-    cluster that ranks the figure and those it holds back, highest priority first; [] when no
-    other wording of its figure is held back by it or holds it back."""
+    cluster that ranks the figure and those it holds back, highest priority first, at most
+    SAME_FIGURE_SHOWN + 1 (the page says when there are more); [] when no other wording of its
+    figure is held back by it or holds it back."""
     cluster = claim.cluster
     if not cluster.story_keys and not cluster.repeat_of:
         return []  # no headline figure with a name: no story, and no query
@@ -60,7 +65,7 @@ def claim_same_figure(*, claim: Claim) -> list[Claim]:
     return list(
         Claim.objects.filter(pk__in=clusters.values("lead_claim_id"))
         .select_related("article", "article__outlet", "cluster")
-        .order_by("-priority", "id")
+        .order_by("-priority", "id")[: SAME_FIGURE_SHOWN + 1]
     )
 
 

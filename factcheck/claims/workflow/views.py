@@ -93,6 +93,7 @@ def _verdict_initial(claim: Claim, workspace: selectors.Workspace, start_from: C
 
 def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, start_from: ClaimMatch | None = None, **forms: Any) -> HttpResponse:
     appearances = selectors.claim_appearances(claim=claim)
+    same_figure = selectors.claim_same_figure(claim=claim)
     cluster_ids = [appearance.pk for appearance in appearances]
     workspace = selectors.claim_workspace(claim_ids=cluster_ids)
     current = workspace.current_verdict
@@ -106,7 +107,8 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
         "text": selectors.claim_in_context(claim=claim),
         "paragraph": selectors.claim_paragraph(claim=claim),
         "appearances": appearances,
-        "same_figure": selectors.claim_same_figure(claim=claim),
+        "same_figure": same_figure[: selectors.SAME_FIGURE_SHOWN],
+        "same_figure_more": len(same_figure) > selectors.SAME_FIGURE_SHOWN,
         "timeline": selectors.claim_timeline(claim_ids=cluster_ids),
         "workspace": workspace,
         "is_editor": has_role(user, Role.EDITOR),
