@@ -15,7 +15,7 @@ not enough in an election, where "£3bn" and "the Tories" meet in unrelated stor
 within a week of each other, are wordings of one story.
 
 The rule (`repeats`), written once: in order of standing priority, a cluster that shares a key
-with a cluster kept above it is a *repeat* of the highest such cluster, and the queue holds it
+and a word with a cluster kept above it is a *repeat* of the highest such cluster, and the queue holds it
 back by the "repeat" weight; every other cluster is kept. Only kept clusters hold others back,
 so a claim that repeats a minor figure of a higher claim does not drag its own story down.
 The pipeline's merge and the web app's re-rank apply it (pipeline/stories_store.py); the
@@ -58,7 +58,7 @@ _WORD = re.compile(r"[A-Z][A-Za-z'’-]+")
 _LOWER_WORD = re.compile(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")
 _FUNCTION_WORDS = frozenset("""
 the and for that with this from have has had was were are been being would could should will shall said says say told
-they their them his her hers its which who whom what when where while than then into onto over under more most also some
+they their them his hers its which who whom what when where while than then into onto over under more most also some
 any all not but can may might must our your you she him her per about after before since such only just very there here
 these those other each every both own same yet still even much many now out off too how why one two three four five six
 seven eight nine ten year years million billion bn
