@@ -92,9 +92,10 @@ def local_secret_key(path: Path) -> str:
     return key
 
 
-def database_from_url(url: str, *, statement_timeout_seconds: int = 0) -> dict[str, object]:
+def database_from_url(url: str, *, statement_timeout_seconds: int = 0, prepared_statements: bool = True) -> dict[str, object]:
     """Turn postgres://user:pass@host:port/name?sslmode=... into a DATABASES entry; with a
-    statement timeout, every statement on its connections stops after that many seconds."""
+    statement timeout, every statement on its connections stops after that many seconds;
+    `prepared_statements`: whether factcheck.postgres.base.prepared() prepares."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
         raise ImproperlyConfigured(
@@ -103,17 +104,18 @@ def database_from_url(url: str, *, statement_timeout_seconds: int = 0) -> dict[s
     name = unquote(parts.path.lstrip("/"))
     if not name:
         raise ImproperlyConfigured("DATABASE_URL must name a database, e.g. postgresql://127.0.0.1:5432/factcheck")
-    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    options: dict[str, object] = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     host = unquote(parts.hostname or "")
     # A host given as a query parameter (a unix socket directory) wins, as libpq does it.
-    host = options.pop("host", host)
+    host = str(options.pop("host", host))
     # No JIT: the app's queries are short, and PostgreSQL compiles any whose estimate passes
     # jit_above_cost (a search page whose estimate ran high took 160 ms to compile for a 7 ms
     # run). The URL's own `options` come after, so they can turn it back on.
     timeout = f"-c statement_timeout={statement_timeout_seconds * 1000}" if statement_timeout_seconds else ""
-    options["options"] = " ".join(filter(None, ["-c jit=off", timeout, options.get("options", "")]))
+    options["options"] = " ".join(filter(None, ["-c jit=off", timeout, str(options.get("options", ""))]))
+    options["prepared_statements"] = prepared_statements
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "factcheck.postgres",
         "NAME": name,
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
@@ -256,7 +258,15 @@ DATABASE_URL = env_str("DATABASE_URL", "postgresql://127.0.0.1:5432/factcheck")
 # run long statements on purpose.
 WEB_PROCESS = os.environ.get("FACTCHECK_PROCESS") == "web"
 WEB_STATEMENT_TIMEOUT_SECONDS = env_int("FACTCHECK_WEB_STATEMENT_TIMEOUT_SECONDS", 25)
-DATABASES = {"default": database_from_url(DATABASE_URL, statement_timeout_seconds=WEB_STATEMENT_TIMEOUT_SECONDS if WEB_PROCESS else 0)}
+# The default queue's statements are prepared on their connection (factcheck/postgres/base.py);
+# off behind a pooler in transaction mode that cannot carry prepared statements.
+DATABASE_PREPARED_STATEMENTS = env_bool("DATABASE_PREPARED_STATEMENTS", True)
+DATABASES = {
+    "default": database_from_url(
+        DATABASE_URL, statement_timeout_seconds=WEB_STATEMENT_TIMEOUT_SECONDS if WEB_PROCESS else 0,
+        prepared_statements=DATABASE_PREPARED_STATEMENTS,
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Logins: passwords, throttling, the proxy that names the client ------------------------

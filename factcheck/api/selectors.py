@@ -4,6 +4,7 @@ parameter means the same rows in the queue, the exports and here."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -14,8 +15,10 @@ from django.http import Http404
 from factcheck.accounts.roles import Role, has_role
 from factcheck.claims.models import Claim, ClaimCluster, Evidence, Verdict
 from factcheck.claims.queue.filters import QUEUE_ORDER, after_position, claims_filtered
+from factcheck.claims.queue.selectors import plan_reusable
 from factcheck.claims.ranking.selectors import recency_of_rank
 from factcheck.claims.workflow.selectors import VERDICT_NEWEST_FIRST
+from factcheck.postgres.base import prepared
 
 # A claim row: the claim's own columns, its cluster's state and its article's heading; never
 # the article's text or the search vectors (most of a row's bytes, and nothing an API client
@@ -68,7 +71,9 @@ def api_claims_page(
     """A page of claims in queue order after `position` ((queue_rank, id)), every matching
     appearance a row."""
     claims = after_position(claims_filtered(Claim.objects.all(), values=values, user=user), position).order_by(*QUEUE_ORDER)
-    return [ranked(row) for row in claim_rows().filter(pk__in=claims.values("pk")[:limit]).order_by(*QUEUE_ORDER)]
+    with prepared() if plan_reusable(values) else nullcontext():
+        rows = list(claim_rows().filter(pk__in=claims.values("pk")[:limit]).order_by(*QUEUE_ORDER))
+    return [ranked(row) for row in rows]
 
 
 def _require_role(user: AbstractBaseUser | AnonymousUser, what: str) -> None:

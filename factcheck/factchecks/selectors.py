@@ -23,6 +23,7 @@ from factcheck.accounts.roles import Role, has_role
 from factcheck.claims.models import Claim, Evidence
 from factcheck.factchecks.models import ClaimMatch, FactCheck, FactCheckImport
 from factcheck.factchecks.ratings import verdict_rating_for
+from factcheck.postgres.base import prepared
 
 ERRORS_SHOWN = 20
 
@@ -119,12 +120,15 @@ def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
             "is_confirmed", "claim__article__published_at",
         )
     )
+    # One plan for any page's claims: the match index by claim.
+    with prepared():
+        rows = list(found)
     return {
         claim_id: CheckedBefore(
             publisher=publisher, rating=rating_text or (f"{rating_value} of 5" if rating_value else ""), date=published_on, confirmed=is_confirmed,
             when=checked_when(checked_on=published_on, claim_published_at=article_published_at),
         )
-        for claim_id, publisher, rating_text, rating_value, published_on, is_confirmed, article_published_at in found
+        for claim_id, publisher, rating_text, rating_value, published_on, is_confirmed, article_published_at in rows
     }
 
 

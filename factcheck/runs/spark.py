@@ -32,6 +32,8 @@ from urllib.parse import quote
 from django.conf import settings
 from django.db import connection
 
+from factcheck.postgres.base import DJANGO_ONLY_OPTIONS
+
 PIPELINE_DIR = Path(settings.BASE_DIR) / "pipeline"
 EXCEPTION_LINE = re.compile(r"^(?:[\w.]+(?:Error|Exception|Exit)\b.*|.*\bException in thread\b.*)$")
 
@@ -51,7 +53,8 @@ def database_url_for_job() -> str:
     auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
     host = params.get("HOST") or ""
     port = f":{params['PORT']}" if params.get("PORT") else ""
-    query = "&".join(f"{key}={quote(str(value), safe='')}" for key, value in (params.get("OPTIONS") or {}).items())
+    options = {key: value for key, value in (params.get("OPTIONS") or {}).items() if key not in DJANGO_ONLY_OPTIONS}
+    query = "&".join(f"{key}={quote(str(value), safe='')}" for key, value in options.items())
     if host.startswith("/"):
         query = "&".join(filter(None, [f"host={quote(host, safe='')}", query]))
         host = ""

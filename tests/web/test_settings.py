@@ -8,15 +8,18 @@ from django.core.exceptions import ImproperlyConfigured
 from factcheck import settings as settings_module
 from factcheck.settings import database_from_url, env_bool, env_int
 
+# What every DATABASES entry's OPTIONS carry for Django (factcheck/postgres/base.py).
+DJANGO_OPTIONS = {"prepared_statements": True}
+
 
 def test_database_url_is_parsed_with_options() -> None:
     parsed = database_from_url("postgresql://fc:p%40ss@db.example:6543/factcheck?sslmode=require")
     assert (parsed["NAME"], parsed["USER"], parsed["PASSWORD"], parsed["HOST"], parsed["PORT"]) == (
         "factcheck", "fc", "p@ss", "db.example", "6543",
     )
-    assert parsed["OPTIONS"] == {"sslmode": "require", "options": "-c jit=off"}
+    assert parsed["OPTIONS"] == {"sslmode": "require", "options": "-c jit=off", **DJANGO_OPTIONS}
     # A URL's own server options come after the app's, so they can override it.
-    assert database_from_url("postgresql://db/x?options=-c%20jit%3Don")["OPTIONS"] == {"options": "-c jit=off -c jit=on"}
+    assert database_from_url("postgresql://db/x?options=-c%20jit%3Don")["OPTIONS"] == {"options": "-c jit=off -c jit=on", **DJANGO_OPTIONS}
 
 
 @pytest.mark.django_db
@@ -28,6 +31,17 @@ def test_the_apps_connections_plan_without_jit() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SHOW jit")
         assert cursor.fetchone()[0] == "off"
+
+
+def test_prepared_statements_can_be_turned_off_and_never_reach_libpq() -> None:
+    from django.db import connection
+
+    from factcheck.runs.spark import database_url_for_job
+
+    assert database_from_url("postgresql://db/x", prepared_statements=False)["OPTIONS"]["prepared_statements"] is False
+    # The pipeline's own connections are libpq's: it would refuse a parameter it does not know.
+    assert connection.settings_dict["OPTIONS"]["prepared_statements"] is True
+    assert "prepared_statements" not in database_url_for_job()
 
 
 def test_database_url_socket_host_from_query() -> None:

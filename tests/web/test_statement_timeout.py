@@ -13,6 +13,7 @@ from django.test import Client
 
 from factcheck.settings import database_from_url
 from tests.web.test_deploy import run_django
+from tests.web.test_settings import DJANGO_OPTIONS
 
 SHOW_TIMEOUT = (
     "import django; django.setup(); from django.db import connection; cursor = connection.cursor(); "
@@ -21,8 +22,9 @@ SHOW_TIMEOUT = (
 
 
 def test_a_statement_timeout_goes_into_the_connection_options() -> None:
-    assert database_from_url("postgresql://db/x", statement_timeout_seconds=25)["OPTIONS"] == {"options": "-c jit=off -c statement_timeout=25000"}
-    assert database_from_url("postgresql://db/x")["OPTIONS"] == {"options": "-c jit=off"}
+    limited = database_from_url("postgresql://db/x", statement_timeout_seconds=25)
+    assert limited["OPTIONS"] == {"options": "-c jit=off -c statement_timeout=25000", **DJANGO_OPTIONS}
+    assert database_from_url("postgresql://db/x")["OPTIONS"] == {"options": "-c jit=off", **DJANGO_OPTIONS}
 
 
 def django_env(**extra: str) -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,7 @@ from factcheck.claims.queue.filters import (
     search_for,
 )
 from factcheck.claims.ranking.selectors import recency_of_rank
+from factcheck.postgres.base import prepared
 
 # --- The triage queue ----------------------------------------------------------------------
 #
@@ -38,6 +40,14 @@ from factcheck.claims.ranking.selectors import recency_of_rank
 # claim_queue_rank_idx), paged by keyset: a page reads down the index from the cursor, checks
 # each claim against the filters and keeps one row per cluster (filters.first_in_cluster),
 # until the page is full.
+
+
+def plan_reusable(values: dict[str, Any]) -> bool:
+    """Whether the queue under these filters may reuse one plan (factcheck/postgres/base.py):
+    the default view, which every reviewer opens, whose plan is a walk down the stored order
+    from the cursor whatever its values. A chosen filter is planned for its values: an outlet
+    with ten claims is best found through its articles, one with ten thousand down the order."""
+    return all(value in (None, "", []) for value in values.values())
 
 
 def queue_view(values: dict[str, Any]) -> dict[str, Any]:
@@ -126,7 +136,8 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
     shows to know whether there is a next page (the count is queue_counts'). With a search each
     row carries `highlight` ((text, matched) pieces of its sentence) and `found_in_article`."""
     after = decode_cursor(cursor) if cursor else None
-    search, rows = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1, shape=queue_row_values)
+    with prepared() if plan_reusable(values) else nullcontext():
+        search, rows = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1, shape=queue_row_values)
     shown = rows[:page_size]
     if search is not None:
         in_article = search.found_in_article_group
@@ -285,7 +296,7 @@ SELECT (SELECT coalesce(json_agg(json_build_array(id, name) ORDER BY name), '[]'
 
 
 def queue_choices(*, user: AbstractBaseUser | AnonymousUser) -> QueueChoices:
-    with connection.cursor() as cursor:
+    with prepared(), connection.cursor() as cursor:
         cursor.execute(QUEUE_CHOICES_SQL, [list(GROUP_FOR_ROLE.values()), user.pk])
         outlets, assignees, saved_views, newest_article = cursor.fetchone()
     return QueueChoices(
