@@ -23,6 +23,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from django.db.backends.postgresql import base
+from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
+from psycopg.errors import DataError
 
 # What the settings add to a database's OPTIONS for this backend, not for libpq: a URL for the
 # pipeline's own connections (runs.spark.database_url_for_job) leaves it out.
@@ -45,18 +47,35 @@ class PreparingCursor(base.ServerBindingCursor):  # type: ignore[name-defined]  
     """Django's server-side binding cursor, preparing every statement it runs."""
 
     def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: bool | None = None) -> Any:
-        return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
+        # The connection prepares only here. With a threshold set for good, psycopg would count
+        # the runs of every other statement too, keeping the text of the last hundred (an
+        # import's IN list of a thousand hashes among them).
+        self.connection.prepare_threshold = 0
+        try:
+            return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
+        finally:
+            self.connection.prepare_threshold = None
+
+
+class DatabaseOperations(PostgresOperations):
+    def last_executed_query(self, cursor: Any, sql: str, params: Any) -> str:
+        # What Django's debug cursor records (tests' CaptureQueriesContext, DEBUG's query log):
+        # a prepared statement's text, with its values, as Django writes it for server-side
+        # binding; the others as psycopg sent them.
+        if isinstance(cursor, PreparingCursor):
+            try:
+                return str(self.compose_sql(sql, params))
+            except DataError:  # a value it cannot write: the statement as it was sent
+                return sql
+        return super().last_executed_query(cursor, sql, params)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
+
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
         self.prepares = bool(params.pop("prepared_statements", True))
-        if self.prepares:
-            # psycopg prepares nothing on a connection without a threshold (Django sets none).
-            # Django's client-side cursors never prepare whatever it is, and PreparingCursor
-            # always does: the number itself is never used.
-            params["prepare_threshold"] = 0
         return params
 
     def create_cursor(self, name: str | None = None) -> Any:

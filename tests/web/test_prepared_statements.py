@@ -22,15 +22,19 @@ def prepared_statements() -> list[str]:
         return [statement for (statement,) in cursor.fetchall()]
 
 
-def test_only_statements_inside_prepared_are_prepared() -> None:
-    with prepared(), connection.cursor() as cursor:
-        cursor.execute("SELECT %s::int + 1", [41])
-        assert cursor.fetchone() == (42,)
+def test_only_statements_inside_prepared_are_prepared_and_each_once() -> None:
+    for _ in range(3):
+        with prepared(), connection.cursor() as cursor:
+            cursor.execute("SELECT %s::int + 1", [41])
+            assert cursor.fetchone() == (42,)
     with connection.cursor() as cursor:
         cursor.execute("SELECT %s::int + 2", [40])
         assert cursor.fetchone() == (42,)
-    statements = prepared_statements()
-    assert [statement for statement in statements if "::int +" in statement] == ["SELECT $1::int + 1"]
+        cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements WHERE statement LIKE '%%::int +%%'")
+        # Prepared once, run three times; the statement outside never prepared.
+        assert cursor.fetchall() == [("SELECT $1::int + 1", 3)]
+    # Nor counted by psycopg, which would keep its text to count its runs.
+    assert connection.connection.prepare_threshold is None
 
 
 def test_statements_outside_keep_client_side_binding_and_its_long_lists(reviewer) -> None:  # type: ignore[no-untyped-def]
