@@ -75,11 +75,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
-        self.prepares = bool(params.pop("prepared_statements", True))
+        params.pop("prepared_statements", None)  # this backend's option, not libpq's
         return params
 
     def create_cursor(self, name: str | None = None) -> Any:
-        if name is not None or not (getattr(self, "prepares", False) and _PREPARE.get()):
+        if name is not None or not (_PREPARE.get() and self.settings_dict["OPTIONS"].get("prepared_statements", True)):
             return super().create_cursor(name)
         # Django's own cursor set-up (the time zone of its timestamps), from the preparing class.
         default, self.connection.cursor_factory = self.connection.cursor_factory, PreparingCursor
