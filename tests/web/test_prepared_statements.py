@@ -7,6 +7,8 @@ Persona: reviewer.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
@@ -59,19 +61,44 @@ def test_with_the_setting_off_nothing_is_prepared() -> None:
         other.close()
 
 
-def queue_statements_prepared() -> set[str]:
-    """The queue statements prepared on this connection so far (it outlives a test)."""
-    return {statement for statement in prepared_statements() if 'FROM "claims"' in statement and '"queue_rank"' in statement}
+def queue_walks_prepared() -> set[str]:
+    """The walks down the queue's order prepared on this connection so far (it outlives a
+    test): the statements that choose a page's rows, not the one that reads what they show."""
+    return {
+        statement for statement in prepared_statements()
+        if 'FROM "claims"' in statement and '"queue_rank"' in statement and '"sentence"' not in statement
+    }
+
+
+def rows_read_prepared(count: int) -> set[str]:
+    """The statements prepared that read what a page of `count` rows shows, by their ids."""
+    ids = re.compile(r'"claims"\."id" IN \(' + ", ".join([r"\$\d+"] * count) + r"\)")
+    return {statement for statement in prepared_statements() if '"sentence"' in statement and ids.search(statement)}
 
 
 def test_the_default_queue_is_prepared_a_filtered_or_searched_one_is_not(reviewer) -> None:  # type: ignore[no-untyped-def]
     claims = [make_claim(sentence=f"Unemployment rose to {n} per cent, the minister said.", priority=90 - n) for n in range(3)]
     client = logged_in(reviewer)
     assert shown_ids(client.get("/claims/").content.decode()) == [claim.pk for claim in claims]
-    default = queue_statements_prepared()
+    default = queue_walks_prepared()
     assert default
     # The same rows again, now from the prepared statement.
     assert shown_ids(client.get("/claims/").content.decode()) == [claim.pk for claim in claims]
     for query in ("?q=unemployment", f"?outlet={claims[0].article.outlet_id}", "?status=new"):
         assert client.get("/claims/" + query).status_code == 200
-        assert queue_statements_prepared() == default, query
+        assert queue_walks_prepared() == default, query
+
+
+def test_what_the_rows_show_is_read_by_one_prepared_statement_whatever_the_filters(reviewer) -> None:  # type: ignore[no-untyped-def]
+    claims = [make_claim(sentence=f"Unemployment rose to {n} per cent, the minister said.", priority=90 - n) for n in range(3)]
+    client = logged_in(reviewer)
+    for query in ("", f"?outlet={claims[0].article.outlet_id}", "?status=new"):
+        assert shown_ids(client.get("/claims/" + query).content.decode()) == [claim.pk for claim in claims], query
+    read = rows_read_prepared(3)
+    assert len(read) == 1 and "ts_headline" not in next(iter(read))
+    # A search reads its highlighted sentences as well: one statement more, its words a parameter.
+    for words in ("unemployment", "minister"):
+        page = client.get(f"/claims/?q={words}").content.decode()
+        assert shown_ids(page) == [claim.pk for claim in claims]
+        assert f"<mark>{words.capitalize() if words == 'unemployment' else words}</mark>" in page
+    assert len(rows_read_prepared(3)) == 2

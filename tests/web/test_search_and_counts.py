@@ -249,9 +249,9 @@ def test_a_word_only_the_articles_have_walks_only_the_article_group(reviewer) ->
     with CaptureQueriesContext(connection) as queries:
         html = client.get(reverse("claims:list"), {"q": "valley", "in_article": "yes"}).content.decode()
     statements = [query["sql"] for query in queries.captured_queries]
-    # A group's rows are read with their headlines in one statement: the claims' own words'
-    # group (walked, empty) asks for them, the article's group does not.
-    assert sum("ts_headline" in sql for sql in statements) == 1
+    # What the rows show is read once the walk has chosen them (selectors._rows_shown): all
+    # found through their article, none has a headline to ask for.
+    assert not any("ts_headline" in sql for sql in statements)
     assert shown_ids(html) == [claim.pk for claim in reversed(claims)]
     assert html.count("found in the article</span>") == 3 and "Claim 2 on the &lt;council&gt; budget." in html and "<mark>" not in html
     # A word the claims have too: their group is walked, and their rows marked.
@@ -317,9 +317,9 @@ def test_the_count_is_its_own_request_and_needs_a_role(client: Client, reviewer,
     make_claim(status="check")
     make_claim()
     reviewers = logged_in(reviewer)
-    # user, page, checked before, saved views (re-marked on each swap): the results never wait
-    # for the count (nor the navigation's).
-    with django_assert_max_num_queries(4):
+    # user, page (its walk and what its rows show), checked before, saved views (re-marked on
+    # each swap): the results never wait for the count (nor the navigation's).
+    with django_assert_max_num_queries(5):
         html = reviewers.get(reverse("claims:list"), {"status": "check"}, HTTP_HX_TARGET="queue-results", **HTMX).content.decode()
     assert "data-my-claims-left" not in html and f'hx-get="{reverse("claims:count")}?status=check"' in html
     with django_assert_max_num_queries(2):  # user, count

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +65,8 @@ def _article_heading() -> Left:
 def queue_row_values(claims: QuerySet[Claim], search: Search | None = None) -> QuerySet[Claim, Any]:
     """A queue row: what each shows and nothing more (an article's text and the search vectors
     are the bulk of a row's bytes), with its cluster's size and outlets; with a search, its
-    sentence's `headline` (Search.headline), computed in the same statement for the rows read."""
+    sentence's `headline` (Search.headline), computed in the same statement for the rows read
+    (a page's rows only: _rows_shown)."""
     highlighted = {"headline": search.headline} if search is not None else {}
     return claims.values(
         "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "score", "priority", "priority_parts", "article_id",
@@ -101,12 +101,10 @@ def _groups(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -
 
 def _walk(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], after: Position | None, limit: int,
-    shape: Callable[[QuerySet[Claim], Search | None], QuerySet[Claim, Any]],
 ) -> tuple[Search | None, list[dict[str, Any]]]:
-    """The first `limit` rows after `after`, each shaped by `shape` and given its `group` (0
-    without a search); a group is read only once the ones before it are exhausted. `shape` is
-    given the search for the groups whose rows hold its words (none for the claims found
-    through their article only)."""
+    """The first `limit` rows after `after`, each its `id`, `queue_rank` and `group` (0 without
+    a search); a group is read only once the ones before it are exhausted. What a row shows is
+    read afterwards, for the rows kept (_rows_shown)."""
     search, groups = _groups(user=user, values=values)
     if after is not None and ((after.group is None) != (search is None) or (after.group or 0) >= len(groups)):
         after = None  # a cursor of another view: start over
@@ -116,8 +114,7 @@ def _walk(
         claims = groups[number]
         if after is not None and number == first:
             claims = after_position(claims, (after.rank, after.pk))
-        own_words = search if search is not None and number != search.found_in_article_group else None
-        for row in shape(claims, own_words)[: limit - len(rows)]:
+        for row in claims.values("id", "queue_rank")[: limit - len(rows)]:
             rows.append({**row, "group": number})
         if len(rows) >= limit:
             break
@@ -131,14 +128,29 @@ class QueuePage:
     is_first: bool
 
 
+def _rows_shown(found: list[dict[str, Any]], search: Search | None) -> list[dict[str, Any]]:
+    """The display values (queue_row_values) of the rows a walk found, in its order, read by id
+    in one statement prepared on the connection: its plan (primary keys and the row's joins)
+    is the same whatever the filters, so PostgreSQL plans it once, and the walk's own statement
+    carries only the filters and the order, a smaller plan made for each filter's values. A
+    claim deleted between the two reads is left out."""
+    if not found:
+        return []
+    in_article = search.found_in_article_group if search is not None else None
+    words = search if search is not None and any(row["group"] != in_article for row in found) else None
+    with prepared():
+        by_id = {row["id"]: row for row in queue_row_values(Claim.objects.filter(pk__in=[row["id"] for row in found]), words)}
+    return [{**by_id[row["id"]], "group": row["group"]} for row in found if row["id"] in by_id]
+
+
 def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], cursor: str | None, page_size: int) -> QueuePage:
     """One page of the queue after `cursor` (queue_view's filters). Reads one row more than it
     shows to know whether there is a next page (the count is queue_counts'). With a search each
     row carries `highlight` ((text, matched) pieces of its sentence) and `found_in_article`."""
     after = decode_cursor(cursor) if cursor else None
     with prepared() if plan_reusable(values) else nullcontext():
-        search, rows = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1, shape=queue_row_values)
-    shown = rows[:page_size]
+        search, found = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1)
+    shown = _rows_shown(found[:page_size], search)
     if search is not None:
         in_article = search.found_in_article_group
         for row in shown:
@@ -146,9 +158,9 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
             row["found_in_article"] = row["group"] == in_article
             row["highlight"] = [] if row["found_in_article"] else highlighted_parts(row["headline"] or "")
     next_cursor = None
-    if len(rows) > page_size:
-        last = shown[-1]
-        next_cursor = encode_cursor(last["total"], last["id"], group=last["group"] if search is not None else None)
+    if len(found) > page_size:
+        last = found[page_size - 1]
+        next_cursor = encode_cursor(last["queue_rank"], last["id"], group=last["group"] if search is not None else None)
     return QueuePage(rows=shown, next_cursor=next_cursor, is_first=after is None)
 
 
@@ -161,19 +173,15 @@ def next_in_view(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, An
         condition = claim_filter_q(values=values, user=user)
         group = next((n for n, found in enumerate(search.groups) if Claim.objects.filter(condition & found, pk=claim_id).exists()), None)
         if group is None:  # no longer matches the search: from the start of its results
-            _, rows = _walk(user=user, values=values, after=None, limit=1, shape=_ids)
+            _, rows = _walk(user=user, values=values, after=None, limit=1)
             return rows[0]["id"] if rows else None
-    _, rows = _walk(user=user, values=values, after=Position(rank=total, pk=claim_id, group=group), limit=1, shape=_ids)
+    _, rows = _walk(user=user, values=values, after=Position(rank=total, pk=claim_id, group=group), limit=1)
     return rows[0]["id"] if rows else None
-
-
-def _ids(claims: QuerySet[Claim], search: Search | None) -> QuerySet[Claim, Any]:
-    return claims.values("id")
 
 
 def queue_claim_ids(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], limit: int) -> list[int]:
     """The ids of the queue's rows under these filters, in queue order, at most `limit`."""
-    return [row["id"] for row in _walk(user=user, values=queue_view(values), after=None, limit=limit, shape=_ids)[1]]
+    return [row["id"] for row in _walk(user=user, values=queue_view(values), after=None, limit=limit)[1]]
 
 
 def claims_existing_ids(*, ids: list[int]) -> list[int]:
