@@ -63,10 +63,11 @@ def test_with_the_setting_off_nothing_is_prepared() -> None:
 
 def queue_walks_prepared() -> set[str]:
     """The walks down the queue's order prepared on this connection so far (it outlives a
-    test): the statements that choose a page's rows, not the one that reads what they show."""
+    test): the statements that choose a page's rows, not the one that reads what a filtered
+    page's rows show by their ids."""
     return {
         statement for statement in prepared_statements()
-        if 'FROM "claims"' in statement and '"queue_rank"' in statement and '"sentence"' not in statement
+        if 'FROM "claims"' in statement and '"queue_rank"' in statement and '"claims"."id" IN (' not in statement
     }
 
 
@@ -89,10 +90,14 @@ def test_the_default_queue_is_prepared_a_filtered_or_searched_one_is_not(reviewe
         assert queue_walks_prepared() == default, query
 
 
-def test_what_the_rows_show_is_read_by_one_prepared_statement_whatever_the_filters(reviewer) -> None:  # type: ignore[no-untyped-def]
+def test_what_a_filtered_page_shows_is_read_by_one_prepared_statement_whatever_the_filters(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """The default view reads its rows' columns in its own prepared walk; a filtered or searched
+    page reads them by id, in one statement whatever the filters."""
     claims = [make_claim(sentence=f"Unemployment rose to {n} per cent, the minister said.", priority=90 - n) for n in range(3)]
     client = logged_in(reviewer)
-    for query in ("", f"?outlet={claims[0].article.outlet_id}", "?status=new"):
+    assert shown_ids(client.get("/claims/").content.decode()) == [claim.pk for claim in claims]
+    assert not rows_read_prepared(3)
+    for query in (f"?outlet={claims[0].article.outlet_id}", "?status=new", "?score_min=0.1"):
         assert shown_ids(client.get("/claims/" + query).content.decode()) == [claim.pk for claim in claims], query
     read = rows_read_prepared(3)
     assert len(read) == 1 and "ts_headline" not in next(iter(read))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from contextlib import nullcontext
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,12 +99,17 @@ def _groups(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -
     return search, listed
 
 
+def _position(claims: QuerySet[Claim]) -> QuerySet[Claim, Any]:
+    return claims.values("id", total=F("queue_rank"))
+
+
 def _walk(
     *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], after: Position | None, limit: int,
+    columns: Callable[[QuerySet[Claim]], QuerySet[Claim, Any]] = _position,
 ) -> tuple[Search | None, list[dict[str, Any]]]:
-    """The first `limit` rows after `after`, each its `id`, `queue_rank` and `group` (0 without
-    a search); a group is read only once the ones before it are exhausted. What a row shows is
-    read afterwards, for the rows kept (_rows_shown)."""
+    """The first `limit` rows after `after`, each its `columns` (its `id` and `total`, the
+    queue_rank, unless told otherwise) and `group` (0 without a search); a group is read only
+    once the ones before it are exhausted."""
     search, groups = _groups(user=user, values=values)
     if after is not None and ((after.group is None) != (search is None) or (after.group or 0) >= len(groups)):
         after = None  # a cursor of another view: start over
@@ -114,7 +119,7 @@ def _walk(
         claims = groups[number]
         if after is not None and number == first:
             claims = after_position(claims, (after.rank, after.pk))
-        for row in claims.values("id", "queue_rank")[: limit - len(rows)]:
+        for row in columns(claims)[: limit - len(rows)]:
             rows.append({**row, "group": number})
         if len(rows) >= limit:
             break
@@ -129,11 +134,12 @@ class QueuePage:
 
 
 def _rows_shown(found: list[dict[str, Any]], search: Search | None) -> list[dict[str, Any]]:
-    """The display values (queue_row_values) of the rows a walk found, in its order, read by id
-    in one statement prepared on the connection: its plan (primary keys and the row's joins)
-    is the same whatever the filters, so PostgreSQL plans it once, and the walk's own statement
-    carries only the filters and the order, a smaller plan made for each filter's values. A
-    claim deleted between the two reads is left out."""
+    """The display values (queue_row_values) of the rows a filtered or searched walk found, in
+    its order, read by id in one statement prepared on the connection: its plan (primary keys
+    and the row's joins) is the same whatever the filters, so PostgreSQL plans it once, and the
+    walk's own statement, planned for each filter's values, carries only the filters and the
+    order: a smaller plan, and a search's headline computed for the rows shown only. A claim
+    deleted between the two reads is left out."""
     if not found:
         return []
     in_article = search.found_in_article_group if search is not None else None
@@ -148,9 +154,15 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
     shows to know whether there is a next page (the count is queue_counts'). With a search each
     row carries `highlight` ((text, matched) pieces of its sentence) and `found_in_article`."""
     after = decode_cursor(cursor) if cursor else None
-    with prepared() if plan_reusable(values) else nullcontext():
+    if plan_reusable(values):
+        # The default view: one statement reads the rows with their columns, prepared, planned
+        # once (a second statement by id would cost more than it saves there).
+        with prepared():
+            search, found = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1, columns=queue_row_values)
+        shown = found[:page_size]
+    else:
         search, found = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1)
-    shown = _rows_shown(found[:page_size], search)
+        shown = _rows_shown(found[:page_size], search)
     if search is not None:
         in_article = search.found_in_article_group
         for row in shown:
@@ -160,7 +172,7 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
     next_cursor = None
     if len(found) > page_size:
         last = found[page_size - 1]
-        next_cursor = encode_cursor(last["queue_rank"], last["id"], group=last["group"] if search is not None else None)
+        next_cursor = encode_cursor(last["total"], last["id"], group=last["group"] if search is not None else None)
     return QueuePage(rows=shown, next_cursor=next_cursor, is_first=after is None)
 
 
