@@ -48,9 +48,14 @@ import numpy as np
 
 from pipeline.nlp.contestability import FEATURE_NAMES, ClaimView, ContestabilityModel, features
 from pipeline.nlp.ngrams import ngrams
+from pipeline.rank_audit import together
 
 TRAINING_DIR = Path(__file__).resolve().parent.parent / "training"
 GRADED_FILES = ("bbc_news_rank_labels.tsv", "bbc_news_rank_pool_labels.tsv")
+# Two more labellers' blind grades of the graded claims that compete for the top (every claim
+# the first labeller graded 2 or 3, and the queue's top 200): where they graded a claim, its
+# grade is the three labellers' together (pipeline.rank_audit.together), as the audit judges.
+REGRADES_FILE = "bbc_news_rank_regrades.tsv"
 TAKE = 3  # the grade a desk would take: the positive class
 FOLDS = 5
 MIN_DF = 2
@@ -81,8 +86,9 @@ class Graded:
     article_id: str
     start: int
     end: int
-    grade: int
+    grade: int  # what trains and counts: the labellers' together where regraded, else the first's
     digest: str
+    first: int | None = None  # the first labeller's grade, where others regraded the claim
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,9 @@ def sentence_digest(sentence: str) -> str:
     return hashlib.sha1(sentence.encode()).hexdigest()[:10]
 
 
-def read_graded(paths: Iterable[Path] | None = None) -> list[Graded]:
+def read_graded(paths: Iterable[Path] | None = None, regrades: Path | None = None) -> list[Graded]:
+    """The graded claims of the labels files; a claim in the regrades file (default: the
+    shipped one, with the default files) takes the grade of its three labellers together."""
     rows = []
     for path in paths or [TRAINING_DIR / name for name in GRADED_FILES]:
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
@@ -110,7 +118,25 @@ def read_graded(paths: Iterable[Path] | None = None) -> list[Graded]:
             if len(fields) != 5 or fields[3] not in {"0", "1", "2", "3"}:
                 raise ValueError(f"{path}: row {number} is not article_id, start, end, grade 0-3, sha1")
             rows.append(Graded(fields[0], int(fields[1]), int(fields[2]), int(fields[3]), fields[4]))
-    return rows
+    if regrades is None and paths is None:
+        regrades = TRAINING_DIR / REGRADES_FILE
+    others = read_regrades(regrades) if regrades is not None and regrades.exists() else {}
+    return [
+        replace(row, grade=together(row.grade, *others[key]), first=row.grade) if (key := (row.article_id, row.digest)) in others else row
+        for row in rows
+    ]
+
+
+def read_regrades(path: Path) -> dict[tuple[str, str], tuple[int, int]]:
+    """(article id, sentence digest) -> the two other labellers' grades (REGRADES_FILE)."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    regrades = {}
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != 8 or not {fields[4], fields[5]} <= {"0", "1", "2", "3"}:
+            raise ValueError(f"{path}: row {number} is not article_id, start, end, sha1, second 0-3, third 0-3, two reasons")
+        regrades[(fields[0], fields[3])] = (int(fields[4]), int(fields[5]))
+    return regrades
 
 
 def read_corpus(bbc_path: Path) -> dict[str, str]:

@@ -26,6 +26,12 @@ TAKE = 3
 TOP = 30
 
 
+def together(*grades: int) -> int:
+    """The grade of several labellers together: two of three who agree outvote the third;
+    where all three differ, the middle grade (nearest to each). The median, for any number."""
+    return sorted(grades)[len(grades) // 2]
+
+
 @dataclass(frozen=True)
 class AuditRow:
     article_id: str
@@ -39,7 +45,7 @@ class AuditRow:
     def adjudicated(self) -> int:
         """The grade of the three labellers together: two who agree outvote the third; where all
         three differ, the middle grade (nearest to each)."""
-        return sorted((self.first, self.second, self.third))[1]
+        return together(self.first, self.second, self.third)
 
 
 def read_audit(path: Path = AUDIT) -> list[AuditRow]:

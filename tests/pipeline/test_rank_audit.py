@@ -40,3 +40,42 @@ def test_the_audit_file_is_the_top_40_and_a_sample_of_each_grade(capsys: pytest.
     assert main([]) == 0
     out = capsys.readouterr().out
     assert "first and third, 120 claims" in out and "the queue's top 30 (30 audited)" in out and "by the three together" in out
+
+
+def test_the_training_grades_are_three_labellers_together_where_two_more_regraded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pipeline.contestability_training import read_graded
+
+    labels = tmp_path / "labels.tsv"
+    labels.write_text(
+        "# a comment\narticle_id\tstart\tend\tgrade\tsha1\n"
+        "politics/001\t0\t10\t2\taaaaaaaaaa\npolitics/001\t11\t20\t3\tbbbbbbbbbb\npolitics/002\t0\t9\t1\tcccccccccc\n",
+        encoding="utf-8",
+    )
+    regrades = tmp_path / "regrades.tsv"
+    regrades.write_text(
+        "article_id\tstart\tend\tsha1\tsecond\tthird\tsecond_reason\tthird_reason\n"
+        "politics/001\t0\t10\taaaaaaaaaa\t3\t3\ta costing\ta costing\n"
+        "politics/001\t11\t20\tbbbbbbbbbb\t2\t1\tan aside\troutine\n",
+        encoding="utf-8",
+    )
+    rows = {row.digest: row for row in read_graded([labels], regrades)}
+    # Two who agree outvote the first; where all three differ, the middle grade; the rest stay.
+    assert [(rows[d].grade, rows[d].first) for d in ("aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc")] == [(3, 2), (2, 3), (1, None)]
+    # Named files without a regrades file: the first labeller's grades as they are.
+    assert [row.grade for row in read_graded([labels])] == [2, 3, 1]
+    header = "article_id\tstart\tend\tsha1\tsecond\tthird\tsecond_reason\tthird_reason\n"
+    regrades.write_text(header + "politics/001\t0\t10\taaaaaaaaaa\t4\t3\tx\ty\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="row 2 is not article_id, start, end, sha1, second 0-3"):
+        read_graded([labels], regrades)
+
+
+def test_the_shipped_regrades_cover_every_claim_graded_2_or_3_and_match_the_labels() -> None:
+    from pipeline.contestability_training import GRADED_FILES, REGRADES_FILE, TRAINING_DIR, read_graded, read_regrades
+
+    first = read_graded([TRAINING_DIR / name for name in GRADED_FILES])
+    regraded = read_regrades(TRAINING_DIR / REGRADES_FILE)
+    keys = {(row.article_id, row.digest) for row in first}
+    assert set(regraded) <= keys  # every regrade attaches to a graded claim
+    assert all((row.article_id, row.digest) in regraded for row in first if row.grade >= 2)
+    shipped = read_graded()
+    assert sum(row.first is not None for row in shipped) == len({(r.article_id, r.digest) for r in first if (r.article_id, r.digest) in regraded})

@@ -61,6 +61,9 @@ class Command(BaseCommand):
         parser.add_argument("--bbc", type=Path, default=default_bbc_path(Path(settings.CHECKWORTHINESS_DATA_DIR)))
         parser.add_argument("--held-out", action="store_true", help="count the held-out fifth of the graded articles (read it once)")
         parser.add_argument("--top", type=int, default=TOP, help="how many of the queue's top to print (default 30)")
+        parser.add_argument(
+            "--dump", type=Path, help="write the BBC order (rank, article, offsets, grades, sentence) as TSV here: the pool to grade next"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         from pipeline.local import SourceArticle, extract
@@ -94,14 +97,22 @@ class Command(BaseCommand):
                 for view, p in zip(views, contestability, strict=True)
             ]
             priorities = self.priorities(views, signals)
-            self.report(label, claims, priorities, grades, options["top"])
+            self.report(label, claims, priorities, grades, options["top"], options["dump"] if with_contestability else None)
 
     def priorities(self, views: list[ClaimView], signals: list[dict[str, Any]]) -> list[float]:
         with connection.cursor() as cursor:
             cursor.execute(PRIORITIES, [[v.score for v in views], [v.claim_type for v in views], [json.dumps(s) for s in signals]])
             return [row[0] for row in cursor.fetchall()]
 
-    def report(self, label: str, claims: list[tuple[str, Any]], priorities: list[float], grades: dict[tuple[str, str], int], top: int) -> None:
+    def report(
+        self,
+        label: str,
+        claims: list[tuple[str, Any]],
+        priorities: list[float],
+        grades: dict[tuple[str, str], int],
+        top: int,
+        dump: Path | None = None,
+    ) -> None:
         # One row per cluster, at its lead's priority (the queue's rule).
         lead: dict[str, int] = {}
         for index, (_, item) in enumerate(claims):
@@ -136,9 +147,14 @@ class Command(BaseCommand):
             taken += rank <= TOP and grade == TAKE
             shown = "?" if grade is None else str(grade)
             self.stdout.write(f"{rank:3} {shown} {ranked[key]:7.2f} {article_id:16} {item.claim.sentence[:150]}")
-        # The three labellers' audit (pipeline.rank_audit): their grade together, where they
-        # graded the claim, and how many distinct stories the claims they would take are.
+        # Three labellers' grade together (the audit, pipeline.rank_audit, else the regrades),
+        # where they graded the claim, and how many distinct stories the claims they would take are.
         audit = {(row.article_id, row.digest): row.adjudicated for row in read_audit()}
+        # A claim the audit did not see but two other labellers regraded blind
+        # (REGRADES_FILE): the three labellers' grade together is its graded grade.
+        for row in read_graded():
+            if row.first is not None:
+                audit.setdefault((row.article_id, row.digest), row.grade)
         together = [
             max((g for i in members[key] if (g := audit.get((claims[i][0], sentence_digest(claims[i][1].claim.sentence)))) is not None), default=None)
             for key in bbc_order[:TOP]
@@ -149,6 +165,8 @@ class Command(BaseCommand):
             f"{len({held_back.get(key, key) for key in taken_together})} distinct stories among them, "
             f"{sum(grade is None for grade in together)} not in their audit"
         )
+        if dump:
+            self.dump(dump, bbc_order, lead, claims, ranked, grade_of, held_back, audit)
         graded = [g for g in (grade_of(key) for key in bbc_order) if g is not None]
         unknown = sum(grade_of(key) is None for key in bbc_order[:TOP])
         self.stdout.write(
@@ -164,3 +182,31 @@ class Command(BaseCommand):
                     break
             else:
                 self.stdout.write(f"seed claim {phrase!r}: not a claim")
+
+    def dump(
+        self,
+        path: Path,
+        order: list[str],
+        lead: dict[str, int],
+        claims: list[tuple[str, Any]],
+        ranked: dict[str, float],
+        grade_of: Any,
+        held_back: dict[str, str],
+        audit: dict[tuple[str, str], int],
+    ) -> None:
+        """The BBC order as TSV: what a pooled grading round reads (which claims compete for
+        the top and are not graded yet). Grades are empty where nobody graded the claim."""
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("rank\tarticle_id\tstart\tend\tsha1\tgrade\taudit\tpriority\trepeat_of\tsentence\n")
+            for rank, key in enumerate(order, start=1):
+                article_id, item = claims[lead[key]]
+                claim = item.claim
+                digest = sentence_digest(claim.sentence)
+                grade, together = grade_of(key), audit.get((article_id, digest))
+                fields = [
+                    rank, article_id, claim.start, claim.end, digest, "" if grade is None else grade,
+                    "" if together is None else together, f"{ranked[key]:.2f}", held_back.get(key, ""),
+                    " ".join(claim.sentence.split()),
+                ]
+                handle.write("\t".join(str(field) for field in fields) + "\n")
+        self.stdout.write(f"wrote the order of {len(order)} BBC clusters to {path}")
