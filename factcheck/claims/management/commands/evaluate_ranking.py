@@ -12,7 +12,9 @@ Figures: how many of the top 30 a desk would take (grade 3 of docs/ranking_guide
 their grades ("?" for a claim nobody graded: judge it by the guideline), and NDCG@30 over the
 graded claims in queue order (ungraded claims left out, a condensed list); "before" is the
 same with no contestability (the formula before issue 29). The held-out fifth of the graded
-articles counts only with --held-out: read it once.
+articles counts only with --held-out: read it once. --dump FILE writes the whole BBC order as
+TSV (offsets into the text as the pipeline normalises it, which can sit a few characters off
+the corpus's): the pool a grading round reads next.
 """
 
 from __future__ import annotations
