@@ -229,6 +229,9 @@ _REPORT_SAY = (
     r"|conceded|countered|complained|recalled|reported\s+that|claim(?=\s+(?:that\s+)?[a-z])|accuse|highlighted"
     # "Kirsty Williams called the new target “hugely unambitious”": her words for it.
     r"|called(?=\s+(?:the|a|an|his|her|their|its|this|that|it|him|them)\b[^.;“”\"]{0,50}[“\"])"
+    # "The MPs found the £456m system was “nowhere near being fully functional”": a finding
+    # in the finders' words.
+    r"|found(?=\s+(?:that\s+)?[^.;“”\"]{0,80}?\b(?:was|were|is|are|had|has)\s+[“\"])"
 )
 _REPORT_VERB = re.compile(rf"\b(?:{_REPORT_SAY})\b")
 # A say-verb whose clause opens with a subordinator ("... after he said the party could not
@@ -316,7 +319,11 @@ _LAST_WORD = re.compile(r"\s+(\S+)$")
 _APPOSITIVE_END = re.compile(r",\s*[^,]{1,80},\s*$")
 _INTRO_SUBJECT = re.compile(r"^[^,“”\"]{0,80},\s*$")
 _NAME_BEFORE_ROLE = re.compile(r"(?:^|[.;:]\s+|\b(?:and|but)\s+)(?P<name>[A-Z][\w’'-]+(?:\s+[A-Z][\w’'-]+){1,3}),\s*$")
+# A word that can be someone's first name: capitalised letters, no initials or hyphens.
+_GIVEN_NAME = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{2,}")
 _BUT_CLAUSE = re.compile(r"\s*but\s+\S")
+# The end of a speech tag: ", he claimed," or ", he said."
+_TAG_END = re.compile(r"\s*(?:[,.;]|$)")
 # "claiming the men's 800m" wins it: claiming says something only before a clause.
 _PARTICIPLE_SAY = re.compile(
     r",\s*(?:saying|adding|arguing|insisting|warning|pointing\s+(?:out|to)|claiming(?=\s+(?:that|he|she|it|they|we|there)\b))\b"
@@ -417,6 +424,19 @@ def _speaks_as_it(person: _Person) -> bool:
 def _is_group_word(word: str) -> bool:
     low = word.lower()
     return low in _GROUP_NOUNS or (low.endswith("s") and low[:-1] in _GROUP_NOUNS)
+
+
+# What an organisation publishes speaks for it: "Labour's new posters", "the party's manifesto".
+_OWNED_DOCUMENT = re.compile(
+    r"(?P<owner>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3})['’]s\s+(?:(?:new|latest|own|election|campaign)\s+)*"
+    r"(?:posters?|manifesto|leaflets?|adverts?|advertisements?|website|broadcasts?)"
+)
+# Parties named in the singular ("Labour and the Liberal Democrats have said").
+_PARTY_NAMES = _words("labour snp plaid ukip respect veritas sinn fein dup uup")
+
+
+def _speaks_as_group(word: str) -> bool:
+    return _is_group_word(word) or word.lower() in _PARTY_NAMES
 
 
 # Words that make a title another office: the shadow chancellor is not "the chancellor".
@@ -622,6 +642,14 @@ class _Article:
                     break
             if named is None:
                 continue
+            if len(named.tokens) == 1 and len(tokens) == 2 and tokens[1] == named.name and _GIVEN_NAME.fullmatch(tokens[0]) and not (
+                tokens[0] in _NON_NAME or tokens[0] in _TITLE_STOP or _is_title_word(tokens[0].lower()) or _is_group_word(tokens[0])
+                or tokens[0] in self.by_surname
+            ):
+                # "Vince Cable, the party's Treasury spokesman" and later "Mr Cable": a first name
+                # no list holds still makes the full name the one the article gives him.
+                named.name, named.tokens = " ".join(tokens), tuple(tokens)
+                self.by_surname.setdefault(named.name, []).append(named)
             start = run.start()
             for f in found:
                 if f[1] <= start < f[2]:
@@ -729,7 +757,10 @@ class _Article:
         self._counter += 1
         insort(self.history, (pos, self._counter, person, subject), key=lambda h: (h[0], h[1]))
 
-    def resolve_pronoun(self, pronoun: str, pos: int) -> _Person | None:
+    def resolve_pronoun(self, pronoun: str, pos: int, reported_from: int | None = None) -> _Person | None:
+        """Who "he" or "she" at `pos` is: the nearest person of that gender before it, one who
+        opened a clause first. `reported_from`: where the words reported by this pronoun's
+        speech tag begin ("Mr Blair has failed, he claimed"): nobody named there is the speaker."""
         if pronoun in _PRONOUNS_M:
             gender = "m"
         elif pronoun in _PRONOUNS_F:
@@ -739,8 +770,8 @@ class _Article:
         i = bisect_left(self.history, pos, key=lambda h: h[0])
         fallback = None
         for j in range(i - 1, max(-1, i - 60), -1):
-            _, _, person, subject = self.history[j]
-            if person.group or person.gender not in ("", gender):
+            at, _, person, subject = self.history[j]
+            if person.group or person.gender not in ("", gender) or (reported_from is not None and at >= reported_from):
                 continue
             if subject:
                 fallback = person
@@ -761,8 +792,9 @@ class _Article:
             i += 1
         return out
 
-    def resolve_phrase(self, a: int, b: int) -> _Person | None:
-        """Resolve the speaker named by text[a:b] ("Lyons", "he", "the mayor", "officials")."""
+    def resolve_phrase(self, a: int, b: int, reported_from: int | None = None) -> _Person | None:
+        """Resolve the speaker named by text[a:b] ("Lyons", "he", "the mayor", "officials");
+        `reported_from` as resolve_pronoun's."""
         raw = self.text[a:b]
         stripped = raw.strip()
         if not stripped:
@@ -771,13 +803,18 @@ class _Article:
         bare = _LEADING_CONJUNCTIONS.sub("", low)
         if bare in _PRONOUNS_M or bare in _PRONOUNS_F:
             # "And he argued ...": the conjunction does not change who "he" is.
-            return self.resolve_pronoun(bare, a + len(low) - len(bare))
+            return self.resolve_pronoun(bare, a + len(low) - len(bare), reported_from)
         low = bare if bare in ("they", "we", "i", "it", "you", "this", "that") else low
         if low == "it":
             # "..., it said.": the organisation or document that spoke in the sentence before.
             previous = self.sentence_speaker.get(self.sentence_of(a) - 1)
             return previous if previous is not None and _speaks_as_it(previous) else None
-        if low in ("they", "we", "i", "you", "this", "that"):
+        if low == "they":
+            # "The Tories have promised ... They say they can save £4bn": the group that spoke
+            # in the sentence before.
+            previous = self.sentence_speaker.get(self.sentence_of(a) - 1)
+            return previous if previous is not None and previous.group else None
+        if low in ("we", "i", "you", "this", "that"):
             return None
         mentions = self._persons_in(a, b)
         if mentions:
@@ -812,14 +849,23 @@ class _Article:
                 return recent
             if not any(w in _NON_NAME for w in words[:-1]):
                 return _role(core[0].upper() + core[1:])
+        owned = _OWNED_DOCUMENT.fullmatch(core)
+        if owned is not None:
+            # "Labour's new posters say ...": the party says it.
+            return self.resolve_phrase(a + raw.index(owned.group("owner")), a + raw.index(owned.group("owner")) + len(owned.group("owner")))
         if last in _GROUP_NOUNS or (last.endswith("s") and last[:-1] in _GROUP_NOUNS):
             # "In a joint statement the firms" -> "firms"; "his management company" -> "management company".
             cuts = [
                 i for i, w in enumerate(words) if w.lower() in _NOT_IN_DESCRIPTION and w.lower() not in _POSSESSIVE_DETS
                 and not (w == "of" and 0 < i < len(words) - 1 and words[i - 1][0].isupper() and words[i + 1][0].isupper())
             ]
-            while cuts and words[cuts[-1]] == "and" and cuts[-1] > 0 and _is_group_word(words[cuts[-1] - 1]):
-                cuts.pop()  # "The Conservatives and Lib Dems insisted": two groups speak together
+            while cuts and cuts[-1] > 0 and (
+                (words[cuts[-1]] == "and" and _speaks_as_group(words[cuts[-1] - 1]))
+                or (words[cuts[-1]] == "the" and cuts[-1] > 1 and words[cuts[-1] - 1] == "and" and _speaks_as_group(words[cuts[-1] - 2]))
+            ):
+                # "The Conservatives and Lib Dems insisted", "Labour and the Liberal Democrats
+                # have said": two groups speak together.
+                cuts.pop()
             return _role(" ".join(words[(cuts[-1] if cuts else -1) + 1:]))
         if all(w[0].isupper() or w in ("of", "and") or w in _NAME_PARTICLES for w in words) and len(words) <= 5:
             people = self.by_surname.get(words[-1])
@@ -1009,8 +1055,18 @@ class _Article:
                         or _BUT_CLAUSE.match(np_text) is not None)
             if intro_ok and "“" not in intro and '"' not in intro and len(intro) <= 90 and np_text.strip() and len(np_text.split()) <= 8:
                 lead = len(np_text) - len(np_text.lstrip())
-                person = self.resolve_phrase(s + np_start + lead, s + np_start + len(np_text.rstrip()))
-                if (person is None or person.group) and appositive is not None and _NAMEISH.fullmatch(text, *appositive):
+                # "Mr Blair has failed to tackle these problems, he claimed": the words before
+                # the tag are what was said, so Mr Blair is not who "he" is; "After Mr Howard
+                # spoke, he said" opens with a clause of its own, where he may be.
+                reported = s if intro_words and intro_words[0].lower() not in _INTRO_STARTERS else None
+                person = self.resolve_phrase(s + np_start + lead, s + np_start + len(np_text.rstrip()), reported)
+                if (
+                    appositive is not None
+                    and (person is None or person.group or _DET_START.match(np_text.strip().lower()) is not None)
+                    and _NAMEISH.fullmatch(text, *appositive)
+                ):
+                    # "The country's new president, Mikhail Saakashvili, has said": the name says
+                    # who the role is, not the last president the article mentioned.
                     person = self.resolve_phrase(*appositive) or person
                 named = _NAMEISH.fullmatch(intro.strip().rstrip(",").strip()) if intro.strip().endswith(",") else None
                 if named is not None and any(w in _NON_NAME for w in named.group().split()):
@@ -1019,6 +1075,12 @@ class _Article:
                     # "Patricia Sanders, spokeswoman for the DEC, said": the name speaks, the role is her title.
                     role = np_text.strip()
                     person = self._register(named.group(), role[0].upper() + role[1:])
+                if person is not None:
+                    return person
+            elif np_text.strip() in ("he", "she") and _TAG_END.match(sent, v.end()):
+                # "Mr Blair has failed to tackle these problems, he claimed, saying ...": a
+                # speech tag after a long reported clause; whoever "he" is, not Mr Blair.
+                person = self.resolve_pronoun(np_text.strip(), s + np_start + len(np_text) - len(np_text.lstrip()), s)
                 if person is not None:
                     return person
         m = _PARTICIPLE_SAY.search(sent, 0, 200)

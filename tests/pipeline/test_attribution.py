@@ -689,3 +689,68 @@ def test_highlighting_is_saying() -> None:
     text = "The OECD highlighted current depressed household expenditure in Germany and the eurozone's over-reliance on exports."
     attribution = _find(_segmented(text), "OECD highlighted")
     assert (attribution.speaker, attribution.kind) == ("OECD", "reported")
+
+
+def test_he_in_a_speech_tag_is_not_who_the_reported_words_are_about() -> None:
+    # politics/110: Michael Howard is speaking; "Mr Blair" is what he speaks about.
+    text = (
+        'Tory leader Michael Howard said: "Who can be trusted to get a grip on our streets?"\n\n'
+        'Mr Blair has failed to tackle these problems, he claimed, saying he has the "wrong solution" to them.\n\n'
+        "The Tories, he said, can cut crime and improve public services without asking people to pay more taxes."
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "Mr Blair has failed").speaker == "Michael Howard"
+    assert _find(pairs, "The Tories, he said").speaker == "Michael Howard"
+    # A clause of its own before the tag may name him: "After Mr Brown spoke, he said".
+    text = "Gordon Brown met the unions. After Mr Brown had spoken, he said the deal would stand."
+    assert _find(_segmented(text), "After Mr Brown").speaker == "Gordon Brown"
+
+
+def test_a_name_after_a_role_says_who_holds_it() -> None:
+    # business/199: the new president, not the former one the article named first.
+    text = (
+        "Georgia is offering a tax amnesty to people who hid their earnings under former president Eduard Shevardnadze.\n\n"
+        "The country's new president, Mikhail Saakashvili, has said that anyone willing to disclose their wealth will pay 1%."
+    )
+    assert _find(_segmented(text), "new president").speaker == "Mikhail Saakashvili"
+
+
+def test_the_full_name_the_article_gives_is_the_speakers_name() -> None:
+    # politics/054: "Vince" is in no list of first names; "Mr Cable" is the same man.
+    text = (
+        "Vince Cable, the party's Treasury spokesman, said raising the threshold would help 400,000 buyers.\n\n"
+        'The average saving would be more than £1,000, according to Mr Cable. "Buyers are being squeezed," he said.'
+    )
+    pairs = _segmented(text)
+    assert _find(pairs, "Vince Cable, the party").speaker == "Vince Cable"
+    assert _find(pairs, "squeezed").speaker == "Vince Cable"
+    # A capitalised word before a surname is no first name when it is a title or a place.
+    text = "Mr Brown spoke in Leeds. Yesterday Brown said the economy was strong."
+    assert _find(_segmented(text), "economy was strong").speaker == "Brown"
+
+
+def test_they_is_the_group_that_spoke_in_the_sentence_before() -> None:
+    text = (  # politics/317
+        "The Tories have promised a reduction on bills for pensioners, who they say have been hardest hit.\n"
+        'They say they can save £4bn on "government waste".'
+    )
+    assert _find(_segmented(text), "save £4bn").speaker == "Tories"
+    text = "The minister arrived late. They say the hall was full."  # a person before: nobody says who "they" are
+    assert _find(_segmented(text), "hall was full").speaker == "BBC News"
+
+
+def test_a_party_in_the_singular_speaks_with_another() -> None:
+    text = "Labour and the Liberal Democrats have said the party's sums do not add up."  # politics/277
+    assert _find(_segmented(text), "sums do not add up").speaker == "Labour and the Liberal Democrats"
+
+
+def test_what_a_party_publishes_speaks_for_it() -> None:
+    text = "Labour's new posters say Britain is enjoying the lowest inflation since the 1960s."  # politics/260
+    assert _find(_segmented(text), "lowest inflation").speaker == "Labour"
+
+
+def test_a_finding_in_the_finders_words() -> None:
+    text = 'The MPs found the £456m system was "nowhere near being fully functional".'  # politics/116
+    assert _find(_segmented(text), "£456m").speaker == "MPs"
+    text = "Police found the car in a field near the airport."
+    assert _find(_segmented(text), "Police found").speaker == "BBC News"
