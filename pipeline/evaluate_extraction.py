@@ -4,7 +4,9 @@
 
 tests/pipeline/bbc_quantities_golden.tsv holds, for each claim the queue put in its top 100
 (bench/top_claims.py) on 2026-11-26, and bbc_quantities_golden_contested.tsv for each claim of the
-top 100 of 2026-11-27 (ranked with contestability) not already in the first, the article id, the sentence's offsets and SHA-1 prefix, its speaker and
+top 100 of 2026-11-27 (ranked with contestability) not already in the first, and
+bbc_quantities_golden_regraded.tsv for the top 100 of 2026-12-02 (the model refit on three labellers'
+grades) not in either, the article id, the sentence's offsets and SHA-1 prefix, its speaker and
 its quantities, written by a person who read it. The BBC text is not in the repository: it is
 read from the corpus. Each sentence is attributed in its article, as the pipeline does it
 (pipeline.extract.article_sentences), and parsed with pipeline.nlp.quantities.
@@ -40,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "pipeline" / "bbc_quantities_golden.tsv"
 # The top 100 of 2026-11-27, ranked with contestability: its claims not already in GOLDEN.
 GOLDEN_CONTESTED = ROOT / "tests" / "pipeline" / "bbc_quantities_golden_contested.tsv"
-GOLDEN_SETS = (GOLDEN, GOLDEN_CONTESTED)
+# The top 100 of 2026-12-02, the ranking model refit on three labellers' grades: its claims in neither.
+GOLDEN_REGRADED = ROOT / "tests" / "pipeline" / "bbc_quantities_golden_regraded.tsv"
+GOLDEN_SETS = (GOLDEN, GOLDEN_CONTESTED, GOLDEN_REGRADED)
 BBC = ROOT.parent / "shared" / "data" / "bbc_news" / "bbc_news.jsonl"
 OUTLET = "BBC News"  # as the UI imports the corpus
 _QUANTITY = re.compile(r'^(?P<value>\S+) (?P<unit>\S+) (?P<hedge>\S+)(?: "(?P<noun>[^"]*)")?(?: (?P<low>[\d.e+]+)-(?P<high>[\d.e+]+))?$')
