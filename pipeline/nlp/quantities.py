@@ -10,8 +10,8 @@ Conventions (documented because downstream code relies on them):
   e.g. ``"nearly 1,500 people"``, so the span can be highlighted as the checkable claim.
 * ``value`` is the plain number with scale words applied (``"$2.4bn"`` -> ``2.4e9``,
   ``"three dozen"`` -> ``36``, spoken decimals ``"one point three per cent"`` -> ``1.3``).
-  Fractions (``"two-thirds"``, ``"a third of"``, ``"half of"``, ``"one in five"``) carry
-  their ratio (0.667, 0.333, 0.5, 0.2; "nine times out of ten" 0.9) with unit ``"fraction"``; a fraction of a period
+  Fractions (``"two-thirds"``, ``"a third of"``, ``"half of"``, ``"one in five"``,
+  ``"one-fifth"``) carry their ratio (0.667, 0.333, 0.5, 0.2, 0.2; "nine times out of ten" 0.9) with unit ``"fraction"``; a fraction of a period
   ("the first half of 2004", "the second half", "half of the year") is a period, not a
   quantity.
 * Vague magnitudes (``"hundreds of"``, ``"dozens of"``, ``"tens of thousands"``) are
@@ -162,6 +162,7 @@ _MASTER = re.compile(
        |\b(?:several|a\s+few)\s+(?:dozen|hundred|thousand|million|billion)\b)
     |(?P<frac>\b(?P<fnum>a|one|two|three|four|five|six|seven|eight|nine)[\s-]+
         (?:(?P<fden_pl>halves|thirds|quarters|fourths|fifths|sixths|sevenths|eighths|ninths|tenths)\b
+          |(?<=-)(?P<fden_hy>half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b
           |(?P<fden_sg>third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b(?=\s+of\b|\s*[.,;:!?)”"’]|\s*$))
        |\bhalf\b(?=\s+(?:of|the|its|their|all|his|her|our)\b)
        |\b(?P<inum>{_SMALLWORD}|\d{{1,3}})\s+(?:in|(?:times\s+)?out\s+of)\s+(?P<iden>{_SMALLWORD}|\d{{1,3}})\b(?![\d,.]\d))
@@ -676,7 +677,7 @@ def parse_quantities(sentence: str) -> list[Quantity]:
                 value = _word_or_digit(m.group("inum")) / den
             elif m.group("fnum") is not None:
                 fnum = m.group("fnum").lower()
-                den_word = (m.group("fden_pl") or m.group("fden_sg")).lower()
+                den_word = (m.group("fden_pl") or m.group("fden_hy") or m.group("fden_sg")).lower()
                 value = (1.0 if fnum == "a" else _SMALL[fnum]) / _DENOM[den_word]
             else:
                 value = 0.5

@@ -91,6 +91,26 @@ def test_fractions(sentence: str, value: float) -> None:
     assert q.value == pytest.approx(value)
 
 
+@pytest.mark.parametrize(
+    ("sentence", "text", "value", "hedge"),
+    [
+        # politics/096, business/369: a singular denominator joined by a hyphen is a fraction,
+        # whatever follows it (spaced, "a third term" stays an ordinal).
+        (
+            "The Conservative Party would cut the number of MPs by about one-fifth if they were elected, Tory leader Michael Howard has said.",
+            "about one-fifth",
+            0.2,
+            "approximately",
+        ),
+        ("Alfa-Eco, the venture capital arm of Russian conglomerate Alfa Group, has a one-fifth stake in Sun Interbrew.", "one-fifth", 0.2, "exact"),
+    ],
+)
+def test_a_hyphenated_singular_fraction_is_a_fraction(sentence: str, text: str, value: float, hedge: str) -> None:
+    q = _one(sentence)
+    assert (q.text, q.unit, q.hedge, q.noun) == (text, "fraction", hedge, "")
+    assert q.value == pytest.approx(value)
+
+
 def test_ordinal_third_is_not_a_fraction() -> None:
     assert parse_quantities("She is seeking a third term.") == []
 
