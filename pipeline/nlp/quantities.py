@@ -23,9 +23,10 @@ Conventions (documented because downstream code relies on them):
   (``people``, ``cities``, ``years``, ``mps``).  ``noun`` is the whole counted noun as
   written, from its first content word to the head: "three other ethnic minority MPs"
   counts ``"ethnic minority MPs"`` (unit ``mps``), "1,500 police officers" ``"police
-  officers"``, "900,000 military and civilian staff" ``"military and civilian staff"``;
-  leading "such", "other", "more" and determiners are not part of it.  ``""`` for money,
-  percentages and fractions, and when nothing is counted.
+  officers"``, "900,000 military and civilian staff" ``"military and civilian staff"``,
+  "three key seats" ``"key seats"``; leading "such", "other", "more" and determiners are
+  not part of it.  ``""`` for money, percentages and fractions, and when nothing is
+  counted.
 * Hedges: ``approximately`` (nearly, almost, close to, near, about, around, roughly, some,
   an estimated, "or so", vague magnitudes: near the number, not a bound),
   ``approximately-below`` (just under, less/fewer than, under, below),
@@ -257,6 +258,10 @@ _SKIP_WORDS = _words(
     " big key total further fewer many another all some those these the its their our"
     " his her your my"
 )
+# Skipped like the others (never the head, and the phrase ends at one after its head), but
+# they say what kind of thing is counted, so the counted noun starts at them: "three key
+# seats" counts "key seats", "five big banks" "big banks".
+_DESCRIPTIVE_ADJECTIVES = _words("major large small big key")
 _STOP_WORDS = _words(
     "a an and or but nor than as at by for from in into on onto to with without within"
     " per via about after before during since until while when where which who whom whose"
@@ -310,9 +315,11 @@ def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = F
     the head ("1,500 police officers" -> "officers"); without a plural the first content
     word is used ("one year").  The noun phrase runs from the first content word to the
     head, so the count reads whole: "three other ethnic minority MPs" counts "ethnic
-    minority MPs", "250,000 failed asylum seekers" counts "failed asylum seekers".  A
-    plural right after the head is part of it ("151,000 sports clubs"), and one
-    coordinated modifier before the head is too ("900,000 military and civilian staff").
+    minority MPs", "250,000 failed asylum seekers" counts "failed asylum seekers"; a
+    descriptive adjective before it is skipped as no head but starts the phrase ("three key
+    seats" counts "key seats", unit "seats").  A plural right after the head is part of it
+    ("151,000 sports clubs"), and one coordinated modifier before the head is too
+    ("900,000 military and civilian staff").
     """
     first = weak = ""
     first_end = weak_end = pos
@@ -320,6 +327,7 @@ def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = F
     content = 0
     in_prefix = True
     seen_of = False
+    adjective_start = -1
     start = last_end = pos
     last = ""
     opened = False
@@ -339,6 +347,10 @@ def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = F
         low = word.lower()
         if in_prefix and (low in _SKIP_WORDS or (low == "of" and not seen_of)):
             seen_of = seen_of or low == "of"
+            if low in _DESCRIPTIVE_ADJECTIVES:
+                adjective_start = m.start(1) if adjective_start < 0 else adjective_start
+            elif low == "of":
+                adjective_start = -1
             pos = m.end()
             continue
         if low in ("and", "or") and not in_prefix and not weak and _coordinated_modifier(sentence, m.end()):
@@ -347,7 +359,7 @@ def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = F
         if low in _STOP_WORDS or low in _SKIP_WORDS or (low == "of" and (first or weak)):
             break  # "of" ends a phrase that has its noun ("one place ahead of Girls"), not a name ("Bank of America")
         if in_prefix:
-            phrase_start = m.start(1)
+            phrase_start = m.start(1) if adjective_start < 0 else adjective_start
         in_prefix = False
         content += 1
         pos = m.start(1) + len(word)

@@ -393,6 +393,14 @@ def test_a_sum_over_a_duration_is_spread_over_it_not_more_than() -> None:
         ("There were more than 40 MEPs in the group.", "meps", "MEPs"),
         ("Pupils get two hours' PE a week.", "hours", "hours"),
         ("Five million lives could be saved by 2015 and five million thereafter.", "lives", "lives"),
+        # politics/271, business/126: a descriptive adjective is part of the counted noun, not its head.
+        (
+            "And the Liberal Democrats will take three key seats from the Conservatives, leaving the Tories with just 163 MPs,"
+            " two less than they returned atLabour's 1997 landslide and their worst showing since 1906.",
+            "seats",
+            "key seats",
+        ),
+        ("The group is the first of Britain's five big banks to report 2004 results.", "banks", "big banks"),
     ],
 )
 def test_the_counted_noun_is_whole(sentence: str, unit: str, noun: str) -> None:
@@ -415,6 +423,12 @@ def test_the_counted_noun_is_whole(sentence: str, unit: str, noun: str) -> None:
         ("Woods finished one shot better than Els.", "shot", "shot"),
         ("The rating is one notch below investment grade.", "notch", "notch"),
         ("If there is one thing certain, it is this.", "thing", "thing"),
+        # business/440: a descriptive adjective before the two nouns is none of them.
+        (
+            "One small bright spot for US policy-makers was a slight decline in the deficit with China, often blamed for job losses and other economic woes.",
+            "spot",
+            "small bright spot",
+        ),
     ],
 )
 def test_the_head_of_a_singular_count(sentence: str, unit: str, noun: str) -> None:
