@@ -255,13 +255,15 @@ def _words(text: str) -> frozenset[str]:
 
 _SKIP_WORDS = _words(
     "such other more additional new extra separate different similar major large small"
-    " big key total further fewer many another all some those these the its their our"
+    " big key total further fewer less many another all some those these the its their our"
     " his her your my"
 )
 # Skipped like the others (never the head, and the phrase ends at one after its head), but
-# they say what kind of thing is counted, so the counted noun starts at them: "three key
-# seats" counts "key seats", "five big banks" "big banks".
-_DESCRIPTIVE_ADJECTIVES = _words("major large small big key")
+# part of the counted noun when a head follows them: descriptive adjectives say what kind of
+# thing is counted ("three key seats" counts "key seats", "five big banks" "big banks"), and
+# "less" modifies the word after it ("250 million less fortunate Indians"). A comparative
+# straight after a number counts nothing: "two less than they returned", "five more than".
+_NOUN_MODIFIERS = _words("major large small big key less")
 _STOP_WORDS = _words(
     "a an and or but nor than as at by for from in into on onto to with without within"
     " per via about after before during since until while when where which who whom whose"
@@ -327,7 +329,7 @@ def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = F
     content = 0
     in_prefix = True
     seen_of = False
-    adjective_start = -1
+    modifier_start = -1
     start = last_end = pos
     last = ""
     opened = False
@@ -347,10 +349,10 @@ def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = F
         low = word.lower()
         if in_prefix and (low in _SKIP_WORDS or (low == "of" and not seen_of)):
             seen_of = seen_of or low == "of"
-            if low in _DESCRIPTIVE_ADJECTIVES:
-                adjective_start = m.start(1) if adjective_start < 0 else adjective_start
+            if low in _NOUN_MODIFIERS:
+                modifier_start = m.start(1) if modifier_start < 0 else modifier_start
             elif low == "of":
-                adjective_start = -1
+                modifier_start = -1
             pos = m.end()
             continue
         if low in ("and", "or") and not in_prefix and not weak and _coordinated_modifier(sentence, m.end()):
@@ -359,7 +361,7 @@ def _scan_unit(sentence: str, pos: int, quoted: bool = False, singular: bool = F
         if low in _STOP_WORDS or low in _SKIP_WORDS or (low == "of" and (first or weak)):
             break  # "of" ends a phrase that has its noun ("one place ahead of Girls"), not a name ("Bank of America")
         if in_prefix:
-            phrase_start = m.start(1) if adjective_start < 0 else adjective_start
+            phrase_start = m.start(1) if modifier_start < 0 else modifier_start
         in_prefix = False
         content += 1
         pos = m.start(1) + len(word)

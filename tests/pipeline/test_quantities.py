@@ -409,6 +409,25 @@ def test_the_counted_noun_is_whole(sentence: str, unit: str, noun: str) -> None:
     assert q.text.endswith(noun)
 
 
+def test_a_comparative_after_a_number_counts_nothing() -> None:
+    # politics/271: "two less than they returned" is a difference, no count of "less".
+    found = parse_quantities(
+        "And the Liberal Democrats will take three key seats from the Conservatives, leaving the Tories with just 163 MPs,"
+        " two less than they returned atLabour's 1997 landslide and their worst showing since 1906."
+    )
+    assert [(q.text, q.value, q.unit, q.hedge, q.noun) for q in found] == [
+        ("three key seats", 3, "seats", "exact", "key seats"),
+        ("163 MPs", 163, "mps", "exact", "MPs"),
+        ("two", 2, "", "exact", ""),
+    ]
+    # tech/199: "less" before a modifier stays part of the counted noun.
+    q = parse_quantities(
+        "After all, he asked -- what aid group could possibly give expensive computers to 250 million less fortunate Indians,"
+        " let alone the billions of poor people around the world?"
+    )[0]
+    assert (q.value, q.unit, q.noun) == (250e6, "indians", "less fortunate Indians")
+
+
 @pytest.mark.parametrize(
     ("sentence", "unit", "noun"),
     [
