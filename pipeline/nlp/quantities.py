@@ -20,13 +20,14 @@ Conventions (documented because downstream code relies on them):
   low end and hedge ``"approximately"``.  Every other quantity has ``low``/``high`` None.
 * ``unit`` is a normalised unit (``percent``, ``percentage points``, ``USD``, ``GBP``,
   ``EUR``, ``JPY``, ``fraction``) or the head of the counted noun in lower case
-  (``people``, ``cities``, ``years``, ``mps``).  ``noun`` is the whole counted noun as
-  written, from its first content word to the head: "three other ethnic minority MPs"
-  counts ``"ethnic minority MPs"`` (unit ``mps``), "1,500 police officers" ``"police
-  officers"``, "900,000 military and civilian staff" ``"military and civilian staff"``,
-  "three key seats" ``"key seats"``; leading "such", "other", "more" and determiners are
-  not part of it.  ``""`` for money, percentages and fractions, and when nothing is
-  counted.
+  (``people``, ``cities``, ``years``, ``mps``); a hyphenated period or age is its period
+  ("a five-year plan", "the 21-year-old", "18 to 30-year-olds": ``year``).  ``noun`` is
+  the whole counted noun as written, from its first content word to the head: "three
+  other ethnic minority MPs" counts ``"ethnic minority MPs"`` (unit ``mps``), "1,500
+  police officers" ``"police officers"``, "900,000 military and civilian staff"
+  ``"military and civilian staff"``, "three key seats" ``"key seats"``; leading "such",
+  "other", "more" and determiners are not part of it.  ``""`` for money, percentages and
+  fractions, and when nothing is counted.
 * Hedges: ``approximately`` (nearly, almost, close to, near, about, around, roughly, some,
   an estimated, "or so", vague magnitudes: near the number, not a bound),
   ``approximately-below`` (just under, less/fewer than, under, below),
@@ -585,6 +586,9 @@ _PERIOD_AFTER = re.compile(
 _SUM_BEFORE = re.compile(r"(?:[$£€¥][ \t]?\d[\d.,]*(?:[ \t]?(?:bn|m|k|tn|billion|million|trillion))?|\))[ \t]*$", re.IGNORECASE)
 _RANGE_GAP = re.compile(r"[ \t]*(?:[-–—]|to|and|or)[ \t]*$", re.IGNORECASE)
 MONEY_UNITS = frozenset(_CURRENCY.values()) | _CURRENCY_CODES
+# An age is counted in the period it is measured in: "21-year-old" and "30-year-olds" have
+# unit "year", as "five-year" has.
+_AGE_UNIT = re.compile(r"(hour|day|week|month|year|decade)-olds?")
 _DURATION_UNITS = _words(
     "second seconds minute minutes hour hours day days week weeks month months"
     " year years decade decades"
@@ -722,6 +726,9 @@ def parse_quantities(sentence: str) -> list[Quantity]:
                 explicit_unit = True
             elif m.group("hunit") is not None:
                 unit = m.group("hunit").lower()
+                age = _AGE_UNIT.fullmatch(unit)
+                if age is not None:
+                    unit = age.group(1)  # "a 21-year-old", "18 to 30-year-olds": years, as "a five-year plan"
                 explicit_unit = True
             if m.group("plus") is not None:
                 hedge = "at-least"
@@ -808,7 +815,8 @@ def _same_kind(low: _Raw, high: _Raw) -> bool:
     The ends must measure the same thing: the lower end has no unit of its own ("5 to 10
     million people", "10-20%"), both have the same unit, singular or plural ("£5m to
     £10m", "one gigabyte and 30 gigabytes"), both are durations ("16 months to four
-    years"), or the lower end is money and the upper has no explicit unit ("$5-10
+    years"; a hyphenated one such as an age, "three and four-year-olds to 15 hours", only
+    with its own unit), or the lower end is money and the upper has no explicit unit ("$5-10
     million").  Anything else is a change followed by the level it reached ("profits
     jumped 76% to $1.13bn", "fell 3.2% to 1.2 million", "rose 0.25 percentage points to
     4.5%", "fell 32 cents to $51.43"): two exact values.
@@ -816,7 +824,7 @@ def _same_kind(low: _Raw, high: _Raw) -> bool:
     lu, hu = low.unit, high.unit
     if lu == "" or lu == hu or lu + "s" == hu:
         return True
-    if lu in _DURATION_UNITS and hu in _DURATION_UNITS:
+    if lu in _DURATION_UNITS and hu in _DURATION_UNITS and not low.explicit_unit and not high.explicit_unit:
         return True
     return lu in MONEY_UNITS and not high.explicit_unit
 

@@ -159,6 +159,26 @@ def test_range_dash_shares_unit_and_scale() -> None:
     assert low.unit == high.unit == "USD"
 
 
+def test_an_age_is_counted_in_years() -> None:
+    # politics/213: "18 to 30-year-olds" is a range of ages in years, as "a five-year plan" is 5 years.
+    found = parse_quantities(
+        "\"They are committed to abandoning Labour's targets of getting 50% of 18 to 30-year-olds going into higher"
+        ' education and under Lib Dem plans students would even have to study near home."'
+    )
+    assert [(q.text, q.value, q.unit, q.hedge, q.noun) for q in found] == [
+        ("50%", 50, "percent", "exact", ""),
+        ("18", 18, "year", "at-least", ""),
+        ("30-year-olds", 30, "year", "at-most", ""),
+    ]
+    assert [(q.value, q.unit) for q in parse_quantities("The 27-year-old was holidaying on the Thai island of Koh Phi Phi with Eileen Lee, 24.")] == [
+        (27, "year"),
+        (24, ""),
+    ]
+    # politics/128: an age and the hours that follow it are no range of periods.
+    found = parse_quantities("He also promised to increase free nursery education for three and four-year-olds to 15 hours from April 2007.")
+    assert [(q.text, q.unit, q.hedge) for q in found[-2:]] == [("four-year-olds", "year", "exact"), ("15 hours", "hours", "exact")]
+
+
 def test_change_from_to_is_not_a_range() -> None:
     low, high = parse_quantities("The rate went from 10 to 20 percent.")
     assert (low.hedge, high.hedge) == ("exact", "exact")
