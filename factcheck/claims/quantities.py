@@ -74,7 +74,12 @@ def _number(value: float, unit: str) -> str:
     if unit == "fraction":
         return _fraction(value)
     number = _scaled(value, _COUNT_SCALES) or _trimmed(value)
+    if unit in _PERIODS and value != 1:
+        unit += "s"  # the parser keeps a period singular, as "five-year" and "30-year-olds" write it
     return f"{number} {unit}" if unit else number
+
+
+_PERIODS = frozenset("year month week day hour minute decade century".split())
 
 
 _MONEY_WORDS = {"GBP": "pounds", "USD": "dollars", "EUR": "euros", "JPY": "yen", "CAD": "Canadian dollars", "AUD": "Australian dollars"}

@@ -36,6 +36,10 @@ from tests.web.test_views import logged_in
         ({"value": 0.2, "unit": "fraction", "hedge": "exact"}, "1/5"),
         ({"value": 3e9, "unit": "", "hedge": "exact"}, "3 billion"),
         ({"value": 22.0, "unit": "years", "hedge": "exact"}, "22 years"),
+        # A period the parser keeps singular ("five-year", "18 to 30-year-olds") reads in the plural.
+        ({"value": 5.0, "unit": "year", "hedge": "exact"}, "5 years"),
+        ({"value": 30.0, "unit": "year", "hedge": "at-most"}, "up to 30 years"),
+        ({"value": 1.0, "unit": "year", "hedge": "exact"}, "1 year"),
         ({"text": "some", "value": None}, "some"),
         # Parsed since issue 29: the hedge as written, the whole counted noun, vague magnitudes as words.
         ({"value": 1500.0, "unit": "people", "hedge": "approximately", "hedge_text": "nearly", "noun": "people"}, "nearly 1,500 people"),
