@@ -78,6 +78,104 @@ class TreeMemory:
         return self.peak
 
 
+class RoleCpu:
+    """CPU seconds (user + system) of a process tree by role, and of the PostgreSQL backends
+    serving one database, sampled from /proc while a run goes on: the JVM, the Python
+    workers (pyspark's daemon and the workers it forks), the driver's Python and PostgreSQL.
+    A process counts with the last value seen, so one that exits between samples loses at
+    most an interval's worth; one that was there before (the bench's own connection) counts
+    only what it used since."""
+
+    ROLES = ("JVM", "Python workers", "driver Python", "PostgreSQL")
+
+    def __init__(self, pid: int, database: str, interval: float = 0.2) -> None:
+        self.pid, self.database, self.interval = pid, f" {database} ", interval
+        self.seen: dict[tuple[int, int], tuple[str, float]] = {}
+        self._sample()
+        self.before = {key: cpu for key, (_, cpu) in self.seen.items()}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _read(pid: int) -> tuple[int, int, float, str] | None:
+        """(parent, start time, CPU seconds, command line) of a process, or None if it is gone."""
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError):
+            return None
+        return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), command
+
+    def _role(self, command: str, in_tree: bool) -> str | None:
+        if command.startswith("postgres:") and self.database in command:
+            return "PostgreSQL"
+        if not in_tree:
+            return None
+        program = os.path.basename(command.split(" ", 1)[0])
+        if "python" in program:
+            return "Python workers" if "pyspark.daemon" in command or "pyspark.worker" in command else "driver Python"
+        # The JVM, and the launcher scripts that exec into it.
+        return "JVM"
+
+    def _sample(self) -> None:
+        stats = {int(entry): stat for entry in os.listdir("/proc") if entry.isdigit() and (stat := self._read(int(entry))) is not None}
+        tree, stack = set(), [self.pid]
+        children: dict[int, list[int]] = {}
+        for pid, (parent, *_rest) in stats.items():
+            children.setdefault(parent, []).append(pid)
+        while stack:
+            pid = stack.pop()
+            tree.add(pid)
+            stack.extend(children.get(pid, []))
+        for pid, (_, started, cpu, command) in stats.items():
+            # Read each time: spark-submit's script execs into the JVM under the same pid.
+            role = self._role(command, pid in tree)
+            if role is not None:
+                self.seen[(pid, started)] = (role, cpu)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(self.interval)
+
+    def stop(self) -> dict[str, float]:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+        used = {key: (role, cpu - self.before.get(key, 0.0)) for key, (role, cpu) in self.seen.items()}
+        return {role: sum(cpu for seen_role, cpu in used.values() if seen_role == role) for role in self.ROLES}
+
+
+def profile_lines(timings: dict[str, float], cpu: dict[str, float] | None = None) -> list[str]:
+    """Where a run's work went, from its timings (pipeline_runs.timings, medians over runs):
+    the extraction stage around and inside its tasks (pipeline.task_profile), the driver's
+    clustering and the merge's steps in PostgreSQL; then CPU seconds by process role."""
+
+    def get(key: str) -> float:
+        return float(timings.get(key, 0.0))
+
+    tasks = int(get("extract.tasks"))
+    merge_steps = sorted(((key[6:], value) for key, value in timings.items() if key.startswith("merge.") and value >= 0.05), key=lambda item: -item[1])
+    lines = [
+        f"  extract {get('extract'):6.1f} s   before the first task {get('extract.before_tasks'):.1f} (planning, scheduling, Python worker start and imports); "
+        f"after the last {get('extract.after_tasks'):.1f} (hand-off to the cache)",
+        f"                 {tasks} tasks, {int(get('extract.slots'))} at once; task seconds: models {get('extract.models'):.1f}, "
+        f"read {get('extract.read'):.1f}, extract {get('extract.extract'):.1f}, write (COPY) {get('extract.write'):.1f}; "
+        f"idle between tasks {get('extract.idle'):.1f} slot-s",
+        f"  cluster {get('cluster'):6.1f} s   pairs {get('cluster.pairs'):.1f} (Spark: the band shuffle, to the driver as Arrow), "
+        f"read {get('cluster.read'):.1f} (PostgreSQL), resolve {get('cluster.resolve'):.1f} (driver)",
+        f"  load    {get('load'):6.1f} s   " + ", ".join(f"{name} {value:.1f}" for name, value in merge_steps) + " (one transaction in PostgreSQL)",
+    ]
+    if "match" in timings:
+        lines.append(f"  match   {get('match'):6.1f} s   beside the cluster and load stages; waited for {get('match_wait'):.1f}")
+    if cpu:
+        lines.append("  CPU s   " + ", ".join(f"{role} {seconds:.1f}" for role, seconds in cpu.items()))
+    return lines
+
+
 def setup_django(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "factcheck.settings")
@@ -162,6 +260,8 @@ def library_restore(present: bool) -> None:
 
 
 def run_spark(article_ids: list[int]) -> dict[str, float]:
+    from django.db import connection
+
     from factcheck.runs import services, spark
     from factcheck.runs.models import PipelineRun
 
@@ -176,10 +276,12 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
         memory = TreeMemory(process.pid)
+        roles = RoleCpu(process.pid, connection.settings_dict["NAME"])
         process.wait()
     wall = time.perf_counter() - started
     cpu = children_cpu() - cpu_before
     peak = memory.stop()
+    cpu_roles = roles.stop()
     if process.returncode != 0:
         lines = log_path.read_text(errors="replace").splitlines()
         raise SystemExit(f"spark-submit failed ({process.returncode}): {spark.summarise_error(lines, process.returncode)}; log: {log_path}")
@@ -195,6 +297,7 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
         "claims": run.claims_count,
         "peak_mb": peak / 2**20,
         "cpu": cpu,
+        **{f"cpu_{role}": seconds for role, seconds in cpu_roles.items()},
         **{f"stage_{key}": value for key, value in timings.items()},
     }
 
@@ -293,8 +396,10 @@ def main() -> int:
     print(f"  articles/s           {articles / spark_work:10.0f}")
     print(f"  sentences/s          {sentences / spark_work:10.0f}")
     print(f"  claims stored        {int(spark_runs[0]['claims']):10d}")
-    print(f"  work seconds         {spark_work:10.1f}   (stages: " + ", ".join(
-        f"{key[6:]} {median(spark_runs, key):.1f}s" for key in spark_runs[0] if key.startswith("stage_")) + ")")
+    print(f"  work seconds         {spark_work:10.1f}   (JVM and session start excluded); where it went (medians):")
+    stages = {key[6:]: median(spark_runs, key) for key in spark_runs[0] if key.startswith("stage_")}
+    for line in profile_lines(stages, {role: median(spark_runs, f"cpu_{role}") for role in RoleCpu.ROLES}):
+        print(f"  {line}")
     print(f"  JVM + session start  {median(spark_runs, 'jvm_and_session_start'):10.1f} s (excluded above)")
     print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")
     print(f"  CPU (tree, all)      {median(spark_runs, 'cpu'):10.1f} s   (JVM start included; {os.cpu_count()} cores)")

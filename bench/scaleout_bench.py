@@ -44,7 +44,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.pipeline_bench import DEFAULT_CORPUS, bench_database_url, empty_claim_tables, load_average, load_corpus, setup_django  # noqa: E402
+from bench.pipeline_bench import (  # noqa: E402
+    DEFAULT_CORPUS,
+    bench_database_url,
+    empty_claim_tables,
+    load_average,
+    load_corpus,
+    profile_lines,
+    setup_django,
+)
 
 # An executor's JVM heap; the worker offers a little more than the executor asks. The
 # Python workers live outside the heap.
@@ -185,13 +193,17 @@ class CpuSampler:
     run goes on: the executors (everything below the workers: executor JVMs and their Python
     workers), the driver (spark-submit's tree) and PostgreSQL (the backends serving the bench
     database, found by their process title). A process counts with the last value seen, so
-    one that exits between samples loses at most an interval's worth."""
+    one that exits between samples loses at most an interval's worth; one that was there
+    before (the bench's own connection, which imported the articles) counts only what it
+    used since."""
 
     def __init__(self, *, workers: list[int], driver: int, database: str, interval: float = 0.2) -> None:
         self.roots = {"executors": workers, "driver": [driver]}
         self.database = f" {database} "
         self.interval = interval
         self.seen: dict[str, dict[tuple[int, int], float]] = {"executors": {}, "driver": {}, "postgres": {}}
+        self._sample()
+        self.before = {key: cpu for seen in self.seen.values() for key, cpu in seen.items()}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -241,7 +253,7 @@ class CpuSampler:
         self._stop.set()
         self._thread.join()
         self._sample()
-        return {group: sum(values.values()) for group, values in self.seen.items()}
+        return {group: sum(cpu - self.before.get(key, 0.0) for key, cpu in values.items()) for group, values in self.seen.items()}
 
 
 def stage_spans(event_log: Path) -> list[tuple[int, int, float, float]]:
@@ -336,7 +348,9 @@ def report(workers: int, runs: list[dict[str, float]]) -> None:
     print(f"  claims stored         {int(median(runs, 'claims')):8d}")
     print(f"  CPU seconds           executors {median(runs, 'cpu_executors'):.1f}, driver {median(runs, 'cpu_driver'):.1f} "
           f"(JVM start included), PostgreSQL {median(runs, 'cpu_postgres'):.1f}")
-    print("  job stages            " + ", ".join(f"{key[6:]} {median(runs, key):.1f}s" for key in stages))
+    print("  where the work went (medians):")
+    for line in profile_lines({key[6:]: median(runs, key) for key in stages}):
+        print(f"  {line}")
     print("  Spark stages          " + "; ".join(
         f"{stage}: {median(runs, f'spark_stage{stage}_tasks'):.0f} tasks, {median(runs, f'spark_stage{stage}_task_s'):.1f} task-s "
         f"in {median(runs, f'spark_stage{stage}_span_s'):.1f}s" for stage in spark_stages))

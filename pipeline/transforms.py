@@ -27,13 +27,22 @@ def bucket_frame(spark: SparkSession, partitions: int) -> DataFrame:
     return spark.range(0, partitions, 1, numPartitions=partitions).select(F.col("id").alias("bucket"))
 
 
-def stage_claims(spark: SparkSession, store: RunStore, partitions: int, model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None) -> DataFrame:
+def stage_claims(
+    spark: SparkSession,
+    store: RunStore,
+    partitions: int,
+    model_ref: Any,
+    sentence_counter: Any = None,
+    ranker_ref: Any = None,
+    task_records: Any = None,
+) -> DataFrame:
     """The job's source, extraction and sink in one (udfs.make_claim_stager): each task reads
     one id bucket of the run's articles from the store itself (article texts go from
     PostgreSQL straight to the Python worker that extracts them, not through the driver),
     extracts their claims as extract_claims does, writes them to the store's staging rows
-    (binary COPY, one transaction per task) and hands them on (CLAIM_SCHEMA)."""
-    stager = udfs.make_claim_stager(store, partitions, model_ref, sentence_counter, ranker_ref)
+    (binary COPY, one transaction per task) and hands them on (CLAIM_SCHEMA). `task_records`:
+    an accumulator for each task's timed parts (pipeline.task_profile)."""
+    stager = udfs.make_claim_stager(store, partitions, model_ref, sentence_counter, ranker_ref, task_records)
     return bucket_frame(spark, partitions).mapInArrow(stager, CLAIM_SCHEMA)
 
 

@@ -7,6 +7,7 @@ pipeline.nlp, or to a RunStore (pipeline.run_store) for what the job reads and w
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from pipeline.nlp.clustering import signatures, star_pairs
 from pipeline.nlp.contestability import ContestabilityModel
 from pipeline.schemas import ARTICLE_ARROW, CANDIDATE_ARROW, CLAIM_ARROW, MATCH_ARROW, MEMBERSHIP_ARROW
 from pipeline.staging import CLAIM_COLUMN_NAMES
+from pipeline.task_profile import TaskClock
 
 if TYPE_CHECKING:
     from pipeline.match_library import PreparedLibrary
@@ -111,7 +113,9 @@ def make_claim_extractor(model_ref: Any, sentence_counter: Any = None, ranker_re
     return extract
 
 
-def make_claim_stager(store: RunStore, buckets: int, model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None) -> MapInArrow:
+def make_claim_stager(
+    store: RunStore, buckets: int, model_ref: Any, sentence_counter: Any = None, ranker_ref: Any = None, task_records: Any = None
+) -> MapInArrow:
     """mapInArrow over bucket numbers: a task's whole share of the extraction in one Python
     worker, source, transform and sink in turn. Its id bucket of articles is read from the
     store (make_article_reader), their claims extracted (make_claim_extractor, pure), written
@@ -122,7 +126,10 @@ def make_claim_stager(store: RunStore, buckets: int, model_ref: Any, sentence_co
     As three mapInArrow operators, the reader, the extractor and the writer each held a
     Python worker per task (the extractor's with the models loaded, and a reused worker keeps
     them), and every article and claim crossed to the JVM and back between them: one worker
-    per task holds the process tree's peak memory about a third lower (docs/benchmarks.md)."""
+    per task holds the process tree's peak memory about a third lower (docs/benchmarks.md).
+
+    `task_records`: an accumulator (pipeline.task_profile.RecordsParam) each task adds its
+    timed parts to, models, read, extract and write (None: nothing timed)."""
     read = make_article_reader(store, buckets)
     extract = make_claim_extractor(model_ref, sentence_counter, ranker_ref)
 
@@ -131,13 +138,25 @@ def make_claim_stager(store: RunStore, buckets: int, model_ref: Any, sentence_co
         # writes); the batches, a few megabytes a task, are handed on once the task's
         # transaction has committed.
         staged: list[pa.RecordBatch] = []
+        clock = TaskClock()
+        begun = time.perf_counter()
+        # Loaded here so that their cost is told apart from the extraction's (a reused
+        # worker has them already; the extractor then finds them loaded).
+        _scorer(model_ref), getattr(ranker_ref, "value", ranker_ref)
+        clock.add("models", time.perf_counter() - begun)
 
         def rows() -> Iterator[tuple[Any, ...]]:
-            for claims in extract(read(batches)):
+            for claims in clock.timed(extract(clock.timed(read(batches), "read")), "extract"):
                 staged.append(claims)
                 yield from batch_rows(claims)
 
+        begun = time.perf_counter()
         store.write_claims(rows())
+        # What the COPY took beyond producing its rows (extract includes read: it pulls the articles).
+        clock.add("write", time.perf_counter() - begun - clock.seconds["extract"])
+        clock.add("extract", -clock.seconds["read"])
+        if task_records is not None:
+            task_records.add([clock.finish(claims=sum(batch.num_rows for batch in staged))])
         yield from staged
 
     return stage

@@ -48,6 +48,7 @@ from pipeline.nlp.checkworthiness import read_artifact
 from pipeline.nlp.clustering import Clustering, distinct_pairs, resolve_clusters
 from pipeline.nlp.contestability import ArtifactError, load_model
 from pipeline.run_store import RunStore
+from pipeline.task_profile import RecordsParam, summarise, table
 from pipeline.transforms import (
     MatchRow,
     article_dates,
@@ -193,12 +194,17 @@ def process_run(
     RunStore.write_claims); `ranker`: the contestability model (or its broadcast; None: the
     shipped one)."""
     timings: dict[str, float] = {}
-    started = time.perf_counter()
+    started, stage_started = time.perf_counter(), time.time()
     sentence_counter = spark.sparkContext.accumulator(0)
+    task_records = spark.sparkContext.accumulator([], RecordsParam())
 
-    claims_df = stage_claims(spark, store, partitions, model, sentence_counter, ranker).cache()
+    claims_df = stage_claims(spark, store, partitions, model, sentence_counter, ranker, task_records).cache()
     claims = claims_df.count()
     timings["extract"] = round(time.perf_counter() - started, 3)
+    # Where the stage's time went, task by task (docs/benchmarks.md, "Where a run's time goes").
+    timings.update(summarise(task_records.value, stage_started=stage_started, stage_ended=time.time()))
+    for line in table(task_records.value):
+        print(f"extract: {line}", flush=True)
 
     progress(stage="clustering", progress=0.6, articles_done=articles, sentences_count=sentence_counter.value, claims_count=claims)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="match") as background:

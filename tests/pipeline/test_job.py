@@ -92,6 +92,10 @@ def test_the_job_clusters_the_seeds_quote_in_all_three_outlets_with_a_stored_cla
     assert {run.clustering.assigned[key] for key in flood} == {stored.claim_key}
     assert run.clustering.remap == []
     assert store.merged == [run.clustering] and run.claims == claims_df.count() and run.sentences > run.claims
+    # Each of the two tasks told the driver where its time went (pipeline.task_profile).
+    assert run.timings["extract.tasks"] == 2
+    assert run.timings["extract.extract"] > 0 and run.timings["extract.models"] > 0
+    assert all(run.timings[f"extract.{part}"] >= 0 for part in ("read", "write", "before_tasks", "after_tasks", "idle"))
 
 
 def test_the_class_archive_warm_up_runs_the_job(spark: SparkSession) -> None:
