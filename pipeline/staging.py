@@ -51,3 +51,6 @@ CLAIM_COLUMN_NAMES: tuple[str, ...] = tuple(column.name for column in CLAIM_COLU
 # claim_staging: a run's claims, keyed by the run.
 STAGING_COLUMNS: tuple[Column, ...] = (Column("run_id", "bigint", "bigint"), *CLAIM_COLUMNS)
 STAGING_TABLE = "claim_staging"
+# What claim_staging computes itself as the COPY arrives (generated columns, claims migration
+# 0037): the claim's search vector and phrase pairs, which the merge inserts into claims.
+STAGING_GENERATED: tuple[str, ...] = ("search", "phrase_pairs")

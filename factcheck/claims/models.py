@@ -275,7 +275,13 @@ class Claim(models.Model):
     last_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # Full-text search over the sentence and the speaker, kept by PostgreSQL itself.
+    # Full-text search over the sentence and the speaker, and its phrase pairs below: kept by
+    # PostgreSQL, never written by Django (it sees generated fields). In the database they are
+    # plain columns since claims migration 0037: the merge inserts them as claim_staging
+    # computed them during the tasks' COPY (off the merge's serial tail), and the triggers
+    # claims_search_insert / claims_search_update compute them for any other insert and on
+    # every change of the sentence or speaker (sql_functions/claim_search_vector.sql, the one
+    # definition; this expression is what it computes).
     search = models.GeneratedField(
         expression=SearchVector("sentence", "speaker", config="english"),
         output_field=SearchVectorField(),

@@ -44,13 +44,16 @@ WITH remap AS (
 INSERT INTO claims (
     id, article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
     quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
-    seen_at, model_version_id, first_run_id, last_run_id, created_at, updated_at
+    seen_at, model_version_id, first_run_id, last_run_id, created_at, updated_at, search, phrase_pairs
 )
 SELECT
     p.id, p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
     p.rank_signals, p.context, p.cluster_key, (p.parts ->> 'priority')::double precision, p.parts - 'priority',
-    p.seen_at, %(model_version_id)s::bigint, p.run_id, p.run_id, now(), now()
+    p.seen_at, %(model_version_id)s::bigint, p.run_id, p.run_id, now(), now(),
+    -- Computed by claim_staging as the tasks' COPY arrived (claims migration 0037); an update
+    -- that changes the sentence or speaker has them computed again by claims_search_update.
+    p.search, p.phrase_pairs
 FROM p
 ORDER BY p.claim_key
 ON CONFLICT (claim_key) DO UPDATE SET

@@ -19,7 +19,7 @@ from pipeline import db
 from pipeline.merge import merge_run
 from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node
 from pipeline.sql import statement
-from pipeline.staging import STAGING_COLUMNS
+from pipeline.staging import STAGING_COLUMNS, STAGING_GENERATED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -352,14 +352,61 @@ def test_a_merge_catches_up_with_weights_no_rerank_applied() -> None:
     assert PriorityBasis.objects.get().weights_version == 2
 
 
-def test_claim_staging_is_the_one_definition_of_a_claims_columns() -> None:
-    """The table the migrations built has exactly pipeline.staging's columns and types."""
+SEARCH_AS_DEFINED = (
+    "SELECT search = claim_search_vector(sentence, speaker) AND phrase_pairs = claim_word_pairs(claim_search_vector(sentence, speaker))"
+    " FROM claims WHERE id = %s"
+)
+
+
+def search_as_defined(claim_id: int) -> bool:
     with db.connect(database_url_for_job()) as conn:
-        live = dict(conn.execute(
-            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute"
+        row = conn.execute(SEARCH_AS_DEFINED, (claim_id,)).fetchone()
+    return bool(row and row[0])
+
+
+def test_a_claims_search_columns_come_from_staging_and_follow_every_change() -> None:
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    stage(run.pk, [staged_row(article.pk, score=0.9)])
+    with db.connect(database_url_for_job()) as conn:
+        staged = conn.execute("SELECT search::text, phrase_pairs FROM claim_staging WHERE run_id = %s", (run.pk,)).fetchone()
+    # Computed by claim_staging as the COPY arrived ...
+    assert staged is not None and "'detain':2" in staged[0] and "detain near" in staged[1]
+    merge(run.pk)
+    claim = Claim.objects.get()
+    # ... and inserted as they were.
+    with db.connect(database_url_for_job()) as conn:
+        assert conn.execute("SELECT search::text, phrase_pairs FROM claims WHERE id = %s", (claim.pk,)).fetchone() == staged
+    assert search_as_defined(claim.pk)
+    assert Claim.objects.filter(pk=claim.pk, search="boston").count() == 0
+
+    # A change of the sentence or the speaker has them computed again, by whatever writer.
+    Claim.objects.filter(pk=claim.pk).update(sentence="Boston will not back down.", speaker="Michelle Wu")
+    assert search_as_defined(claim.pk) and Claim.objects.filter(pk=claim.pk, search="boston").exists()
+    assert "back michell" not in Claim.objects.get(pk=claim.pk).phrase_pairs and "michell wu" in Claim.objects.get(pk=claim.pk).phrase_pairs
+    # A writer cannot set them to anything else; a write of other columns leaves them be.
+    with db.connect(database_url_for_job()) as conn:
+        conn.execute("UPDATE claims SET search = 'nothing', phrase_pairs = '{}' WHERE id = %s", (claim.pk,))
+        conn.execute("UPDATE claims SET score = 0.1 WHERE id = %s", (claim.pk,))
+    assert search_as_defined(claim.pk)
+
+    # An insert that does not supply them (any writer but the merge) has them computed.
+    other = Claim.objects.create(
+        article=article, claim_key="d" * 40, sentence="Boston will not back down.", start_offset=41, end_offset=67, cluster=claim.cluster,
+    )
+    assert search_as_defined(other.pk)
+
+
+def test_claim_staging_is_the_one_definition_of_a_claims_columns() -> None:
+    """The table the migrations built has exactly pipeline.staging's columns and types, and
+    computes the search columns it names itself."""
+    with db.connect(database_url_for_job()) as conn:
+        rows = conn.execute(
+            "SELECT attname, format_type(atttypid, atttypmod), attgenerated FROM pg_attribute"
             " WHERE attrelid = 'claim_staging'::regclass AND attnum > 0 AND NOT attisdropped"
-        ).fetchall())
-    assert live == {column.name: column.sql_type for column in STAGING_COLUMNS}
+        ).fetchall()
+    assert {name: sql_type for name, sql_type, generated in rows if not generated} == {column.name: column.sql_type for column in STAGING_COLUMNS}
+    assert {name for name, _, generated in rows if generated} == set(STAGING_GENERATED)
 
 
 def test_a_run_reads_only_the_stored_band_keys_its_own_claims_produce() -> None:

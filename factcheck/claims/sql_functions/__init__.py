@@ -28,6 +28,8 @@ FUNCTIONS = (
     "claim_priority_parts",
     "claim_seen_day",
     "claim_word_pairs",
+    "claim_search_vector",
+    "claims_fill_search",
     "claim_query_pairs",
     "claim_queue_weights",
     "claim_queue_rank_at",
