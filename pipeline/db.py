@@ -9,7 +9,9 @@ pipeline.merge.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +21,7 @@ from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
 from pipeline.match_store import UPSERT_CLAIM_MATCHES
-from pipeline.merge import merge_run
+from pipeline.merge import merge_run, write_run_bands
 from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node, cluster_tokens
 from pipeline.sql import statement
 from pipeline.staging import CLAIM_COLUMN_NAMES, STAGING_COLUMNS, STAGING_TABLE
@@ -46,6 +48,33 @@ ADD_EXTRACTED = (
 
 def connect(dsn: str) -> psycopg.Connection[Any]:
     return psycopg.connect(dsn, application_name="factcheck-pipeline")
+
+
+def merge_with_bands(
+    dsn: str, *, run_id: int, clustering: Clustering, model_version_id: int | None = None, timings: dict[str, float] | None = None
+) -> tuple[int, int]:
+    """The run's merge (pipeline.merge.merge_run, one transaction) and, at the same time on a
+    second connection, its band keys (merge.write_run_bands): the merge's slowest statements
+    and the band keys' millions of rows each keep one PostgreSQL backend busy, so side by side
+    they take the longer one's time, not both. The band keys commit first: the merge's
+    transaction waits for them before its commit, which deletes the staged rows they are read
+    from, and rolls back if they fail. Returns what merge_run returns. Band keys committed for
+    a merge that then fails name claims no reader finds, and the retry writes them again."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bands") as beside:
+
+        def bands() -> float:
+            started = time.perf_counter()
+            with connect(dsn) as conn:
+                write_run_bands(conn, run_id=run_id)
+            return round(time.perf_counter() - started, 3)
+
+        pending = beside.submit(bands)
+        with connect(dsn) as conn:
+            result = merge_run(conn, run_id=run_id, clustering=clustering, model_version_id=model_version_id, timings=timings)
+            seconds = pending.result()
+    if timings is not None:
+        timings["merge.bands"] = seconds
+    return result
 
 
 def read_run_articles(dsn: str, *, run_id: int, buckets: int, bucket: int) -> Iterator[tuple[Any, ...]]:
@@ -270,8 +299,7 @@ class PostgresRun:
         return read_candidate_claims(self.dsn, run_id=self.run_id, nodes=nodes)
 
     def merge(self, clustering: Clustering, timings: dict[str, float] | None = None) -> tuple[int, int]:
-        with connect(self.dsn) as conn:
-            return merge_run(conn, run_id=self.run_id, clustering=clustering, model_version_id=self.model_version_id, timings=timings)
+        return merge_with_bands(self.dsn, run_id=self.run_id, clustering=clustering, model_version_id=self.model_version_id, timings=timings)
 
     def read_library(self) -> list[dict[str, str]]:
         return read_library(self.dsn)

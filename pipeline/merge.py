@@ -7,8 +7,9 @@ so readers never see half a run. Each statement is a named file in pipeline/sql/
 In order: the clustering's assignments and remaps are written beside the staged claims; the
 run's claims, one row per key with its final cluster (run_staged), are inserted or updated
 where they differ (merge_claims), the stored clusters merged into others move
-(apply_cluster_remap), the run's new and changed signatures go to claim_signatures and their
-band keys to claim_bands, the touched clusters' statistics and their members' standing
+(apply_cluster_remap), the run's new and changed signatures go to claim_signatures (their
+band keys go to claim_bands beside the merge, on a connection of their own: write_run_bands
+and pipeline.db.merge_with_bands), the touched clusters' statistics and their members' standing
 priorities are refreshed, and the run's scratch rows are deleted. Reviewers' work is the
 cluster's (claim_clusters), so a new appearance joining a cluster simply has it; before any
 appearance moves, each cluster that stored clusters merge into takes one state made of theirs
@@ -153,12 +154,20 @@ def write_clustering(
 
 
 def write_signatures(conn: psycopg.Connection[Any]) -> None:
-    """The run's new and changed signatures into claim_signatures, and their band keys into
-    claim_bands in place of those they replace."""
+    """The run's new and changed signatures into claim_signatures (their band keys are
+    write_run_bands', beside the merge)."""
     conn.execute(statement("run_signature_changes"))
-    conn.execute(statement("delete_replaced_bands"))
-    conn.execute(statement("insert_claim_bands"))
     conn.execute(statement("upsert_signatures"))
+
+
+def write_run_bands(conn: psycopg.Connection[Any], *, run_id: int) -> None:
+    """claim_bands for the run's staged claims, its only writer: the keys their stored
+    signatures had and their staged ones lack go, the staged ones go in. On a connection of its
+    own while the merge's transaction runs, and committed before it, so it reads the staged
+    rows and the stored signatures the merge is replacing (pipeline.db.merge_with_bands)."""
+    params = {"run_id": run_id}
+    conn.execute(statement("delete_replaced_bands"), params)
+    conn.execute(statement("insert_run_bands"), params)
 
 
 def unify_clusters(conn: psycopg.Connection[Any], *, run_id: int) -> int:

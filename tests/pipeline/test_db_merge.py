@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
 
 from factcheck.articles.services import ArticleInput, article_ingest
@@ -210,6 +211,52 @@ def test_merge_keeps_each_claims_signature_for_later_runs() -> None:
     assert merge(run3.pk) == (1, 0)
     with db.connect(dsn) as conn:
         assert sorted(conn.execute("SELECT band FROM claim_bands WHERE node = %s", (claim_node(e),))) == [(11,), (13,)]
+
+
+def band_rows(key: str) -> list[tuple[int]]:
+    with db.connect(database_url_for_job()) as conn:
+        return sorted(conn.execute("SELECT band FROM claim_bands WHERE node = %s", (claim_node(key),)).fetchall())
+
+
+def test_a_failed_band_write_rolls_the_merge_back_and_the_retry_writes_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    e = "e" * 40
+    stage(run.pk, [claim_row(article.pk, e, 0, 40, ["detained", "ice"], [11, -12])])
+
+    def connection_lost(conn: object, *, run_id: int) -> None:
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(db, "write_run_bands", connection_lost)
+    with pytest.raises(psycopg.OperationalError):
+        merge(run.pk)
+    # The merge waited for the band keys before its commit: nothing of the run is stored, its
+    # staged rows are still there for the retry.
+    assert not Claim.objects.exists() and band_rows(e) == []
+    monkeypatch.undo()
+    assert merge(run.pk) == (1, 1)
+    assert Claim.objects.filter(claim_key=e).exists() and band_rows(e) == [(-12,), (11,)]
+
+
+def test_band_keys_of_a_failed_merge_find_no_claim_and_the_retry_stores_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    e = "e" * 40
+    stage(run.pk, [claim_row(article.pk, e, 0, 40, ["detained", "ice"], [11, -12])])
+    real = db.merge_run
+
+    def disk_full(*args: object, **kwargs: object) -> tuple[int, int]:
+        raise psycopg.errors.DiskFull("could not extend file: No space left on device")
+
+    monkeypatch.setattr(db, "merge_run", disk_full)
+    with pytest.raises(psycopg.errors.DiskFull):
+        merge(run.pk)
+    # The band keys committed on their own; they name a node no stored claim has.
+    assert band_rows(e) == [(-12,), (11,)] and not Claim.objects.exists()
+    assert db.read_candidate_claims(dsn, run_id=run.pk, nodes=[claim_node(e)]) == {claim_node(e): [NodeClaim(e, ["detained", "ice"], True, None)]}
+    monkeypatch.setattr(db, "merge_run", real)
+    assert merge(run.pk) == (1, 1) and band_rows(e) == [(-12,), (11,)]
 
 
 def test_candidate_claims_carry_the_runs_tokens_and_the_stored_clusters() -> None:
