@@ -167,7 +167,8 @@ def profile_lines(timings: dict[str, float], cpu: dict[str, float] | None = None
         f"idle between tasks {get('extract.idle'):.1f} slot-s",
         f"  cluster {get('cluster'):6.1f} s   pairs {get('cluster.pairs'):.1f} (Spark: the band shuffle, to the driver as Arrow), "
         f"read {get('cluster.read'):.1f} (PostgreSQL), resolve {get('cluster.resolve'):.1f} (driver)",
-        f"  load    {get('load'):6.1f} s   " + ", ".join(f"{name} {value:.1f}" for name, value in merge_steps) + " (one transaction in PostgreSQL)",
+        f"  load    {get('load'):6.1f} s   " + ", ".join(f"{name} {value:.1f}" for name, value in merge_steps)
+        + " (PostgreSQL: the merge's transaction, and the band keys beside it)",
     ]
     if "match" in timings:
         lines.append(f"  match   {get('match'):6.1f} s   beside the cluster and load stages; waited for {get('match_wait'):.1f}")
