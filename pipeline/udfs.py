@@ -141,8 +141,10 @@ def make_claim_stager(
         clock = TaskClock()
         begun = time.perf_counter()
         # Loaded here so that their cost is told apart from the extraction's (a reused
-        # worker has them already; the extractor then finds them loaded).
-        _scorer(model_ref), getattr(ranker_ref, "value", ranker_ref)
+        # worker has them already; the extractor then finds them loaded): the scorer, and the
+        # ranker's broadcast read once.
+        _scorer(model_ref)
+        getattr(ranker_ref, "value", None)
         clock.add("models", time.perf_counter() - begun)
 
         def rows() -> Iterator[tuple[Any, ...]]:
