@@ -78,18 +78,20 @@ class TreeMemory:
         return self.peak
 
 
-class RoleCpu:
-    """CPU seconds (user + system) of a process tree by role, and of the PostgreSQL backends
-    serving one database, sampled from /proc while a run goes on: the JVM, the Python
-    workers (pyspark's daemon and the workers it forks), the driver's Python and PostgreSQL.
-    A process counts with the last value seen, so one that exits between samples loses at
-    most an interval's worth; one that was there before (the bench's own connection) counts
+Process = tuple[int, int, float, str]  # (parent pid, start time, CPU seconds, command line)
+
+
+class ProcessCpu:
+    """CPU seconds (user + system) of groups of processes, sampled from /proc while a run goes
+    on; a subclass says which group each process is in (`group`). A process counts with the
+    last value seen, so one that exits between samples loses at most an interval's worth; one
+    that was there before (the bench's own connection, which imported the articles) counts
     only what it used since."""
 
-    ROLES = ("JVM", "Python workers", "driver Python", "PostgreSQL")
+    GROUPS: tuple[str, ...] = ()
 
-    def __init__(self, pid: int, database: str, interval: float = 0.2) -> None:
-        self.pid, self.database, self.interval = pid, f" {database} ", interval
+    def __init__(self, database: str, interval: float = 0.2) -> None:
+        self.database, self.interval = f" {database} ", interval
         self.seen: dict[tuple[int, int], tuple[str, float]] = {}
         self._sample()
         self.before = {key: cpu for key, (_, cpu) in self.seen.items()}
@@ -98,8 +100,7 @@ class RoleCpu:
         self._thread.start()
 
     @staticmethod
-    def _read(pid: int) -> tuple[int, int, float, str] | None:
-        """(parent, start time, CPU seconds, command line) of a process, or None if it is gone."""
+    def _read(pid: int) -> Process | None:
         try:
             with open(f"/proc/{pid}/stat") as handle:
                 fields = handle.read().rsplit(")", 1)[1].split()
@@ -109,32 +110,37 @@ class RoleCpu:
             return None
         return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), command
 
-    def _role(self, command: str, in_tree: bool) -> str | None:
-        if command.startswith("postgres:") and self.database in command:
-            return "PostgreSQL"
-        if not in_tree:
-            return None
-        program = os.path.basename(command.split(" ", 1)[0])
-        if "python" in program:
-            return "Python workers" if "pyspark.daemon" in command or "pyspark.worker" in command else "driver Python"
-        # The JVM, and the launcher scripts that exec into it.
-        return "JVM"
+    @staticmethod
+    def descendants(roots: list[int], children: dict[int, list[int]]) -> set[int]:
+        """Every process below `roots` (not the roots themselves)."""
+        found: set[int] = set()
+        stack = [child for root in roots for child in children.get(root, [])]
+        while stack:
+            pid = stack.pop()
+            found.add(pid)
+            stack.extend(children.get(pid, []))
+        return found
+
+    def serves_database(self, command: str) -> bool:
+        return command.startswith("postgres:") and self.database in command
+
+    def group(self, pid: int, command: str, children: dict[int, list[int]]) -> str | None:
+        raise NotImplementedError
 
     def _sample(self) -> None:
         stats = {int(entry): stat for entry in os.listdir("/proc") if entry.isdigit() and (stat := self._read(int(entry))) is not None}
-        tree, stack = set(), [self.pid]
         children: dict[int, list[int]] = {}
         for pid, (parent, *_rest) in stats.items():
             children.setdefault(parent, []).append(pid)
-        while stack:
-            pid = stack.pop()
-            tree.add(pid)
-            stack.extend(children.get(pid, []))
+        self.prepare(children)
         for pid, (_, started, cpu, command) in stats.items():
             # Read each time: spark-submit's script execs into the JVM under the same pid.
-            role = self._role(command, pid in tree)
-            if role is not None:
-                self.seen[(pid, started)] = (role, cpu)
+            group = self.group(pid, command, children)
+            if group is not None:
+                self.seen[(pid, started)] = (group, cpu)
+
+    def prepare(self, children: dict[int, list[int]]) -> None:
+        """Called once per sample before `group`, with each process's children."""
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -145,8 +151,34 @@ class RoleCpu:
         self._stop.set()
         self._thread.join()
         self._sample()
-        used = {key: (role, cpu - self.before.get(key, 0.0)) for key, (role, cpu) in self.seen.items()}
-        return {role: sum(cpu for seen_role, cpu in used.values() if seen_role == role) for role in self.ROLES}
+        used = [(group, cpu - self.before.get(key, 0.0)) for key, (group, cpu) in self.seen.items()]
+        return {name: sum(cpu for group, cpu in used if group == name) for name in self.GROUPS}
+
+
+class RoleCpu(ProcessCpu):
+    """A local run's CPU by role: spark-submit's tree as the JVM, the Python workers (pyspark's
+    daemon and the workers it forks) and the driver's Python, and PostgreSQL's backends
+    serving the bench's database."""
+
+    GROUPS = ("JVM", "Python workers", "driver Python", "PostgreSQL")
+
+    def __init__(self, pid: int, database: str, interval: float = 0.2) -> None:
+        self.pid, self.tree = pid, {pid}
+        super().__init__(database, interval)
+
+    def prepare(self, children: dict[int, list[int]]) -> None:
+        self.tree = {self.pid} | self.descendants([self.pid], children)
+
+    def group(self, pid: int, command: str, children: dict[int, list[int]]) -> str | None:
+        if self.serves_database(command):
+            return "PostgreSQL"
+        if pid not in self.tree:
+            return None
+        program = os.path.basename(command.split(" ", 1)[0])
+        if "python" in program:
+            return "Python workers" if "pyspark.daemon" in command or "pyspark.worker" in command else "driver Python"
+        # The JVM, and the launcher scripts that exec into it.
+        return "JVM"
 
 
 def profile_lines(timings: dict[str, float], cpu: dict[str, float] | None = None) -> list[str]:
@@ -399,7 +431,7 @@ def main() -> int:
     print(f"  claims stored        {int(spark_runs[0]['claims']):10d}")
     print(f"  work seconds         {spark_work:10.1f}   (JVM and session start excluded); where it went (medians):")
     stages = {key[6:]: median(spark_runs, key) for key in spark_runs[0] if key.startswith("stage_")}
-    for line in profile_lines(stages, {role: median(spark_runs, f"cpu_{role}") for role in RoleCpu.ROLES}):
+    for line in profile_lines(stages, {role: median(spark_runs, f"cpu_{role}") for role in RoleCpu.GROUPS}):
         print(f"  {line}")
     print(f"  JVM + session start  {median(spark_runs, 'jvm_and_session_start'):10.1f} s (excluded above)")
     print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")

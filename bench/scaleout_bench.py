@@ -32,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -46,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.pipeline_bench import (  # noqa: E402
     DEFAULT_CORPUS,
+    ProcessCpu,
     bench_database_url,
     empty_claim_tables,
     load_average,
@@ -59,7 +59,6 @@ from bench.pipeline_bench import (  # noqa: E402
 EXECUTOR_MEMORY = "1g"
 WORKER_MEMORY = "2g"
 START_TIMEOUT = 120.0
-TICKS = os.sysconf("SC_CLK_TCK")
 OUTLETS = ("BBC News", *(f"Syndicate {n}" for n in range(1, 100)))
 
 
@@ -188,72 +187,29 @@ class StandaloneCluster:
         self.processes.clear()
 
 
-class CpuSampler:
-    """CPU seconds (utime + stime) of three groups of processes, sampled from /proc while a
-    run goes on: the executors (everything below the workers: executor JVMs and their Python
-    workers), the driver (spark-submit's tree) and PostgreSQL (the backends serving the bench
-    database, found by their process title). A process counts with the last value seen, so
-    one that exits between samples loses at most an interval's worth; one that was there
-    before (the bench's own connection, which imported the articles) counts only what it
-    used since."""
+class CpuSampler(ProcessCpu):
+    """CPU seconds of a standalone run in three groups (pipeline_bench.ProcessCpu): the
+    executors (everything below the workers: executor JVMs and their Python workers), the
+    driver (spark-submit's tree) and PostgreSQL (the backends serving the bench database)."""
+
+    GROUPS = ("executors", "driver", "postgres")
 
     def __init__(self, *, workers: list[int], driver: int, database: str, interval: float = 0.2) -> None:
-        self.roots = {"executors": workers, "driver": [driver]}
-        self.database = f" {database} "
-        self.interval = interval
-        self.seen: dict[str, dict[tuple[int, int], float]] = {"executors": {}, "driver": {}, "postgres": {}}
-        self._sample()
-        self.before = {key: cpu for seen in self.seen.values() for key, cpu in seen.items()}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
+        self.workers, self.driver = workers, driver
+        self.executors: set[int] = set()
+        self.drivers: set[int] = {driver}
+        super().__init__(database, interval)
 
-    @staticmethod
-    def _stat(pid: str) -> tuple[int, int, float] | None:
-        """(parent pid, start time, CPU seconds) of a process, or None if it is gone."""
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            return None
-        return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / TICKS
+    def prepare(self, children: dict[int, list[int]]) -> None:
+        self.executors = self.descendants(self.workers, children)
+        self.drivers = {self.driver} | self.descendants([self.driver], children)
 
-    def _sample(self) -> None:
-        stats: dict[int, tuple[int, int, float]] = {}
-        children: dict[int, list[int]] = {}
-        for entry in os.listdir("/proc"):
-            if entry.isdigit() and (stat := self._stat(entry)) is not None:
-                stats[int(entry)] = stat
-                children.setdefault(stat[0], []).append(int(entry))
-        for group, roots in self.roots.items():
-            stack = [child for root in roots for child in children.get(root, [])] if group == "executors" else list(roots)
-            while stack:
-                pid = stack.pop()
-                if pid in stats:
-                    self.seen[group][(pid, stats[pid][1])] = stats[pid][2]
-                stack.extend(children.get(pid, []))
-        for pid, (_, started, cpu) in stats.items():
-            if (pid, started) in self.seen["postgres"] or self._serves_database(pid):
-                self.seen["postgres"][(pid, started)] = cpu
-
-    def _serves_database(self, pid: int) -> bool:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                title = handle.read().decode(errors="replace")
-        except OSError:
-            return False
-        return title.startswith("postgres:") and self.database in title
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._sample()
-            self._stop.wait(self.interval)
-
-    def stop(self) -> dict[str, float]:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
-        return {group: sum(cpu - self.before.get(key, 0.0) for key, cpu in values.items()) for group, values in self.seen.items()}
+    def group(self, pid: int, command: str, children: dict[int, list[int]]) -> str | None:
+        if pid in self.executors:
+            return "executors"
+        if pid in self.drivers:
+            return "driver"
+        return "postgres" if self.serves_database(command) else None
 
 
 def stage_spans(event_log: Path) -> list[tuple[int, int, float, float]]:
