@@ -56,6 +56,14 @@ class PipelineRun(models.Model):
         return f"Run #{self.pk} ({self.status})"
 
     @property
+    def stage_timings(self) -> dict[str, float]:
+        """Seconds of each stage (extract, cluster, load, match, total, ...), as the run page
+        shows them. The dotted keys are the stages' parts for the benches and the docs: the
+        merge's steps in seconds, and the extraction's tasks (pipeline.task_profile), some of
+        them counts, not seconds."""
+        return {stage: seconds for stage, seconds in (self.timings or {}).items() if "." not in stage}
+
+    @property
     def is_finished(self) -> bool:
         return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
 

@@ -161,6 +161,17 @@ def test_a_finished_run_links_to_exactly_the_claims_it_found_first(reviewer) -> 
     assert older.pk not in shown_ids(client.get(f"/claims/?run={run.pk}").content.decode())
 
 
+def test_the_run_page_shows_the_stages_seconds_not_their_parts(reviewer) -> None:  # type: ignore[no-untyped-def]
+    run = PipelineRun.objects.create(
+        status=PipelineRun.Status.SUCCEEDED, stage="done", articles_count=3, articles_done=3,
+        timings={"extract": 12.1, "extract.tasks": 4.0, "extract.models": 1.1, "load": 3.1, "merge.bands": 1.0, "total": 20.5},
+    )
+    html = logged_in(reviewer).get(reverse("runs:detail", args=[run.pk])).content.decode()
+    shown = html[html.index("Timings</dt><dd>"):].split("</dd>", 1)[0]
+    assert sorted(shown.removeprefix("Timings</dt><dd>").split(" · ")) == ["extract 12.1s", "load 3.1s", "total 20.5s"]
+    assert "extract.tasks" not in html and "merge.bands" not in html
+
+
 def test_the_run_page_needs_a_reviewer_and_a_get(reviewer, outsider) -> None:  # type: ignore[no-untyped-def]
     run = extracting(done=1, seconds_in=1)
     assert logged_in(outsider).get(reverse("runs:detail", args=[run.pk])).status_code in (403, 404)
