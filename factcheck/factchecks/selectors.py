@@ -3,6 +3,7 @@ citations of a ClaimReview, and the import pages."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -77,13 +78,15 @@ def checked_when(*, checked_on: date | None, claim_published_at: datetime | None
     return When.SAME_DAY if checked_on == appeared else When.AFTER
 
 
-def checked_before_q() -> Q:
+def checked_before_q(*, min_score: float | None = None) -> Q:
     """The claim matches that make a claim "Checked before" (the queue's badge and its
     checked_before filter, claims.queue.filters): a confirmed match or a suggestion from
     FACTCHECK_CHECKED_BEFORE_MIN_SCORE (a rejected one never), whose fact-check was not
     published after the claim's article (checked_when: "after" never counts; a same-day or an
     unknown date counts, and the page says which)."""
-    shown = Q(status=ClaimMatch.Status.CONFIRMED) | Q(status=ClaimMatch.Status.SUGGESTED, score__gte=settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE)
+    if min_score is None:
+        min_score = settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE
+    shown = Q(status=ClaimMatch.Status.CONFIRMED) | Q(status=ClaimMatch.Status.SUGGESTED, score__gte=min_score)
     not_after = (
         Q(factcheck__published_on__isnull=True)
         | Q(claim__article__published_at__isnull=True)
@@ -101,17 +104,14 @@ class CheckedBefore(NamedTuple):
     when: When = When.UNKNOWN
 
 
-def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
-    """{claim id: (publisher, rating, date, confirmed, when)} for the claims checked_before_q
-    counts (the queue's "Checked before" badge), the one match each: a confirmed one before a
-    suggestion, then the best ranked. One indexed pass over the page's claims. The rating is
-    the publisher's words, or "n of 5" on our scale."""
-    ids = list(claim_ids)
-    if not ids:
-        return {}
+@functools.cache
+def _checked_before_matches(min_score: float) -> QuerySet[ClaimMatch, tuple[Any, ...]]:
+    """What claims_checked_before reads, over every claim, never read itself: each page filters
+    a copy by its claims (QuerySet.filter clones), so it does not resolve the rule's joins and
+    the statement's columns again. Made per minimum score, the one setting the rule reads."""
     confirmed = Case(When_(status=ClaimMatch.Status.CONFIRMED, then=Value(True)), default=Value(False), output_field=BooleanField())
-    found = (
-        ClaimMatch.objects.filter(checked_before_q(), claim_id__in=ids)
+    return (
+        ClaimMatch.objects.filter(checked_before_q(min_score=min_score))
         .annotate(is_confirmed=confirmed)
         .order_by("claim_id", "-is_confirmed", "rank", "-score", "id")
         .distinct("claim_id")
@@ -120,6 +120,17 @@ def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
             "is_confirmed", "claim__article__published_at",
         )
     )
+
+
+def claims_checked_before(claim_ids: Iterable[int]) -> dict[int, CheckedBefore]:
+    """{claim id: (publisher, rating, date, confirmed, when)} for the claims checked_before_q
+    counts (the queue's "Checked before" badge), the one match each: a confirmed one before a
+    suggestion, then the best ranked. One indexed pass over the page's claims. The rating is
+    the publisher's words, or "n of 5" on our scale."""
+    ids = list(claim_ids)
+    if not ids:
+        return {}
+    found = _checked_before_matches(settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE).filter(claim_id__in=ids)
     # One plan for any page's claims: the match index by claim.
     with prepared():
         rows = list(found)

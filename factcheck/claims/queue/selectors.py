@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,35 +62,52 @@ def _article_heading() -> Left:
     return Left(Case(When(article__title="", then=first_line), default=F("article__title"), output_field=TextField()), 110)
 
 
-def queue_row_values(claims: QuerySet[Claim], search: Search | None = None) -> QuerySet[Claim, Any]:
+def queue_row_values(claims: QuerySet[Claim]) -> QuerySet[Claim, Any]:
     """A queue row: what each shows and nothing more (an article's text and the search vectors
-    are the bulk of a row's bytes), with its cluster's size and outlets; with a search, its
-    sentence's `headline` (Search.headline), computed in the same statement for the rows read
-    (a page's rows only: _rows_shown)."""
-    highlighted = {"headline": search.headline} if search is not None else {}
+    are the bulk of a row's bytes), with its cluster's size and outlets."""
     return claims.values(
         "id", "sentence", "claim_type", "quantities", "speaker", "speaker_title", "score", "priority", "priority_parts", "article_id",
         cluster_key=F("cluster_id"), status=F("cluster__status"), dismiss_reason=F("cluster__dismiss_reason"), tags=F("cluster__tags"),
         version=F("cluster__version"), assignee_id=F("cluster__assignee_id"), assignee_username=F("cluster__assignee__username"),
         cluster_size=F("cluster__size"), cluster_outlets=F("cluster__outlet_count"),
         total=F("queue_rank"), recency=recency_of_rank(), outlet_name=F("article__outlet__name"),
-        article_heading=_article_heading(), **highlighted,
+        article_heading=_article_heading(),
     )
 
 
-def _groups(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -> tuple[Search | None, list[QuerySet[Claim]]]:
-    """The queue's rows as querysets in queue order, listed one after the other: one without a
-    search, one per group of a search (Search.groups). A cluster is one row, its best-ranked
-    matching appearance in the first group that holds one."""
+# The two shapes a walk reads, each resolved once and never read itself: every read filters a
+# copy (QuerySet.filter clones), so a page resolves its conditions only, not the row's twenty
+# columns and four joins as well (about as much CPU as compiling the statement they are in).
+# They hold no values, only a statement's shape.
+
+
+@functools.cache
+def _row_columns() -> QuerySet[Claim, Any]:
+    """queue_row_values, unordered (a walk orders; a read by id keeps the walk's order)."""
+    return queue_row_values(Claim.objects.order_by())
+
+
+@functools.cache
+def _positions() -> QuerySet[Claim, Any]:
+    """A row's place in the order: its `id` and `total` (the queue_rank)."""
+    return Claim.objects.order_by().values("id", total=F("queue_rank"))
+
+
+def _groups(
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], columns: QuerySet[Claim, Any]
+) -> tuple[Search | None, list[QuerySet[Claim, Any]]]:
+    """The queue's rows as querysets of `columns` in queue order, listed one after the other:
+    one without a search, one per group of a search (Search.groups). A cluster is one row, its
+    best-ranked matching appearance in the first group that holds one."""
     condition = claim_filter_q(values=values, user=user)
     search = search_for(values)
     if search is None:
-        return None, [Claim.objects.filter(condition, first_in_cluster(condition)).order_by(*QUEUE_ORDER)]
-    listed: list[QuerySet[Claim]] = []
+        return None, [columns.filter(condition, first_in_cluster(condition)).order_by(*QUEUE_ORDER)]
+    listed: list[QuerySet[Claim, Any]] = []
     earlier = Q(pk__in=[])
     for group in search.groups:
         matching = condition & group
-        claims = Claim.objects.filter(matching, first_in_cluster(matching))
+        claims = columns.filter(matching, first_in_cluster(matching))
         if listed:
             shown = Exists(Claim.objects.filter(condition & earlier, cluster_id=OuterRef("cluster_id")))
             claims = claims.filter(~Q(shown))
@@ -99,18 +116,13 @@ def _groups(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]) -
     return search, listed
 
 
-def _position(claims: QuerySet[Claim]) -> QuerySet[Claim, Any]:
-    return claims.values("id", total=F("queue_rank"))
-
-
 def _walk(
-    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], after: Position | None, limit: int,
-    columns: Callable[[QuerySet[Claim]], QuerySet[Claim, Any]] = _position,
+    *, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any], after: Position | None, limit: int, rows_shown: bool = False,
 ) -> tuple[Search | None, list[dict[str, Any]]]:
-    """The first `limit` rows after `after`, each its `columns` (its `id` and `total`, the
-    queue_rank, unless told otherwise) and `group` (0 without a search); a group is read only
+    """The first `limit` rows after `after`, each its place (_positions) or with `rows_shown`
+    what the row shows (_row_columns), and `group` (0 without a search); a group is read only
     once the ones before it are exhausted."""
-    search, groups = _groups(user=user, values=values)
+    search, groups = _groups(user=user, values=values, columns=_row_columns() if rows_shown else _positions())
     if after is not None and ((after.group is None) != (search is None) or (after.group or 0) >= len(groups)):
         after = None  # a cursor of another view: start over
     first = after.group or 0 if after is not None else 0
@@ -119,7 +131,7 @@ def _walk(
         claims = groups[number]
         if after is not None and number == first:
             claims = after_position(claims, (after.rank, after.pk))
-        for row in columns(claims)[: limit - len(rows)]:
+        for row in claims[: limit - len(rows)]:
             rows.append({**row, "group": number})
         if len(rows) >= limit:
             break
@@ -144,8 +156,11 @@ def _rows_shown(found: list[dict[str, Any]], search: Search | None) -> list[dict
         return []
     in_article = search.found_in_article_group if search is not None else None
     words = search if search is not None and any(row["group"] != in_article for row in found) else None
+    claims = _row_columns().filter(pk__in=[row["id"] for row in found])
+    if words is not None:
+        claims = claims.annotate(headline=words.headline)
     with prepared():
-        by_id = {row["id"]: row for row in queue_row_values(Claim.objects.filter(pk__in=[row["id"] for row in found]), words)}
+        by_id = {row["id"]: row for row in claims}
     return [{**by_id[row["id"]], "group": row["group"]} for row in found if row["id"] in by_id]
 
 
@@ -158,7 +173,7 @@ def queue_page(*, user: AbstractBaseUser | AnonymousUser, values: dict[str, Any]
         # The default view: one statement reads the rows with their columns, prepared, planned
         # once (a second statement by id would cost more than it saves there).
         with prepared():
-            search, found = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1, columns=queue_row_values)
+            search, found = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1, rows_shown=True)
         shown = found[:page_size]
     else:
         search, found = _walk(user=user, values=queue_view(values), after=after, limit=page_size + 1)
@@ -205,7 +220,7 @@ def queue_row(*, user: AbstractBaseUser | AnonymousUser, pk: int) -> dict[str, A
     """One queue row (after a row action), in the queue's row shape."""
     if not has_role(user, Role.REVIEWER):
         raise Http404("No such claim.")
-    row = queue_row_values(Claim.objects.filter(pk=pk)).first()
+    row = _row_columns().filter(pk=pk).first()
     if row is None:
         raise Http404("No such claim.")
     return row
