@@ -273,8 +273,11 @@ def test_the_filters_are_each_users_and_follow_the_settings(reviewer, editor, se
     check = FactCheck.objects.create(claim="A check.", publisher="Snopes", external_id="s-kept")
     ClaimMatch.objects.create(claim=theirs, factcheck=check, score=0.02, rank=1)
     assert shown_ids(reviewers_view.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == []
+    assert 'class="checked-before' not in reviewers_view.get(reverse("claims:list")).content.decode()
     settings.FACTCHECK_CHECKED_BEFORE_MIN_SCORE = 0.01
     assert shown_ids(reviewers_view.get(reverse("claims:list"), {"checked_before": "yes"}).content.decode()) == [theirs.pk]
+    # The badge too (its statement is resolved once a process, for each value of the setting).
+    assert reviewers_view.get(reverse("claims:list")).content.decode().count('class="checked-before') == 1
 
 
 def test_outlet_article_and_assignee_id_filters(reviewer, editor, filter_world: dict[str, Claim]) -> None:  # type: ignore[no-untyped-def]
