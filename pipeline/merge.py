@@ -65,6 +65,13 @@ PLANNED_CLAIMS = "SELECT reltuples FROM pg_class WHERE oid = 'claims'::regclass"
 ANALYZE_CLAIMS = "ANALYZE claims (id, claim_key, cluster_key, article_id)"
 COUNT_RUN_STAGED = "SELECT count(*) FROM run_staged"
 
+# The touched clusters that had a row before this merge's refresh_clusters: those holding
+# stored claims (every stored claim's cluster has one; unify_clusters gives a remap's new
+# surviving key one). Only their members can need a new priority after merge_claims, which
+# writes each of the run's claims with its final cluster's lead and outlets; a cluster new
+# in this run is made of the run's claims alone.
+TOUCHED_WITH_ROWS = "SELECT COALESCE(array_agg(cluster_key), '{}') FROM claim_clusters WHERE cluster_key = ANY(%(cluster_keys)s::text[])"
+
 COPY_ASSIGNMENTS = "COPY claim_cluster_assignments (run_id, claim_key, cluster_key) FROM STDIN"
 COPY_REMAP = "COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN"
 
@@ -123,10 +130,12 @@ def merge_run(
     with step("refresh_clusters"):
         touched = conn.execute(statement("run_touched"), params).fetchone()
         params["cluster_keys"] = touched[0] if touched else []
+        # Read before refresh_clusters gives the run's new clusters their rows.
+        with_stored = conn.execute(TOUCHED_WITH_ROWS, params).fetchone()
         conn.execute(statement("refresh_clusters"), params)
         conn.execute(statement("drop_empty_clusters"), params)
     with step("refresh_priorities"):
-        every = refresh_priorities(conn, cluster_keys=params["cluster_keys"])
+        every = refresh_priorities(conn, cluster_keys=with_stored[0] if with_stored else [])
     # One figure, one place at the top: other wordings of a figure ranked above are held back.
     with step("stories"), conn.cursor() as cursor:
         refresh_story_repeats(cursor, None if every else params["cluster_keys"])
@@ -212,7 +221,8 @@ def _state_row(cluster_key: str, merged: MergedState) -> dict[str, Any]:
 
 
 def refresh_priorities(conn: psycopg.Connection[Any], *, cluster_keys: list[str]) -> bool:
-    """The standing priorities of the touched clusters' (`cluster_keys`) members; every claim's when the
+    """The standing priorities of the members of `cluster_keys` (the touched clusters holding
+    stored claims, TOUCHED_WITH_ROWS); every claim's when the
     weights changed since the stored priorities were computed (a re-rank that never ran).
     Then the weights' version is recorded as the basis. (It is read before the refresh:
     weights saved in between make the next merge refresh everything again.) Returns whether

@@ -341,6 +341,68 @@ def test_a_new_claim_is_written_once_with_its_clusters_lead_and_a_stronger_newco
     assert {(claim.priority_parts["lead_claim_id"], claim.priority_parts["outlets"]) for claim in Claim.objects.all()} == {(newcomer.pk, 3)}
 
 
+def rewrites_of_a_full_refresh(dsn: str) -> int:
+    """The claims refresh_cluster_priorities.sql would rewrite over every cluster (rolled back)."""
+    with db.connect(dsn) as conn:
+        keys = [key for (key,) in conn.execute("SELECT DISTINCT cluster_key FROM claims")]
+        rewritten = conn.execute(statement("refresh_cluster_priorities"), {"cluster_keys": keys}).rowcount
+        conn.rollback()
+    return rewritten
+
+
+# Claims whose stored queue rank is not the one claims_set_queue_rank computes (the merge
+# supplies its own rank; claims migration 0038).
+RANKS_NOT_AS_DEFINED = (
+    "SELECT count(*) FROM claims c, claim_queue_basis() b"
+    " WHERE c.queue_rank IS DISTINCT FROM claim_queue_rank_at(c.priority, c.seen_at, b.day, b.weight, b.half_life_days)"
+)
+
+
+def ranks_not_as_defined(dsn: str) -> int:
+    with db.connect(dsn) as conn:
+        row = conn.execute(RANKS_NOT_AS_DEFINED).fetchone()
+    return int(row[0]) if row else -1
+
+
+def scored(row: tuple[object, ...], score: float) -> tuple[object, ...]:
+    return row[:8] + (score,) + row[9:]
+
+
+def test_the_merge_refreshes_only_clusters_with_stored_claims_and_leaves_every_priority_final() -> None:
+    """merge_claims writes each run claim with its final cluster's lead and outlets, and its
+    queue rank, so the refresh after it reads only the clusters that held stored claims (a
+    cluster new in the run is the run's alone): whatever the run did, a refresh of every cluster
+    finds nothing to change, and every rank is the one the trigger would give."""
+    dsn = database_url_for_job()
+    articles = [article_ingest(data=ArticleInput(text=f"{AGAIN} {outlet}", outlet=outlet), batch=None)[0] for outlet in "ABCDE"]
+    a, b, c, d, e = ("a" * 40, "b" * 40, "c" * 40, "d" * 40, "0" * 40)
+
+    # A new cluster across two outlets, led by the stronger b, and a claim alone.
+    run = run_create(article_ids=[article.pk for article in articles[:3]])
+    stage(run.pk, [claim_row(articles[0].pk, a, 0, 40), scored(claim_row(articles[1].pk, b, 0, 40), 0.9), claim_row(articles[2].pk, d, 0, 40)])
+    merge(run.pk, assigned=[(a, a), (b, a)])
+    assert rewrites_of_a_full_refresh(dsn) == 0 and ranks_not_as_defined(dsn) == 0
+    assert all(claim.queue_rank > 0 for claim in Claim.objects.all())
+    assert ClaimCluster.objects.get(cluster_key=a).lead_claim_id == Claim.objects.get(claim_key=b).pk
+
+    # A stronger newcomer joins the stored cluster: its stored members take its lead.
+    run2 = run_create(article_ids=[articles[3].pk])
+    stage(run2.pk, [scored(claim_row(articles[3].pk, c, 0, 40), 1.0)])
+    merge(run2.pk, assigned=[(c, a)])
+    assert rewrites_of_a_full_refresh(dsn) == 0 and ranks_not_as_defined(dsn) == 0
+    newcomer = Claim.objects.get(claim_key=c).pk
+    assert {claim.priority_parts["lead_claim_id"] for claim in Claim.objects.filter(cluster_id=a)} == {newcomer}
+
+    # A new claim under a smaller key takes the lone stored claim's cluster into its own.
+    run3 = run_create(article_ids=[articles[4].pk])
+    stage(run3.pk, [scored(claim_row(articles[4].pk, e, 0, 40), 0.2)])
+    merge(run3.pk, assigned=[(e, e)], remap=[(d, e)])
+    assert rewrites_of_a_full_refresh(dsn) == 0 and ranks_not_as_defined(dsn) == 0
+    moved = Claim.objects.get(claim_key=d)
+    assert moved.cluster_id == e and moved.priority_parts["outlets"] == 2
+    assert ClaimCluster.objects.get(cluster_key=e).lead_claim_id == moved.pk  # 0.5 leads 0.2
+
+
 def test_priorities_follow_growing_clusters_and_newer_articles_rewrite_nothing() -> None:
     database_url_for_job()
     old, _ = article_ingest(data=ArticleInput(text=AGAIN, outlet="A", published_at=datetime(2026, 1, 1, tzinfo=UTC)), batch=None)
