@@ -28,7 +28,7 @@ WITH remap AS (
 ), clusters AS (
     -- An appearance counts its outlet; an article with no known outlet counts as its own.
     SELECT m.cluster_key, count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count,
-           (array_agg(m.id ORDER BY (own.parts ->> 'priority')::float8 DESC, m.id))[1] AS lead_id
+           (array_agg(m.id ORDER BY own.priority DESC, m.id))[1] AS lead_id
     FROM appearances m
     JOIN articles a ON a.id = m.article_id
     CROSS JOIN LATERAL claim_priority_parts(m.score, m.claim_type, m.rank_signals, 1) own
@@ -44,17 +44,21 @@ WITH remap AS (
 INSERT INTO claims (
     id, article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
     quantities, speaker, speaker_title, attribution, rank_signals, context, cluster_key, priority, priority_parts,
-    seen_at, model_version_id, first_run_id, last_run_id, created_at, updated_at, search, phrase_pairs
+    seen_at, queue_rank, model_version_id, first_run_id, last_run_id, created_at, updated_at, search, phrase_pairs
 )
 SELECT
     p.id, p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
     p.rank_signals, p.context, p.cluster_key, (p.parts ->> 'priority')::double precision, p.parts - 'priority',
-    p.seen_at, %(model_version_id)s::bigint, p.run_id, p.run_id, now(), now(),
+    p.seen_at,
+    -- The rank the trigger would give it (claims migration 0038), the basis read once here.
+    claim_queue_rank_at((p.parts ->> 'priority')::double precision, p.seen_at, b.day, b.weight, b.half_life_days),
+    %(model_version_id)s::bigint, p.run_id, p.run_id, now(), now(),
     -- Computed by claim_staging as the tasks' COPY arrived (claims migration 0037); an update
     -- that changes the sentence or speaker has them computed again by claims_search_update.
     p.search, p.phrase_pairs
 FROM p
+CROSS JOIN claim_queue_basis() b
 ORDER BY p.claim_key
 ON CONFLICT (claim_key) DO UPDATE SET
     sentence = EXCLUDED.sentence,
