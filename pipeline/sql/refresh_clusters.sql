@@ -10,7 +10,7 @@ WITH stats AS (
            count(DISTINCT COALESCE('outlet:' || a.outlet_id, 'article:' || a.id)) AS outlet_count,
            (array_agg(c.id ORDER BY COALESCE(a.published_at, a.created_at), c.id))[1] AS first_claim_id,
            min(COALESCE(a.published_at, a.created_at)) AS first_seen_at,
-           (array_agg(c.id ORDER BY (own.parts ->> 'priority')::float8 DESC, c.id))[1] AS lead_claim_id
+           (array_agg(c.id ORDER BY own.priority DESC, c.id))[1] AS lead_claim_id
     FROM claims c
     JOIN articles a ON a.id = c.article_id
     CROSS JOIN LATERAL claim_priority_parts(c.score, c.claim_type, c.rank_signals, 1) own

@@ -21,7 +21,10 @@ _0027 = import_module("factcheck.claims.migrations.0027_cluster_lead_contestabil
 def _set_weight(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor, old: float, new: float) -> None:
     from pipeline.sql import statement
 
-    # The function's own defaults (used when no weights are stored) follow the code's.
+    # The function's own defaults (used when no weights are stored) follow the code's. 0027's
+    # definition replaces whatever 0029 applied from the function's file, whose result type
+    # has changed since (0039: CREATE OR REPLACE cannot change it).
+    schema_editor.execute("DROP FUNCTION IF EXISTS claim_priority_parts(double precision, text, jsonb, bigint)")
     schema_editor.execute(_0027.PARTS.replace("%(defaults)s", _0027._defaults()))
     RankingWeights = apps.get_model("claims", "RankingWeights")
     stored = RankingWeights.objects.filter(pk=1).first()

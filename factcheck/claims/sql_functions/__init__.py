@@ -41,6 +41,12 @@ FUNCTIONS = (
 
 DEFAULT_WEIGHTS_SLOT = "%(default_weights)s"
 
+# Functions whose file changed their result type (CREATE OR REPLACE cannot): apply drops the
+# old one first, so every migration that applies the file, the earliest included, creates
+# the current one. Only functions nothing depends on in the catalogue (no trigger, index or
+# view) can be listed. claim_priority_parts gained `priority` in claims migration 0039.
+RESULT_CHANGED = {"claim_priority_parts": "claim_priority_parts(double precision, text, jsonb, bigint)"}
+
 
 def default_weights_literal() -> str:
     return "'" + json.dumps(DEFAULT_RANKING_WEIGHTS, sort_keys=True).replace("'", "''") + "'"
@@ -57,4 +63,6 @@ def apply(schema_editor: Any, names: Iterable[str] = FUNCTIONS) -> None:
     """Create or replace each named function from its file (a migration's schema editor, or
     any object with execute(sql))."""
     for name in names:
+        if name in RESULT_CHANGED:
+            schema_editor.execute(f"DROP FUNCTION IF EXISTS {RESULT_CHANGED[name]}")
         schema_editor.execute(definition(name))

@@ -5,6 +5,9 @@
 -- as a literal where the default_weights placeholder stands: PostgreSQL takes no parameters
 -- in DDL). Recency is not a part: the queue's stored order adds it (claim_queue_rank_at).
 --
+-- `priority` is the same sum as a number, for a caller that only compares claims (the choice of a
+-- cluster's lead): inlined, the function then builds no jsonb for them.
+--
 -- A set-returning SQL function, called in FROM (CROSS JOIN LATERAL claim_priority_parts(...)):
 -- PostgreSQL inlines it into the calling query, so the weights are read once per statement
 -- and each claim costs a few expressions; as a scalar function reading a table it ran through
@@ -12,12 +15,14 @@
 -- (pipeline/sql/refresh_*.sql) and the web app's re-rank.
 CREATE OR REPLACE FUNCTION claim_priority_parts(
     score double precision, claim_type text, signals jsonb, outlets bigint
-) RETURNS TABLE (parts jsonb) LANGUAGE sql STABLE PARALLEL SAFE ROWS 1 AS $fn$
+) RETURNS TABLE (parts jsonb, priority double precision) LANGUAGE sql STABLE PARALLEL SAFE ROWS 1 AS $fn$
 SELECT jsonb_build_object(
     'contestability', contestability, 'checkworthiness', checkworthiness, 'public_interest', public_interest,
     'source', source, 'specificity', specificity, 'type', type, 'routine', routine, 'spread', spread,
-    'outlets', outlets, 'topic', topic, 'weights_version', weights_version,
-    'priority', round((contestability + checkworthiness + public_interest + source + specificity + type + routine + spread)::numeric, 4))
+    'outlets', outlets, 'topic', topic, 'weights_version', weights_version, 'priority', total),
+    total::double precision
+FROM (
+SELECT *, round((contestability + checkworthiness + public_interest + source + specificity + type + routine + spread)::numeric, 4) AS total
 FROM (
     SELECT
         round(w_contestability * COALESCE((signals ->> 'contestability')::float8, 0) * 10000) / 10000 AS contestability,
@@ -49,4 +54,5 @@ FROM (
         OFFSET 0
     ) weights
 ) points
+) summed
 $fn$;
