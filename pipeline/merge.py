@@ -9,8 +9,9 @@ run's claims, one row per key with its final cluster (run_staged), are inserted 
 where they differ (merge_claims), the stored clusters merged into others move
 (apply_cluster_remap), the run's new and changed signatures go to claim_signatures (their
 band keys go to claim_bands beside the merge, on a connection of their own: write_run_bands
-and pipeline.db.merge_with_bands), the touched clusters' statistics and their members' standing
-priorities are refreshed, and the run's scratch rows are deleted. Reviewers' work is the
+and pipeline.db.merge_with_bands), the touched clusters' statistics are refreshed, and the
+standing priorities of those that held stored claims (the run's own claims are final as
+merge_claims writes them), and the run's scratch rows are deleted. Reviewers' work is the
 cluster's (claim_clusters), so a new appearance joining a cluster simply has it; before any
 appearance moves, each cluster that stored clusters merge into takes one state made of theirs
 (unify_clusters, by the rule in pipeline/cluster_state.py). Every statement reads the run's
