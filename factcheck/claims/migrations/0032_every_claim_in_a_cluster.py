@@ -44,6 +44,11 @@ def every_claim_in_a_cluster(apps: StateApps, schema_editor: BaseDatabaseSchemaE
     with connection.cursor() as cursor:
         cursor.execute("SELECT COALESCE(max(id), 0) FROM claims")
         (last,) = cursor.fetchone()
+    # Today's refresh_clusters.sql runs below, so today's claim_priority_parts with it (its
+    # `priority`, claims migration 0039), whatever an earlier migration left defined.
+    from factcheck.claims import sql_functions
+
+    sql_functions.apply(schema_editor, ["claim_priority_parts"])
     for start in range(0, last, BATCH):
         with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
             cursor.execute(OWN_CLUSTER, [start, start + BATCH])

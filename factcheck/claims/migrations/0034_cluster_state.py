@@ -65,6 +65,11 @@ def cluster_state(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> N
     with connection.cursor() as cursor:
         cursor.execute("SELECT COALESCE(max(id), 0) FROM claims")
         (last_claim,) = cursor.fetchone()
+    # Today's refresh_clusters.sql runs below, so today's claim_priority_parts with it (its
+    # `priority`, claims migration 0039), whatever an earlier migration left defined.
+    from factcheck.claims import sql_functions
+
+    sql_functions.apply(schema_editor, ["claim_priority_parts"])
     for start in range(0, last_claim, BATCH):
         with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
             cursor.execute(WITHOUT_ROW, [start, start + BATCH])
