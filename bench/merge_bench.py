@@ -120,6 +120,11 @@ def measure(conn: Any, run_id: int, copies: int, sql_dir: Path | None) -> dict[s
         conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
         timings["merge.deferred_checks"] = time.perf_counter() - checks
         timings["merge"] = time.perf_counter() - started
+        # What the task after the run does (pipeline.merge.settle_search_indexes), apart.
+        settling = time.perf_counter()
+        if hasattr(merge, "settle_search_indexes"):
+            merge.settle_search_indexes(conn)
+        timings["after.settle"] = time.perf_counter() - settling
         timings["claims"] = staged
     finally:
         conn.rollback()
@@ -174,7 +179,7 @@ def main() -> int:
                     results[name].append(measure(conn, run_id, copies, sql_dir))
             for name, runs in results.items():
                 claims = runs[0]["claims"]
-                steps = sorted({key for run in runs for key in run if key.startswith("merge")}, key=lambda key: -statistics.median(r.get(key, 0) for r in runs))
+                steps = sorted({key for run in runs for key in run if key.startswith(("merge", "after."))}, key=lambda key: -statistics.median(r.get(key, 0) for r in runs))
                 figures = ", ".join(f"{key} {statistics.median(r.get(key, 0) for r in runs):.2f}s" for key in steps)
                 per_k = statistics.median(r["merge"] for r in runs) / claims * 1000
                 print(f"x{copies} [{name}] {int(claims)} claims, median of {len(runs)}: {figures}; "

@@ -319,10 +319,12 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
         lines = log_path.read_text(errors="replace").splitlines()
         raise SystemExit(f"spark-submit failed ({process.returncode}): {spark.summarise_error(lines, process.returncode)}; log: {log_path}")
     services.run_finish(run_id=run.pk, attempt=attempt, exit_code=0, log_tail="")
+    settle = settle_seconds()
     run = PipelineRun.objects.get(pk=run.pk)
     timings = run.timings
     work = timings["total"] - timings["spark_start"]
     return {
+        "settle": settle,
         "wall": wall,
         "jvm_and_session_start": wall - work,
         "work": work,
@@ -333,6 +335,17 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
         **{f"cpu_{role}": seconds for role, seconds in cpu_roles.items()},
         **{f"stage_{key}": value for key, value in timings.items()},
     }
+
+
+def settle_seconds() -> float:
+    """The task a run's end sends (runs.tasks.search_indexes_settle: the merge's search entries
+    flushed into the GIN indexes), timed here: off the run's path, but work the database does
+    for it."""
+    from factcheck.runs import services
+
+    started = time.perf_counter()
+    services.search_indexes_settle()
+    return time.perf_counter() - started
 
 
 def children_cpu() -> float:
@@ -434,6 +447,7 @@ def main() -> int:
     for line in profile_lines(stages, {role: median(spark_runs, f"cpu_{role}") for role in RoleCpu.GROUPS}):
         print(f"  {line}")
     print(f"  JVM + session start  {median(spark_runs, 'jvm_and_session_start'):10.1f} s (excluded above)")
+    print(f"  after the run        {median(spark_runs, 'settle'):10.1f} s (excluded above): the task that flushes the merge's search entries into the indexes")
     print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")
     print(f"  CPU (tree, all)      {median(spark_runs, 'cpu'):10.1f} s   (JVM start included; {os.cpu_count()} cores)")
     print(f"load average (1, 5, 15 min) at the end: {load_average()} (the machine may be shared)")

@@ -48,6 +48,7 @@ from bench.pipeline_bench import (  # noqa: E402
     ProcessCpu,
     bench_database_url,
     empty_claim_tables,
+    settle_seconds,
     load_average,
     load_corpus,
     profile_lines,
@@ -274,12 +275,13 @@ def run_job(master: str, article_ids: list[int], cluster: StandaloneCluster, dir
         lines = log_path.read_text(errors="replace").splitlines()
         raise SystemExit(f"spark-submit failed ({process.returncode}): {spark.summarise_error(lines, process.returncode)}; log: {log_path}")
     services.run_finish(run_id=run.pk, attempt=attempt, exit_code=0, log_tail="")
+    settle = settle_seconds()
     run = PipelineRun.objects.get(pk=run.pk)
     timings = dict(run.timings or {})
     # The job's own clock: its total less the JVM and SparkSession start (as pipeline_bench).
     work = float(timings.get("total", wall)) - float(timings.get("spark_start", 0.0))
     figures = {
-        "work": work, "wall": wall, "claims": float(run.claims_count or 0), "sentences": float(run.sentences_count or 0),
+        "work": work, "wall": wall, "settle": settle, "claims": float(run.claims_count or 0), "sentences": float(run.sentences_count or 0),
         **{f"cpu_{group}": seconds for group, seconds in cpu.items()},
         **{f"stage_{key}": float(value) for key, value in timings.items() if isinstance(value, int | float)},
     }
@@ -300,6 +302,7 @@ def report(workers: int, runs: list[dict[str, float]]) -> None:
     print(f"{workers} worker(s) x 1 core, median of {len(runs)}:")
     print(f"  work (job's timings)  {median(runs, 'work'):8.1f} s   (each: {each})")
     print(f"  wall (spark-submit)   {median(runs, 'wall'):8.1f} s")
+    print(f"  after the run         {median(runs, 'settle'):8.1f} s   (not in the work: the task flushing the merge's search entries into the indexes)")
     print(f"  sentences/s (work)    {median(runs, 'sentences') / median(runs, 'work'):8.0f}")
     print(f"  claims stored         {int(median(runs, 'claims')):8d}")
     print(f"  CPU seconds           executors {median(runs, 'cpu_executors'):.1f}, driver {median(runs, 'cpu_driver'):.1f} "

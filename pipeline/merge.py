@@ -49,6 +49,22 @@ CLEAR_PRIORITY_BASIS = "DELETE FROM claim_priority_basis"
 SET_PRIORITY_BASIS = "INSERT INTO claim_priority_basis (weights_version) VALUES (%(weights_version)s)"
 # The merge sorts a run's claims by key and groups them by cluster: in memory, not on disk.
 WORK_MEM = "SET LOCAL work_mem = '64MB'"
+# The GIN indexes of the tables the merge writes (claims' search, phrase pairs and speaker
+# trigrams; the clusters' tags and stories) take new entries into a pending list, which the
+# inserting backend flushes into the index each time it outgrows gin_pending_list_limit (4 MB
+# by default): every few thousand claims, a quarter of merge_claims' time on a large run.
+# Raised for the merge's transaction, the run's entries stay pending and the flush happens
+# after the commit, off the merge's lock (settle_search_indexes, sent after each run, or
+# autovacuum should that never come). Until then a search reads the pending list as well:
+# tens of milliseconds more for a few seconds after a large run. A run larger than the limit
+# flushes once on the way, as before.
+PENDING_LIST_LIMIT = "SET LOCAL gin_pending_list_limit = '1GB'"
+SETTLED_TABLES = ("claims", "claim_clusters")
+GIN_INDEXES = """
+SELECT c.oid::regclass::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+WHERE am.amname = 'gin' AND i.indrelid = ANY(%(tables)s::regclass[]) ORDER BY 1
+"""
+CLEAN_PENDING_LIST = "SELECT gin_clean_pending_list(%(index)s::regclass)"
 
 # Statistics of the run's scratch rows only steer this merge's joins: a small sample does
 # (ANALYZE reads 300 x target rows). Without them PostgreSQL plans the joins for empty tables
@@ -72,6 +88,16 @@ COUNT_RUN_STAGED = "SELECT count(*) FROM run_staged"
 # writes each of the run's claims with its final cluster's lead and outlets; a cluster new
 # in this run is made of the run's claims alone.
 TOUCHED_WITH_ROWS = "SELECT COALESCE(array_agg(cluster_key), '{}') FROM claim_clusters WHERE cluster_key = ANY(%(cluster_keys)s::text[])"
+
+# The run and the model version every claim the merge writes names (claims.first_run_id,
+# last_run_id, model_version_id): checked here once, and locked against deletion until the
+# commit, as the foreign-key constraints checked each row (a check a row, three a claim, at
+# the commit of a large run: a seventh of its merge). The ORM keeps those keys (SET_NULL,
+# PROTECT) without a constraint in the database (claims migration 0040).
+RUN_REFERENCES = (
+    ("run", "run_id", "SELECT id FROM pipeline_runs WHERE id = %(run_id)s FOR KEY SHARE"),
+    ("model version", "model_version_id", "SELECT id FROM learning_model_versions WHERE id = %(model_version_id)s FOR KEY SHARE"),
+)
 
 COPY_ASSIGNMENTS = "COPY claim_cluster_assignments (run_id, claim_key, cluster_key) FROM STDIN"
 COPY_REMAP = "COPY claim_cluster_remap (run_id, old_key, new_key) FROM STDIN"
@@ -101,7 +127,11 @@ def merge_run(
 
     with step("lock"):
         conn.execute(LOCK, {"lock": MERGE_LOCK_ID})
+        for what, name, query in RUN_REFERENCES:
+            if (value := params[name]) is not None and conn.execute(query, params).fetchone() is None:
+                raise LookupError(f"The merge of run {run_id} names a {what} that does not exist (id {value}); nothing was written.")
     conn.execute(WORK_MEM)
+    conn.execute(PENDING_LIST_LIMIT)
     with step("write_clustering"):
         write_clustering(conn, run_id=run_id, assigned=clustering.assigned.items(), remap=clustering.remap)
     with step("run_staged"):
@@ -145,8 +175,17 @@ def merge_run(
     return staged, len(written)
 
 
-def scalar(conn: psycopg.Connection[Any], query: str) -> int:
-    row = conn.execute(query).fetchone()
+def settle_search_indexes(conn: psycopg.Connection[Any]) -> dict[str, int]:
+    """Flush the pending lists a merge left in the GIN indexes it writes (PENDING_LIST_LIMIT)
+    into the indexes, one index at a time, each in its own transaction when the connection
+    autocommits. Returns the pages flushed per index: none when run again. Takes no merge lock:
+    PostgreSQL lets one flush of an index run at a time, beside inserts and searches."""
+    indexes = [name for (name,) in conn.execute(GIN_INDEXES, {"tables": list(SETTLED_TABLES)})]
+    return {name: scalar(conn, CLEAN_PENDING_LIST, {"index": name}) for name in indexes}
+
+
+def scalar(conn: psycopg.Connection[Any], query: str, params: dict[str, Any] | None = None) -> int:
+    row = conn.execute(query, params).fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
 

@@ -235,9 +235,13 @@ class Claim(models.Model):
     end_offset = models.PositiveIntegerField()
     score = models.FloatField(default=0.0, db_index=True, help_text="Check-worthiness probability from the model.")
     # The check-worthiness model version whose artifacts scored this row (null: scored before
-    # versions were recorded). Written by the pipeline's merge.
+    # versions were recorded). Written by the pipeline's merge. Like first_run and last_run, a
+    # key the ORM keeps (PROTECT, SET_NULL on delete) without a constraint in the database: the
+    # merge writes the same run and version on each of a run's rows and checks both once
+    # (pipeline.merge.RUN_REFERENCES), where the constraints checked every row at its commit.
     model_version = models.ForeignKey(
-        "learning.ModelVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+        "learning.ModelVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False,
+        db_constraint=False,
     )
     claim_type = models.CharField(max_length=20, choices=Type.choices, default=Type.OTHER)
     claim_types = ArrayField(models.CharField(max_length=20), default=list, blank=True, help_text="Every matching type.")
@@ -271,8 +275,8 @@ class Claim(models.Model):
         default=0.0, db_default=0.0, editable=False, help_text="The queue's order: standing priority plus the recency of the claim's day."
     )
     seen_at = models.DateTimeField(null=True, blank=True, help_text="When the claim's article was published (or imported).")
-    first_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    last_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    first_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False)
+    last_run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Full-text search over the sentence and the speaker, and its phrase pairs below: kept by

@@ -20,7 +20,7 @@ from factcheck.cache import QUEUE_CHANGES
 from factcheck.queueing import task_send
 from factcheck.runs.models import PipelineRun, PipelineRunArticle
 from factcheck.runs.spark import database_url_for_job
-from pipeline.db import clear_staging
+from pipeline.db import clear_staging, settle_indexes
 
 logger = logging.getLogger(__name__)
 
@@ -152,12 +152,22 @@ def run_finish(*, run_id: int, attempt: int, exit_code: int, log_tail: str, erro
         # The merge gave new appearances their cluster's state and merged clusters' state (in SQL).
         QUEUE_CHANGES.changed()
         from factcheck.claims.tasks import queue_order_refresh
+        from factcheck.runs.tasks import search_indexes_settle as search_indexes_settle_task
 
         # The queue's stored order catches up with a day that turned during the run (the
         # merge's trigger ranked its own rows against the order's day), off the run's path.
         transaction.on_commit(lambda: task_send(queue_order_refresh, args=(), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
+        # The merge left its search entries pending (pipeline.merge.PENDING_LIST_LIMIT).
+        transaction.on_commit(lambda: task_send(search_indexes_settle_task, args=(), queue=settings.CELERY_TASK_DEFAULT_QUEUE))
     if changed and not succeeded:
         run_scratch_clear(run_id=run_id)
+
+
+def search_indexes_settle() -> dict[str, int]:
+    """Flush what the runs' merges left pending in the claims' GIN indexes into them, so that
+    searches read the indexes alone again (pipeline.merge.PENDING_LIST_LIMIT). Idempotent: a
+    second call finds nothing pending. Returns the pages flushed per index."""
+    return settle_indexes(database_url_for_job())
 
 
 def run_scratch_clear(*, run_id: int) -> None:

@@ -85,3 +85,11 @@ def run_pipeline(run_id: int) -> None:
 def runs_reap() -> None:
     """Celery beat runs this every FACTCHECK_REAPER_SECONDS (see services.runs_reap)."""
     services.runs_reap()
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def search_indexes_settle() -> None:
+    """After each run: what its merge left pending in the claims' search indexes, flushed into
+    them (services.search_indexes_settle). Idempotent; lost, autovacuum does the same later."""
+    flushed = services.search_indexes_settle()
+    logger.info("Search indexes settled: %s pending pages flushed", sum(flushed.values()))

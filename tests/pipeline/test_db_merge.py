@@ -578,3 +578,73 @@ def test_a_new_stage_starts_its_clock() -> None:
     db.update_run(dsn, run_id=run.pk, claims_count=5)  # counts alone leave the stage's clock alone
     run.refresh_from_db()
     assert run.stage_started_at == started
+
+
+def word_claim(article_id: int, n: int) -> tuple[object, ...]:
+    """A claim of its own words (each adds entries to the search indexes)."""
+    sentence = f"Claim {n} says " + " ".join(f"w{n}x{word}" for word in range(8)) + "."
+    return (f"{n:040x}", article_id, n, n + 1, sentence, "", "", "article", 0.5, "other", "other", "[]", "{}", "", [], [])
+
+
+def found(dsn: str, word: str) -> int:
+    with db.connect(dsn) as conn:
+        return scalar_of(conn.execute("SELECT count(*) FROM claims WHERE search @@ websearch_to_tsquery('english', %s)", [word]))
+
+
+def scalar_of(cursor: psycopg.Cursor) -> int:  # type: ignore[type-arg]
+    row = cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_the_merge_leaves_its_search_entries_pending_and_the_run_after_settles_them() -> None:
+    """However small the connection's pending-list limit, the merge does not flush the GIN
+    indexes itself (pipeline.merge.PENDING_LIST_LIMIT): its claims are found at once all the
+    same, and the task sent after the run flushes the entries into the indexes, once."""
+    from factcheck.runs import services, tasks
+
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text="x" * 2000), batch=None)
+    run = run_create(article_ids=[article.pk])
+    claims = 1500
+    stage(run.pk, [word_claim(article.pk, n) for n in range(claims)])
+    with db.connect(dsn) as conn:
+        conn.execute("SET gin_pending_list_limit = 64")  # kB, the smallest: 8 pages
+        conn.commit()
+        assert merge_run(conn, run_id=run.pk, clustering=Clustering(assigned={}, remap=[])) == (claims, claims)
+    assert found(dsn, "w1234x5") == 1 and found(dsn, "claim") == claims  # read from the pending list
+
+    flushed = services.search_indexes_settle()
+    assert flushed["claim_search_idx"] > 8 and flushed["claim_phrase_pairs_idx"] > 8  # none flushed during the merge
+    assert set(flushed) >= {"claim_search_idx", "claim_phrase_pairs_idx", "claim_speaker_trgm_idx", "cluster_tags_idx"}
+    assert found(dsn, "w1234x5") == 1 and found(dsn, "claim") == claims  # now from the indexes
+    assert set(services.search_indexes_settle().values()) == {0}  # nothing left pending
+    tasks.search_indexes_settle()  # the task after a run: the same, idempotent
+
+
+def test_the_merge_checks_its_run_and_model_version_once_and_the_orm_keeps_the_keys() -> None:
+    """claims' run and model-version keys have no constraint in the database (claims migration
+    0040): the merge refuses a version that does not exist before writing anything, a deleted
+    run leaves its claims with no run (SET_NULL), and a version that scored claims cannot be
+    deleted (PROTECT)."""
+    from django.db.models import ProtectedError
+
+    from factcheck.learning.models import ModelKind, ModelVersion
+
+    dsn = database_url_for_job()
+    article, _ = article_ingest(data=ArticleInput(text=TEXT), batch=None)
+    run = run_create(article_ids=[article.pk])
+    stage(run.pk, [staged_row(article.pk, score=0.9)])
+    with db.connect(dsn) as conn, pytest.raises(LookupError, match="model version that does not exist"):
+        merge_run(conn, run_id=run.pk, clustering=Clustering(assigned={}, remap=[]), model_version_id=987654)
+    assert not Claim.objects.exists()
+
+    version = ModelVersion.objects.create(kind=ModelKind.CHECKWORTHINESS, label="merge-test")
+    with db.connect(dsn) as conn:
+        assert merge_run(conn, run_id=run.pk, clustering=Clustering(assigned={}, remap=[]), model_version_id=version.pk) == (1, 1)
+    claim = Claim.objects.get()
+    assert (claim.first_run_id, claim.last_run_id, claim.model_version_id) == (run.pk, run.pk, version.pk)
+    with pytest.raises(ProtectedError):
+        version.delete()
+    run.delete()
+    claim.refresh_from_db()
+    assert (claim.first_run_id, claim.last_run_id, claim.model_version_id) == (None, None, version.pk)
