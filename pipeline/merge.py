@@ -18,7 +18,9 @@ appearance moves, each cluster that stored clusters merge into takes one state m
 rows and the stored rows they reach through an index: none scans every claim, except
 refresh_all_priorities when the ranking weights changed without a re-rank. A re-run writes
 nothing; reviewer-owned columns are written only when clusters merge, never to change what
-reviewers decided for a cluster.
+reviewers decided for a cluster. Two costs stay off the transaction: the GIN indexes' flush of
+the run's search entries (PENDING_LIST_LIMIT; settle_search_indexes after the run) and a check
+per row of the run and model version every row names (RUN_REFERENCES, once).
 """
 
 from __future__ import annotations

@@ -33,13 +33,20 @@ WITH remap AS (
     JOIN articles a ON a.id = m.article_id
     CROSS JOIN LATERAL claim_priority_parts(m.score, m.claim_type, m.rank_signals, 1) own
     GROUP BY m.cluster_key
-), p AS (
-    SELECT s.*, pp.parts || jsonb_build_object('lead_claim_id', lead.id) AS parts, COALESCE(a.published_at, a.created_at) AS seen_at
-    FROM run_staged s
-    JOIN articles a ON a.id = s.article_id
-    JOIN clusters k ON k.cluster_key = s.cluster_key
+), standing AS (
+    -- Each cluster's standing priority and parts (its lead's, with the cluster's outlets), built
+    -- once a cluster: every appearance in it has the same, and building the jsonb (each part a
+    -- number printed into it) is the costliest expression here. `priority` is the parts' sum as
+    -- a number, as refresh_cluster_priorities.sql reads it back from them.
+    SELECT k.cluster_key, (pp.parts - 'priority') || jsonb_build_object('lead_claim_id', lead.id) AS parts, pp.priority
+    FROM clusters k
     JOIN appearances lead ON lead.id = k.lead_id
     CROSS JOIN LATERAL claim_priority_parts(lead.score, lead.claim_type, lead.rank_signals, k.outlet_count) pp
+), p AS (
+    SELECT s.*, st.parts, st.priority, COALESCE(a.published_at, a.created_at) AS seen_at
+    FROM run_staged s
+    JOIN articles a ON a.id = s.article_id
+    JOIN standing st ON st.cluster_key = s.cluster_key
 )
 INSERT INTO claims (
     id, article_id, claim_key, sentence, start_offset, end_offset, score, claim_type, claim_types,
@@ -49,10 +56,10 @@ INSERT INTO claims (
 SELECT
     p.id, p.article_id, p.claim_key, p.sentence, p.start_offset, p.end_offset, p.score, p.claim_type,
     string_to_array(NULLIF(p.claim_types, ''), ','), p.quantities, p.speaker, p.speaker_title, p.attribution,
-    p.rank_signals, p.context, p.cluster_key, (p.parts ->> 'priority')::double precision, p.parts - 'priority',
+    p.rank_signals, p.context, p.cluster_key, p.priority, p.parts,
     p.seen_at,
     -- The rank the trigger would give it (claims migration 0038), the basis read once here.
-    claim_queue_rank_at((p.parts ->> 'priority')::double precision, p.seen_at, b.day, b.weight, b.half_life_days),
+    claim_queue_rank_at(p.priority, p.seen_at, b.day, b.weight, b.half_life_days),
     %(model_version_id)s::bigint, p.run_id, p.run_id, now(), now(),
     -- Computed by claim_staging as the tasks' COPY arrived (claims migration 0037); an update
     -- that changes the sentence or speaker has them computed again by claims_search_update.
