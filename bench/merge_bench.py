@@ -179,7 +179,8 @@ def main() -> int:
                     results[name].append(measure(conn, run_id, copies, sql_dir))
             for name, runs in results.items():
                 claims = runs[0]["claims"]
-                steps = sorted({key for run in runs for key in run if key.startswith(("merge", "after."))}, key=lambda key: -statistics.median(r.get(key, 0) for r in runs))
+                named = {key for run in runs for key in run if key.startswith(("merge", "after."))}
+                steps = sorted(named, key=lambda key: -statistics.median(r.get(key, 0) for r in runs))
                 figures = ", ".join(f"{key} {statistics.median(r.get(key, 0) for r in runs):.2f}s" for key in steps)
                 per_k = statistics.median(r["merge"] for r in runs) / claims * 1000
                 print(f"x{copies} [{name}] {int(claims)} claims, median of {len(runs)}: {figures}; "

@@ -48,10 +48,10 @@ from bench.pipeline_bench import (  # noqa: E402
     ProcessCpu,
     bench_database_url,
     empty_claim_tables,
-    settle_seconds,
     load_average,
     load_corpus,
     profile_lines,
+    settle_seconds,
     setup_django,
 )
 
