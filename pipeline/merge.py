@@ -54,12 +54,12 @@ WORK_MEM = "SET LOCAL work_mem = '64MB'"
 # The GIN indexes of the tables the merge writes (claims' search, phrase pairs and speaker
 # trigrams; the clusters' tags and stories) take new entries into a pending list, which the
 # inserting backend flushes into the index each time it outgrows gin_pending_list_limit (4 MB
-# by default): every few thousand claims, a quarter of merge_claims' time on a large run.
+# by default): every few thousand claims, much of merge_claims' time on a large run.
 # Raised for the merge's transaction, the run's entries stay pending and the flush happens
 # after the commit, off the merge's lock (settle_search_indexes, sent after each run, or
-# autovacuum should that never come). Until then a search reads the pending list as well:
-# tens of milliseconds more for a few seconds after a large run. A run larger than the limit
-# flushes once on the way, as before.
+# autovacuum should that never come). Until then a search reads the pending list as well, so
+# searches are slower for the moments after a large run. A run larger than the limit flushes
+# on the way, as before.
 PENDING_LIST_LIMIT = "SET LOCAL gin_pending_list_limit = '1GB'"
 SETTLED_TABLES = ("claims", "claim_clusters")
 GIN_INDEXES = """
@@ -93,8 +93,8 @@ TOUCHED_WITH_ROWS = "SELECT COALESCE(array_agg(cluster_key), '{}') FROM claim_cl
 
 # The run and the model version every claim the merge writes names (claims.first_run_id,
 # last_run_id, model_version_id): checked here once, and locked against deletion until the
-# commit, as the foreign-key constraints checked each row (a check a row, three a claim, at
-# the commit of a large run: a seventh of its merge). The ORM keeps those keys (SET_NULL,
+# commit, as the foreign-key constraints did for each row (three checks a claim at the
+# commit, a large run's hundreds of thousands). The ORM keeps those keys (SET_NULL,
 # PROTECT) without a constraint in the database (claims migration 0040).
 RUN_REFERENCES = (
     ("run", "run_id", "SELECT id FROM pipeline_runs WHERE id = %(run_id)s FOR KEY SHARE"),
