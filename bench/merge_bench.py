@@ -122,8 +122,7 @@ def measure(conn: Any, run_id: int, copies: int, sql_dir: Path | None) -> dict[s
         timings["merge"] = time.perf_counter() - started
         # What the task after the run does (pipeline.merge.settle_search_indexes), apart.
         settling = time.perf_counter()
-        if hasattr(merge, "settle_search_indexes"):
-            merge.settle_search_indexes(conn)
+        merge.settle_search_indexes(conn)
         timings["after.settle"] = time.perf_counter() - settling
         timings["claims"] = staged
     finally:

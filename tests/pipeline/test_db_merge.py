@@ -17,7 +17,7 @@ from factcheck.runs.models import PipelineRun
 from factcheck.runs.services import run_create
 from factcheck.runs.spark import database_url_for_job
 from pipeline import db
-from pipeline.merge import merge_run
+from pipeline.merge import merge_run, scalar
 from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node
 from pipeline.sql import statement
 from pipeline.staging import STAGING_COLUMNS, STAGING_GENERATED
@@ -588,12 +588,7 @@ def word_claim(article_id: int, n: int) -> tuple[object, ...]:
 
 def found(dsn: str, word: str) -> int:
     with db.connect(dsn) as conn:
-        return scalar_of(conn.execute("SELECT count(*) FROM claims WHERE search @@ websearch_to_tsquery('english', %s)", [word]))
-
-
-def scalar_of(cursor: psycopg.Cursor) -> int:  # type: ignore[type-arg]
-    row = cursor.fetchone()
-    return int(row[0]) if row else 0
+        return scalar(conn, "SELECT count(*) FROM claims WHERE search @@ websearch_to_tsquery('english', %(word)s)", {"word": word})
 
 
 def test_the_merge_leaves_its_search_entries_pending_and_the_run_after_settles_them() -> None:
