@@ -124,3 +124,26 @@ def test_my_work_shows_a_cluster_once_with_its_returned_comment(reviewer, editor
     html = logged_in(reviewer).get(reverse("claims:inbox")).content.decode()
     assert html.count('id="inbox-claim-') == 1 and f'id="inbox-claim-{shown.pk}"' in html
     assert "Cite the May table." in html
+
+
+def test_my_work_lists_its_first_clusters_by_priority_and_says_there_are_more(reviewer, editor, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The limit counts clusters, not appearances: a cluster of many appearances takes one
+    entry (its best appearance), and past the limit the page says the rest are in My claims."""
+    from factcheck.claims.queue import selectors
+
+    monkeypatch.setattr(selectors, "INBOX_MAX_CLAIMS", 2)
+    shown = {}
+    for n, priority in enumerate((30.0, 70.0, 50.0)):
+        best = make_claim(outlet=f"Outlet {n}", priority=priority, sentence=f"Claim {n} said first.")
+        others = [make_claim(outlet=f"Outlet {n}-{m}", priority=priority - 1, sentence=f"Claim {n} said again.") for m in range(4)]
+        Claim.objects.filter(pk__in=[best.pk, *(c.pk for c in others)]).update(cluster_id=best.claim_key)
+        best.refresh_from_db()
+        services.claim_assign(claim=best, actor=editor, assignee=reviewer)
+        shown[priority] = best
+    html = logged_in(reviewer).get(reverse("claims:inbox")).content.decode()
+    listed = [int(pk) for pk in re.findall(r'id="inbox-claim-(\d+)"', html)]
+    assert listed == [shown[70.0].pk, shown[50.0].pk]
+    assert "Only the first claims are listed" in html
+    monkeypatch.setattr(selectors, "INBOX_MAX_CLAIMS", 3)
+    html = logged_in(reviewer).get(reverse("claims:inbox")).content.decode()
+    assert len(re.findall(r'id="inbox-claim-', html)) == 3 and "Only the first claims are listed" not in html

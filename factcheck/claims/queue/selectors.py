@@ -15,7 +15,7 @@ from django.http import Http404
 
 from factcheck.accounts.roles import GROUP_FOR_ROLE, Role, has_role
 from factcheck.cache import QUEUE_CHANGES
-from factcheck.claims.models import OPEN_STATUSES, BulkAction, Claim, SavedView, Verdict
+from factcheck.claims.models import OPEN_STATUSES, BulkAction, Claim, ClaimCluster, SavedView, Verdict
 from factcheck.claims.queue.filters import (
     MY_CLAIMS_VALUES,
     QUEUE_ORDER,
@@ -365,6 +365,11 @@ def verdicts_awaiting_approval(*, user: AbstractBaseUser | AnonymousUser) -> lis
 
 # A reviewer's inbox lists this many claims; the rest are in the queue's "My claims".
 INBOX_MAX_CLAIMS = 200
+# What an inbox entry shows (templates/jinja2/claims/inbox.html), and the keys that reach it.
+INBOX_FIELDS = (
+    "id", "sentence", "priority", "cluster_id", "article_id", "article__outlet_id", "article__outlet__name",
+    "cluster__cluster_key", "cluster__status", "cluster__assignee_id", "cluster__assignee__username",
+)
 
 
 @dataclass(frozen=True)
@@ -383,29 +388,28 @@ class Inbox:
 def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
     """"My work": what was assigned to me and is still to do (MY_CLAIMS_VALUES's statuses), and
     every claim whose verdict came back to me, returned first, then by standing priority. One
-    entry a cluster: its appearances share the cluster's state."""
-    returned_to_me = Verdict.objects.filter(claim__cluster_id=OuterRef("cluster_id"), status=Verdict.Status.RETURNED).filter(
+    entry a cluster (its appearances share the cluster's state): the appearance with the highest
+    priority, ties to the smallest id, chosen in the database (DISTINCT ON), and read with only
+    what the page shows: a reviewer holding thousands of appearances costs the page the
+    INBOX_MAX_CLAIMS entries it lists, not a model instance for each appearance and relation."""
+    returned_to_me = Verdict.objects.filter(claim__cluster_id=OuterRef("cluster_key"), status=Verdict.Status.RETURNED).filter(
         Q(author_id=user.pk) | Q(contributor_ids__contains=[user.pk])
     )
-    mine = Q(cluster__assignee_id=user.pk, cluster__status__in=MY_CLAIMS_VALUES["status"])
-    back_to_me = Q(cluster__status=Claim.Status.RETURNED) & Exists(returned_to_me)
+    mine = Q(assignee_id=user.pk, status__in=MY_CLAIMS_VALUES["status"])
+    back_to_me = Q(status=Claim.Status.RETURNED) & Exists(returned_to_me)
+    # The clusters first (their assignee and status indexes), then their appearances through
+    # claim_cluster_key_idx: the same condition written on the appearances read all of `claims`.
+    my_clusters = ClaimCluster.objects.filter(mine | back_to_me).values("cluster_key")
+    first_of_cluster = Claim.objects.filter(cluster_id__in=my_clusters).order_by("cluster_id", "-priority", "id").distinct("cluster_id")
     claims = list(
-        Claim.objects.filter(mine | back_to_me)
-        .select_related("article__outlet", "cluster", "cluster__assignee")
-        .defer("article__text", "article__search", "search")
-        .order_by("-priority", "id")[: INBOX_MAX_CLAIMS * 4]
+        Claim.objects.filter(pk__in=first_of_cluster.values("id"))
+        .select_related("article__outlet", "cluster__assignee")
+        .only(*INBOX_FIELDS)
+        .order_by("-priority", "id")[: INBOX_MAX_CLAIMS + 1]
     )
-    seen: set[str] = set()
-    first_of_cluster = []
-    for claim in claims:
-        if claim.cluster_id not in seen:
-            seen.add(claim.cluster_id)
-            first_of_cluster.append(claim)
-    # Read to its limit, the appearances may hide more clusters than were kept.
-    more = len(first_of_cluster) > INBOX_MAX_CLAIMS or len(claims) == INBOX_MAX_CLAIMS * 4
-    first_of_cluster = first_of_cluster[:INBOX_MAX_CLAIMS]
+    more, claims = len(claims) > INBOX_MAX_CLAIMS, claims[:INBOX_MAX_CLAIMS]
     # The editor's comment, from whichever appearance of the cluster the verdict was written on.
-    sent_back = [c for c in first_of_cluster if c.cluster.status == Claim.Status.RETURNED]
+    sent_back = [c for c in claims if c.cluster.status == Claim.Status.RETURNED]
     comments: dict[str, str] = {}
     found = (
         Verdict.objects.filter(
@@ -417,7 +421,7 @@ def inbox_for(*, user: AbstractBaseUser | AnonymousUser) -> Inbox:
     for cluster_key, comment in found:
         comments.setdefault(cluster_key, comment)
     returned = [InboxEntry(c, comments.get(c.cluster_id, "")) for c in sent_back]
-    assigned = [InboxEntry(c, "") for c in first_of_cluster if c.cluster.status != Claim.Status.RETURNED]
+    assigned = [InboxEntry(c, "") for c in claims if c.cluster.status != Claim.Status.RETURNED]
     return Inbox(returned=returned, assigned=assigned, more=more)
 
 
