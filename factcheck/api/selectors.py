@@ -18,7 +18,7 @@ from factcheck.claims.queue.filters import QUEUE_ORDER, after_position, claims_f
 from factcheck.claims.queue.selectors import plan_reusable
 from factcheck.claims.ranking.selectors import recency_of_rank
 from factcheck.claims.workflow.selectors import VERDICT_NEWEST_FIRST
-from factcheck.postgres.base import prepared
+from factcheck.postgres.base import prepared, serial_plans
 
 # A claim row: the claim's own columns, its cluster's state and its article's heading; never
 # the article's text or the search vectors (most of a row's bytes, and nothing an API client
@@ -71,7 +71,7 @@ def api_claims_page(
     """A page of claims in queue order after `position` ((queue_rank, id)), every matching
     appearance a row."""
     claims = after_position(claims_filtered(Claim.objects.all(), values=values, user=user), position).order_by(*QUEUE_ORDER)
-    with prepared() if plan_reusable(values) else nullcontext():
+    with prepared() if plan_reusable(values) else nullcontext(), serial_plans():
         rows = list(claim_rows().filter(pk__in=claims.values("pk")[:limit]).order_by(*QUEUE_ORDER))
     return [ranked(row) for row in rows]
 

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from django.db import connection, transaction
 from django.db.backends.postgresql import base
 from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from psycopg.errors import DataError
@@ -41,6 +42,21 @@ def prepared() -> Iterator[None]:
         yield
     finally:
         _PREPARE.reset(token)
+
+
+@contextmanager
+def serial_plans() -> Iterator[None]:
+    """Statements run inside are planned without parallel workers, in one transaction (the
+    setting lasts until its end, so a pooler in transaction mode carries it too).
+
+    For a walk down the queue's order that stops at a page (LIMIT 51): reading a few hundred
+    index entries takes a millisecond or two, and the planner, costing the walk as if it might
+    read the whole order, chose a parallel plan for the syndicated search in the whole article
+    whose two workers took 7 ms to start, and under load took the cores other requests were
+    waiting for. A count, which reads every match, keeps the server's parallel plans."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        yield
 
 
 class PreparingCursor(base.ServerBindingCursor):  # type: ignore[name-defined]  # not in django-stubs

@@ -31,7 +31,7 @@ from factcheck.claims.queue.filters import (
     search_for,
 )
 from factcheck.claims.ranking.selectors import recency_of_rank
-from factcheck.postgres.base import prepared
+from factcheck.postgres.base import prepared, serial_plans
 
 # --- The triage queue ----------------------------------------------------------------------
 #
@@ -127,14 +127,15 @@ def _walk(
         after = None  # a cursor of another view: start over
     first = after.group or 0 if after is not None else 0
     rows: list[dict[str, Any]] = []
-    for number in range(first, len(groups)):
-        claims = groups[number]
-        if after is not None and number == first:
-            claims = after_position(claims, (after.rank, after.pk))
-        for row in claims[: limit - len(rows)]:
-            rows.append({**row, "group": number})
-        if len(rows) >= limit:
-            break
+    with serial_plans():
+        for number in range(first, len(groups)):
+            claims = groups[number]
+            if after is not None and number == first:
+                claims = after_position(claims, (after.rank, after.pk))
+            for row in claims[: limit - len(rows)]:
+                rows.append({**row, "group": number})
+            if len(rows) >= limit:
+                break
     return search, rows
 
 
