@@ -129,6 +129,33 @@ def test_a_quoted_phrase_does_not_match_the_words_apart_and_the_phrase_ranks_fir
     assert shown_count(client, unquoted) == 3
 
 
+def queue_walks(client: Client, params: dict[str, str]) -> tuple[list[int], int]:
+    """The rows a queue page shows, and how many walks down the queue's order it read them with."""
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(reverse("claims:list"), params).content.decode()
+    walks = [q["sql"] for q in queries.captured_queries if 'FROM "claims"' in q["sql"] and '"queue_rank" DESC' in q["sql"] and "LIMIT" in q["sql"]]
+    return shown_ids(page), len(walks)
+
+
+def test_words_no_claim_has_in_that_order_are_listed_in_one_walk_and_in_two_once_one_has(reviewer) -> None:  # type: ignore[no-untyped-def]
+    """A search's phrase group (its words as typed) is only read when some claim holds the
+    phrase's word pairs: "deported boston" when every claim says "Boston ... deported"."""
+    article = make_article(text="Nothing here.")
+    apart = [make_claim(article, sentence=f"Boston said {n} people were deported last month.", priority=90.0 - n) for n in range(3)]
+    client = logged_in(reviewer)
+    assert queue_walks(client, {"q": "deported boston"}) == ([claim.pk for claim in apart], 1)
+    phrase = make_claim(article, sentence="Officials deported Boston residents, the mayor said.", priority=10.0)
+    assert queue_walks(client, {"q": "deported boston"}) == ([phrase.pk] + [claim.pk for claim in apart], 2)
+    # A cursor into the second group keeps its meaning whether the first can match or not.
+    page_size = 2
+    first = selectors.queue_page(user=reviewer, values={"q": "deported boston"}, cursor=None, page_size=page_size)
+    second = selectors.queue_page(user=reviewer, values={"q": "deported boston"}, cursor=first.next_cursor, page_size=page_size)
+    assert [row["id"] for row in first.rows + second.rows] == [phrase.pk] + [claim.pk for claim in apart]
+    phrase.delete()
+    after = selectors.queue_page(user=reviewer, values={"q": "deported boston"}, cursor=first.next_cursor, page_size=page_size)
+    assert [row["id"] for row in after.rows] == [claim.pk for claim in apart[1:]]
+
+
 def test_a_phrases_adjacent_pairs_never_leave_out_one_of_its_matches() -> None:
     """claims.phrase_pairs (claims migration 0025) is only a prefilter: every claim a phrase query
     matches holds the pairs claim_query_pairs asks of it. Checked over the seed articles'

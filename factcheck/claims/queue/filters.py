@@ -319,21 +319,25 @@ class SearchShape:
     phrase_differs: bool  # its words as one phrase query differently from the search itself
     word_pairs: tuple[str, ...]  # adjacent word pairs every match holds (claims.phrase_pairs)
     phrase_pairs: tuple[str, ...]  # those of its words as one phrase
+    phrase_held: bool = True  # some claim holds all of phrase_pairs (else none has the phrase)
 
 
 # The pairs are claim_query_pairs' (claims migration 0025): the search index holds no word
-# positions, so a phrase's matches are found through the pairs' own index.
+# positions, so a phrase's matches are found through the pairs' own index, which also tells at
+# once whether any claim holds them all (the two words never in that order: no phrase group).
 SEARCH_SHAPE_SQL = (
     "SELECT phraseto_tsquery('english', %(text)s)::text <> websearch_to_tsquery('english', %(text)s)::text,"
-    " claim_query_pairs(websearch_to_tsquery('english', %(text)s)), claim_query_pairs(phraseto_tsquery('english', %(text)s))"
+    " claim_query_pairs(websearch_to_tsquery('english', %(text)s)), claim_query_pairs(phraseto_tsquery('english', %(text)s)),"
+    " CASE WHEN cardinality(claim_query_pairs(phraseto_tsquery('english', %(text)s))) = 0 THEN true"
+    " ELSE EXISTS (SELECT FROM claims WHERE phrase_pairs @> claim_query_pairs(phraseto_tsquery('english', %(text)s))) END"
 )
 
 
 def search_shape(text: str) -> SearchShape:
     with connection.cursor() as cursor:
         cursor.execute(SEARCH_SHAPE_SQL, {"text": text})
-        differs, words, phrase = cursor.fetchone()
-    return SearchShape(bool(differs), tuple(words), tuple(phrase))
+        differs, words, phrase, held = cursor.fetchone()
+    return SearchShape(bool(differs), tuple(words), tuple(phrase), bool(held))
 
 
 def holding_pairs(pairs: tuple[str, ...]) -> Q:
@@ -341,6 +345,11 @@ def holding_pairs(pairs: tuple[str, ...]) -> Q:
     Only a prefilter: the pairs can come from different places in a claim, so the phrase
     itself is checked as well."""
     return Q(phrase_pairs__contains=list(pairs)) if pairs else Q()
+
+
+# A group no claim can match (Search.groups): Django answers a queryset filtered by it with no
+# rows without asking the database.
+NOTHING = Q(pk__in=[])
 
 
 @dataclass(frozen=True)
@@ -380,8 +389,15 @@ class Search:
     @property
     def groups(self) -> list[Q]:
         """The search's groups in the order the queue lists them (when the phrase is the search
-        itself, one word or a quoted phrase, there is one group of the claim's own text)."""
-        own = [self.in_sentence & self.as_phrase, self.in_sentence & ~self.as_phrase] if self.shape.phrase_differs else [self.in_sentence]
+        itself, one word or a quoted phrase, there is one group of the claim's own text). When
+        no claim holds the phrase's word pairs, none has the words in that order: its group is
+        NOTHING, kept so that a cursor's group number means the same on the next page."""
+        if not self.shape.phrase_differs:
+            own = [self.in_sentence]
+        elif self.shape.phrase_held:
+            own = [self.in_sentence & self.as_phrase, self.in_sentence & ~self.as_phrase]
+        else:
+            own = [NOTHING, self.in_sentence]
         return own + ([self.article_only] if self.in_article is not None else [])
 
     @property

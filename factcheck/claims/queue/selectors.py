@@ -18,6 +18,7 @@ from factcheck.cache import QUEUE_CHANGES
 from factcheck.claims.models import OPEN_STATUSES, BulkAction, Claim, ClaimCluster, SavedView, Verdict
 from factcheck.claims.queue.filters import (
     MY_CLAIMS_VALUES,
+    NOTHING,
     QUEUE_ORDER,
     Position,
     Search,
@@ -104,15 +105,18 @@ def _groups(
     if search is None:
         return None, [columns.filter(condition, first_in_cluster(condition)).order_by(*QUEUE_ORDER)]
     listed: list[QuerySet[Claim, Any]] = []
-    earlier = Q(pk__in=[])
+    earlier: Q | None = None  # the groups before, those that can match
     for group in search.groups:
+        if group is NOTHING:
+            listed.append(columns.none())
+            continue
         matching = condition & group
         claims = columns.filter(matching, first_in_cluster(matching))
-        if listed:
+        if earlier is not None:
             shown = Exists(Claim.objects.filter(condition & earlier, cluster_id=OuterRef("cluster_id")))
             claims = claims.filter(~Q(shown))
         listed.append(claims.order_by(*QUEUE_ORDER))
-        earlier |= group
+        earlier = group if earlier is None else earlier | group
     return search, listed
 
 
