@@ -249,7 +249,29 @@ def _checked_before() -> Q:
 
 def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> Q:
     """Every valid filter value (QueueFilter.values) but the search, as one condition."""
+    return cluster_state_q(values=values, user=user) & appearance_q(values=values)
+
+
+def cluster_state_q(*, values: dict[str, Any], user: AbstractBaseUser | AnonymousUser) -> Q:
+    """The filters on the cluster's state (status, assignee, tag): true or false alike for every
+    appearance of a cluster."""
     condition = _status_q(values)
+    assignee = values.get("assignee")
+    if assignee == "mine":
+        condition &= Q(cluster__assignee_id=user.pk)
+    elif assignee == "unassigned":
+        condition &= Q(cluster__assignee__isnull=True)
+    elif assignee:
+        condition &= Q(cluster__assignee_id=int(assignee))
+    if tag := values.get("tag"):
+        condition &= Q(cluster__tags__contains=[tag.strip()])
+    return condition
+
+
+def appearance_q(*, values: dict[str, Any]) -> Q:
+    """The filters on what is an appearance's own (its text, score, article, run): those that
+    can tell one appearance of a cluster from another."""
+    condition = Q()
     if types := values.get("type"):
         condition &= Q(claim_type__in=types)
     if speaker := values.get("speaker"):
@@ -266,13 +288,6 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= Q(score__gte=low)
     if (high := values.get("score_max")) is not None:
         condition &= Q(score__lte=high)
-    assignee = values.get("assignee")
-    if assignee == "mine":
-        condition &= Q(cluster__assignee_id=user.pk)
-    elif assignee == "unassigned":
-        condition &= Q(cluster__assignee__isnull=True)
-    elif assignee:
-        condition &= Q(cluster__assignee_id=int(assignee))
     if start := values.get("date_from"):
         condition &= _article_ids(_published_on_or("gte", start))
     if end := values.get("date_to"):
@@ -285,8 +300,6 @@ def claim_filter_q(*, values: dict[str, Any], user: AbstractBaseUser | Anonymous
         condition &= _checked_before()
     elif values.get("checked_before") == "no":
         condition &= ~_checked_before()
-    if tag := values.get("tag"):
-        condition &= Q(cluster__tags__contains=[tag.strip()])
     if run := values.get("run"):
         condition &= Q(first_run_id=run)
     if batch := values.get("import"):
@@ -458,7 +471,9 @@ def first_in_cluster(condition: Q) -> Q:
     """The claims that no appearance of their cluster matching `condition` outranks in queue
     order: the one row per cluster the queue shows, its best-ranked matching appearance (an
     outlet filter shows the cluster through the appearance it matched). A claim alone is its
-    cluster's only appearance, so its own row."""
+    cluster's only appearance, so its own row. `condition` needs only the appearances' own
+    filters (appearance_q): a claim the queue reads already matches its cluster's state, and so
+    does every other appearance of its cluster."""
     better = Claim.objects.filter(condition, cluster_id=OuterRef("cluster_id")).filter(
         Q(queue_rank__gt=OuterRef("queue_rank")) | Q(queue_rank=OuterRef("queue_rank"), id__gt=OuterRef("id"))
     )

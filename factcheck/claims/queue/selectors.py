@@ -23,6 +23,7 @@ from factcheck.claims.queue.filters import (
     Position,
     Search,
     after_position,
+    appearance_q,
     claim_filter_q,
     claims_filtered,
     decode_cursor,
@@ -101,19 +102,20 @@ def _groups(
     one without a search, one per group of a search (Search.groups). A cluster is one row, its
     best-ranked matching appearance in the first group that holds one."""
     condition = claim_filter_q(values=values, user=user)
+    # Which of a cluster's appearances is its row: the cluster's state is every appearance's.
+    own = appearance_q(values=values)
     search = search_for(values)
     if search is None:
-        return None, [columns.filter(condition, first_in_cluster(condition)).order_by(*QUEUE_ORDER)]
+        return None, [columns.filter(condition, first_in_cluster(own)).order_by(*QUEUE_ORDER)]
     listed: list[QuerySet[Claim, Any]] = []
     earlier: Q | None = None  # the groups before, those that can match
     for group in search.groups:
         if group is NOTHING:
             listed.append(columns.none())
             continue
-        matching = condition & group
-        claims = columns.filter(matching, first_in_cluster(matching))
+        claims = columns.filter(condition & group, first_in_cluster(own & group))
         if earlier is not None:
-            shown = Exists(Claim.objects.filter(condition & earlier, cluster_id=OuterRef("cluster_id")))
+            shown = Exists(Claim.objects.filter(own & earlier, cluster_id=OuterRef("cluster_id")))
             claims = claims.filter(~Q(shown))
         listed.append(claims.order_by(*QUEUE_ORDER))
         earlier = group if earlier is None else earlier | group
