@@ -47,7 +47,9 @@ def prepared() -> Iterator[None]:
 @contextmanager
 def serial_plans() -> Iterator[None]:
     """Statements run inside are planned without parallel workers, in one transaction (the
-    setting lasts until its end, so a pooler in transaction mode carries it too).
+    setting lasts until its end, so a pooler in transaction mode carries it too). Called inside
+    another transaction it is a savepoint, and the setting lasts until that transaction ends:
+    the queue's walks run in a request's autocommit, where it ends with the walk.
 
     For a walk down the queue's order that stops at a page (LIMIT 51): reading a few hundred
     index entries takes a millisecond or two, and the planner, costing the walk as if it might
