@@ -38,7 +38,7 @@ from factcheck.postgres.base import prepared, serial_plans
 # --- The triage queue ----------------------------------------------------------------------
 #
 # The queue is plain querysets over the stored order (Claim.queue_rank, then id, descending:
-# claim_queue_rank_idx), paged by keyset: a page reads down the index from the cursor, checks
+# claim_queue_order_idx), paged by keyset: a page reads down the index from the cursor, checks
 # each claim against the filters and keeps one row per cluster (filters.first_in_cluster),
 # until the page is full.
 
