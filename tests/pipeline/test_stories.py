@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from factcheck.articles.services import ArticleInput, article_ingest
 from factcheck.claims.models import Claim, ClaimCluster, RankingWeights
-from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, priority_reasons
+from factcheck.claims.ranking.priority import DEFAULT_RANKING_WEIGHTS, priority_breakdown, priority_reasons
 from factcheck.claims.workflow import selectors as workflow_selectors
 from factcheck.claims.workflow.services import claim_split
 from factcheck.runs.services import run_create
@@ -119,7 +119,8 @@ def test_the_merge_holds_back_other_wordings_and_a_stronger_newcomer_takes_the_l
     assert highlighted.priority == pytest.approx(own + weight)
     assert "repeat" not in howard.priority_parts and "repeat" not in asylum.priority_parts
     assert howard.cluster.repeat_of is None and asylum.cluster.repeat_of is None
-    assert f"checked with claim #{howard.pk}" in priority_reasons(highlighted.priority_parts, recency=0.0, claim_id=highlighted.pk)
+    breakdown = priority_breakdown(highlighted.priority_parts, recency=0.0)
+    assert f"checked with claim #{howard.pk}" in priority_reasons(highlighted.priority_parts, breakdown, claim_id=highlighted.pk)
     # The queue's stored order follows.
     assert list(Claim.objects.order_by("-queue_rank").values_list("claim_key", flat=True)[:1]) == ["a" * 40]
     assert Claim.objects.get(pk=highlighted.pk).queue_rank < Claim.objects.get(pk=asylum.pk).queue_rank

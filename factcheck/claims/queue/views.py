@@ -185,7 +185,7 @@ def queue_rows(rows: list[dict[str, Any]], *, user: AbstractBaseUser | Anonymous
                 priority=f"{float(row['total']):.2f}" if row["total"] is not None else "?",
                 # Routine and the rest at 0 are left out of the short line, never out of the title.
                 why=" · ".join(f"{part.short} {_number(part.value)}" for part in parts if part.value or part.key == "checkworthiness"),
-                why_title=priority_reasons(row["priority_parts"], recency=row["recency"], claim_id=pk),
+                why_title=priority_reasons(row["priority_parts"], parts, claim_id=pk),
                 type_label=_label(Claim.Type, row["claim_type"]),
                 quantities=format_quantities(row["quantities"]),
                 speaker=f"{speaker}, {title}" if speaker and title else speaker or "no speaker",

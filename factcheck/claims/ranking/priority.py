@@ -147,10 +147,11 @@ _PART_WORDS: dict[str, str] = {
 }
 
 
-def priority_reasons(parts: dict[str, object] | None, *, recency: float | None, claim_id: int | None = None) -> str:
-    """Why a claim ranks where it does, in words: the parts that raise it, largest first, the
-    ones that hold it back, and whose wording ranks its cluster. Empty when it is not ranked."""
-    breakdown = priority_breakdown(parts, recency=recency)
+def priority_reasons(parts: dict[str, object] | None, breakdown: list[PriorityPart], *, claim_id: int | None = None) -> str:
+    """Why a claim ranks where it does, in words, from its stored parts and their breakdown
+    (priority_breakdown, which the row or page shows as well): the parts that raise it, largest
+    first, the ones that hold it back, and whose wording ranks its cluster. Empty when it is
+    not ranked."""
     if not breakdown:
         return ""
 

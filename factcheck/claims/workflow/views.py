@@ -98,10 +98,11 @@ def _render_claim(request: HttpRequest, claim: Claim, *, status: int = 200, star
     workspace = selectors.claim_workspace(claim_ids=cluster_ids)
     current = workspace.current_verdict
     user = request.user
+    breakdown = priority_breakdown(claim.priority_parts, recency=claim.recency)  # type: ignore[attr-defined]  # selectors.claims_for_pages annotates it
     context: dict[str, Any] = {
         "claim": claim,
-        "priority_breakdown": priority_breakdown(claim.priority_parts, recency=claim.recency),  # type: ignore[attr-defined]  # selectors.claims_for_pages annotates it
-        "priority_reasons": priority_reasons(claim.priority_parts, recency=claim.recency, claim_id=claim.pk),  # type: ignore[attr-defined]
+        "priority_breakdown": breakdown,
+        "priority_reasons": priority_reasons(claim.priority_parts, breakdown, claim_id=claim.pk),
         "allowed": services.claim_allowed_actions(claim_status=claim.cluster.status, user=user),
         "article": claim.article,
         "text": selectors.claim_in_context(claim=claim),
