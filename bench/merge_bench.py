@@ -120,7 +120,8 @@ def measure(conn: Any, run_id: int, copies: int, sql_dir: Path | None) -> dict[s
         conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
         timings["merge.deferred_checks"] = time.perf_counter() - checks
         timings["merge"] = time.perf_counter() - started
-        # What the task after the run does (pipeline.merge.settle_search_indexes), apart.
+        # What the task after the run does (pipeline.merge.settle_search_indexes), apart; its
+        # VACUUM (settle_visibility) cannot run in this rolled-back transaction.
         settling = time.perf_counter()
         merge.settle_search_indexes(conn)
         timings["after.settle"] = time.perf_counter() - settling

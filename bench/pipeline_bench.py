@@ -339,8 +339,8 @@ def run_spark(article_ids: list[int]) -> dict[str, float]:
 
 def settle_seconds() -> float:
     """The task a run's end sends (runs.tasks.search_indexes_settle: the merge's search entries
-    flushed into the GIN indexes), timed here: off the run's path, but work the database does
-    for it."""
+    flushed into the GIN indexes, the claims vacuumed), timed here: off the run's path, but
+    work the database does for it."""
     from factcheck.runs import services
 
     started = time.perf_counter()
@@ -447,7 +447,7 @@ def main() -> int:
     for line in profile_lines(stages, {role: median(spark_runs, f"cpu_{role}") for role in RoleCpu.GROUPS}):
         print(f"  {line}")
     print(f"  JVM + session start  {median(spark_runs, 'jvm_and_session_start'):10.1f} s (excluded above)")
-    print(f"  after the run        {median(spark_runs, 'settle'):10.1f} s (excluded above): the task that flushes the merge's search entries into the indexes")
+    print(f"  after the run        {median(spark_runs, 'settle'):10.1f} s (excluded above): the task flushing the merge's search entries, vacuuming the claims")
     print(f"  peak memory (tree)   {median(spark_runs, 'peak_mb'):10.0f} MB")
     print(f"  CPU (tree, all)      {median(spark_runs, 'cpu'):10.1f} s   (JVM start included; {os.cpu_count()} cores)")
     print(f"load average (1, 5, 15 min) at the end: {load_average()} (the machine may be shared)")

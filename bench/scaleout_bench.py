@@ -302,7 +302,7 @@ def report(workers: int, runs: list[dict[str, float]]) -> None:
     print(f"{workers} worker(s) x 1 core, median of {len(runs)}:")
     print(f"  work (job's timings)  {median(runs, 'work'):8.1f} s   (each: {each})")
     print(f"  wall (spark-submit)   {median(runs, 'wall'):8.1f} s")
-    print(f"  after the run         {median(runs, 'settle'):8.1f} s   (not in the work: the task flushing the merge's search entries into the indexes)")
+    print(f"  after the run         {median(runs, 'settle'):8.1f} s   (not in the work: the task flushing the merge's search entries, vacuuming the claims)")
     print(f"  sentences/s (work)    {median(runs, 'sentences') / median(runs, 'work'):8.0f}")
     print(f"  claims stored         {int(median(runs, 'claims')):8d}")
     print(f"  CPU seconds           executors {median(runs, 'cpu_executors'):.1f}, driver {median(runs, 'cpu_driver'):.1f} "

@@ -21,7 +21,7 @@ from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
 from pipeline.match_store import UPSERT_CLAIM_MATCHES
-from pipeline.merge import merge_run, settle_search_indexes, write_run_bands
+from pipeline.merge import merge_run, settle_search_indexes, settle_visibility, write_run_bands
 from pipeline.nlp.clustering import Clustering, NodeClaim, claim_node, cluster_tokens
 from pipeline.sql import statement
 from pipeline.staging import CLAIM_COLUMN_NAMES, STAGING_COLUMNS, STAGING_TABLE
@@ -229,11 +229,14 @@ def clear_staging(dsn: str, *, run_id: int) -> None:
 
 def settle_indexes(dsn: str) -> dict[str, int]:
     """What a merge left pending in the GIN indexes, flushed into them
-    (pipeline.merge.settle_search_indexes), each index in a transaction of its own: after a
-    run (factcheck.runs.services.search_indexes_settle). Returns the pages flushed per index."""
+    (pipeline.merge.settle_search_indexes), each index in a transaction of its own, then the
+    claims' new pages marked all-visible (pipeline.merge.settle_visibility): after a run
+    (factcheck.runs.services.search_indexes_settle). Returns the pages flushed per index."""
     with connect(dsn) as conn:
         conn.autocommit = True
-        return settle_search_indexes(conn)
+        flushed = settle_search_indexes(conn)
+        settle_visibility(conn)
+        return flushed
 
 
 def update_run(dsn: str, *, run_id: int, **fields: Any) -> None:

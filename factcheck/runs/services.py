@@ -165,8 +165,10 @@ def run_finish(*, run_id: int, attempt: int, exit_code: int, log_tail: str, erro
 
 def search_indexes_settle() -> dict[str, int]:
     """Flush what the runs' merges left pending in the claims' GIN indexes into them, so that
-    searches read the indexes alone again (pipeline.merge.PENDING_LIST_LIMIT). Idempotent: a
-    second call finds nothing pending. Returns the pages flushed per index."""
+    searches read the indexes alone again (pipeline.merge.PENDING_LIST_LIMIT), and mark the
+    pages the runs wrote all-visible, so that the queue's walks read its order's index alone
+    again (pipeline.merge.VACUUM_CLAIMS). Idempotent: a second call finds nothing pending.
+    Returns the pages flushed per index."""
     return settle_indexes(database_url_for_job())
 
 

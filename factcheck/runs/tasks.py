@@ -90,6 +90,7 @@ def runs_reap() -> None:
 @shared_task(acks_late=True, ignore_result=True)
 def search_indexes_settle() -> None:
     """After each run: what its merge left pending in the claims' search indexes, flushed into
-    them (services.search_indexes_settle). Idempotent; lost, autovacuum does the same later."""
+    them, and its claims' pages marked all-visible (services.search_indexes_settle).
+    Idempotent; lost, autovacuum does the same later."""
     flushed = services.search_indexes_settle()
     logger.info("Search indexes settled: %s pending pages flushed", sum(flushed.values()))

@@ -614,6 +614,11 @@ def test_the_merge_leaves_its_search_entries_pending_and_the_run_after_settles_t
     assert found(dsn, "w1234x5") == 1 and found(dsn, "claim") == claims  # now from the indexes
     assert set(services.search_indexes_settle().values()) == {0}  # nothing left pending
     tasks.search_indexes_settle()  # the task after a run: the same, idempotent
+    # And the claims' pages are marked all-visible (a vacuum sets both figures), so the queue's
+    # walks read its order's index alone.
+    with db.connect(dsn) as conn:
+        pages, visible = conn.execute("SELECT relpages, relallvisible FROM pg_class WHERE relname = 'claims'").fetchone()
+    assert pages > 0 and visible == pages
 
 
 def test_the_merge_checks_its_run_and_model_version_once_and_the_orm_keeps_the_keys() -> None:
