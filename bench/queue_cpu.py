@@ -36,12 +36,28 @@ def bench_url() -> str:
     return f"{head}/{name}_queue_bench" + (f"?{query}" if query else "")
 
 
+def queue_pages(middle: str) -> dict[str, str]:
+    """The pages measured (their query strings), by short name: those of bench/queue_bench.py."""
+    return {
+        "first": "",
+        "filtered": "status=new&type=numeric&has_number=yes",
+        "deep": f"after={middle}",
+        "search": "q=deported+boston",
+        "quoted": "q=%22deported+boston%22",
+        "word": "q=boston",
+        "article": "q=council&in_article=yes",
+        "metadata": "meta=category%3Apolitics",
+        "metastatus": "meta=category%3Atech&status=check",
+        "title": "article_title=housing+plan",
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=200, help="requests per page (after 20 warm-up requests)")
     parser.add_argument("--show-queries", action="store_true", help="print each page's SQL statements")
     parser.add_argument(
-        "--profile", choices=["first", "filtered", "deep", "search", "quoted", "word", "article", "metadata"], help="print a cProfile of one page",
+        "--profile", choices=sorted(queue_pages("")), help="print a cProfile of one page",
     )
     args = parser.parse_args()
 
@@ -60,17 +76,7 @@ def main() -> int:
     if not client.login(username="bench-reviewer", password=PASSWORD):
         raise SystemExit("bench-reviewer cannot log in: run bench/queue_bench.py first")
     cookie = "; ".join(f"{morsel.key}={morsel.value}" for morsel in client.cookies.values())
-    middle = middle_cursor(Claim.objects.count())
-    pages = {
-        "first": "",
-        "filtered": "status=new&type=numeric&has_number=yes",
-        "deep": f"after={middle}",
-        "search": "q=deported+boston",
-        "quoted": "q=%22deported+boston%22",
-        "word": "q=boston",
-        "article": "q=council&in_article=yes",
-        "metadata": "meta=category%3Apolitics",
-    }
+    pages = queue_pages(middle_cursor(Claim.objects.count()))
     handler = WSGIHandler()
 
     def get(query: str) -> int:

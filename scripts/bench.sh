@@ -41,6 +41,8 @@ if ! command -v wrk >/dev/null && is_root; then apt_install wrk; fi
 # BENCH_QUEUE_CLAIMS=200000 make bench: a smaller fill (the 1,000,000 fills take minutes each).
 "$PY" bench/queue_bench.py --claims "${BENCH_QUEUE_CLAIMS:-1000000}" --articles 20000 --shape spread
 "$PY" bench/queue_bench.py --claims "${BENCH_QUEUE_CLAIMS:-1000000}" --articles 20000 --shape syndicated
+say "The queue's walk statements alone, in PostgreSQL (the syndicated database above)"
+"$PY" bench/queue_walks.py --runs 4
 say "Exports: claims CSV, ClaimReview feed, PDF report (50,000 claims, 200 published verdicts)"
 "$PY" bench/export_bench.py
 say "REST API latency (200,000 claims; first vs deep keyset pages)"
