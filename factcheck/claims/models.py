@@ -315,9 +315,9 @@ class Claim(models.Model):
             # The queue's order (keyset pages walk it). It carries the article and the cluster
             # of each claim: a walk under the article filters (outlet, title, metadata, dates)
             # and the cluster's state then tells the claims it passes over from the index
-            # alone, without reading their rows (an index-only scan, on the pages vacuum has
-            # marked all-visible: after the order's refresh rewrites the ranks, as before
-            # until autovacuum has been).
+            # alone, without reading their rows (an index-only scan), on the pages a vacuum
+            # has marked all-visible: the task after each run vacuums (pipeline.merge.
+            # VACUUM_CLAIMS); after the order's refresh rewrites the ranks, autovacuum does.
             models.Index(fields=["-queue_rank", "-id"], include=["article", "cluster"], name="claim_queue_order_idx"),
             GinIndex(fields=["search"], name="claim_search_idx"),
             GinIndex(fields=["phrase_pairs"], name="claim_phrase_pairs_idx"),
