@@ -14,6 +14,7 @@ import pytest
 from django.db import connection
 
 from tests.web.test_queue import logged_in, make_article, make_claim, shown_ids
+from tests.web.test_serial_plans import is_walk
 
 # Real transactions: VACUUM, which marks the pages all-visible that an index-only scan relies
 # on, cannot run inside a test's transaction.
@@ -21,21 +22,20 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 class Walks:
-    """The statements that read claims in queue order with a LIMIT (a page's walk), with their
-    parameters."""
+    """The walks a request runs (is_walk), with their parameters."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, Any]] = []
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        if 'FROM "claims"' in sql and '"queue_rank" DESC' in sql and "LIMIT" in sql:
+        if is_walk(sql):
             self.seen.append((sql, params))
         return execute(sql, params, many, context)
 
 
 def plan(sql: str, params: Any) -> str:
-    """The walk's plan as it ran, on this small table planned as on a large one: a seq scan and
-    a sort are what PostgreSQL rightly prefers for a few hundred rows."""
+    """The walk's plan, on this small table planned as on a large one: a seq scan and a sort
+    are what PostgreSQL rightly prefers for a few hundred rows."""
     with connection.cursor() as cursor:
         cursor.execute("SET enable_seqscan = off")
         cursor.execute("SET enable_sort = off")

@@ -34,6 +34,12 @@ def test_serial_plans_turns_parallel_workers_off_until_its_end() -> None:
     assert parallel_workers() == server
 
 
+def is_walk(sql: str) -> bool:
+    """A page's walk down the queue's order: a statement reading claims in queue order with a
+    LIMIT (a count has neither)."""
+    return 'FROM "claims"' in sql and '"queue_rank" DESC' in sql and "LIMIT" in sql
+
+
 class WalkSettings:
     """The parallel-workers setting each walk down the queue's order ran under: a statement
     reading claims in queue order with a LIMIT (a page's walk; a count has neither)."""
@@ -43,7 +49,7 @@ class WalkSettings:
         self.inside = False
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        if not self.inside and 'FROM "claims"' in sql and '"queue_rank" DESC' in sql and "LIMIT" in sql:
+        if not self.inside and is_walk(sql):
             self.inside = True
             try:
                 self.seen.append(parallel_workers())
