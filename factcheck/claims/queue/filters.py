@@ -399,12 +399,13 @@ class Search:
         found = Exists(Article.objects.filter(pk=OuterRef("article_id"), search=search_query(self.text)))
         return Q(found) & ~self.in_sentence
 
-    @property
+    @functools.cached_property
     def groups(self) -> list[Q]:
         """The search's groups in the order the queue lists them (when the phrase is the search
         itself, one word or a quoted phrase, there is one group of the claim's own text). When
         no claim holds the phrase's word pairs, none has the words in that order: its group is
-        NOTHING, kept so that a cursor's group number means the same on the next page."""
+        NOTHING, kept so that a cursor's group number means the same on the next page. Built
+        once a search: a page asks for them, and for found_in_article_group, more than once."""
         if not self.shape.phrase_differs:
             own = [self.in_sentence]
         elif self.shape.phrase_held:
