@@ -45,6 +45,21 @@ def clock_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
+def queue_get(handler: Any, cookie: str, query: str) -> tuple[str, bytes]:
+    """GET /claims/?query through Django's WSGI handler, in this process, with the session
+    `cookie`: the response's status line and body. (bench/queue_cpu.py's requests too; here
+    because a serving side may import an older tree's bench files.)"""
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": "GET", "PATH_INFO": "/claims/", "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1", "HTTP_COOKIE": cookie,
+        "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr, "wsgi.version": (1, 0),
+        "wsgi.multithread": False, "wsgi.multiprocess": True, "wsgi.run_once": False,
+    }
+    status: list[str] = []
+    body = b"".join(handler(environ, lambda line, headers, exc_info=None: status.append(line)))
+    return status[0], body
+
+
 def serve(database_url: str) -> None:
     """One side: reads {"query", "n"} lines on stdin, answers {"cpu": [ms, ...], "pg_ticks"}."""
     os.environ.update(DATABASE_URL=database_url, DJANGO_DEBUG="0", DATABASE_CONN_MAX_AGE="3600")
@@ -65,16 +80,9 @@ def serve(database_url: str) -> None:
     handler = WSGIHandler()
 
     def get(query: str) -> None:
-        environ: dict[str, Any] = {
-            "REQUEST_METHOD": "GET", "PATH_INFO": "/claims/", "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1", "HTTP_COOKIE": cookie,
-            "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr, "wsgi.version": (1, 0),
-            "wsgi.multithread": False, "wsgi.multiprocess": True, "wsgi.run_once": False,
-        }
-        status: list[str] = []
-        b"".join(handler(environ, lambda s, headers, exc_info=None: status.append(s)))  # type: ignore[arg-type]
-        if not status[0].startswith("200"):
-            raise SystemExit(f"{TREE}: GET /claims/?{query}: {status[0]}")
+        status, _ = queue_get(handler, cookie, query)
+        if not status.startswith("200"):
+            raise SystemExit(f"{TREE}: GET /claims/?{query}: {status}")
 
     connection.ensure_connection()
     with connection.cursor() as cursor:

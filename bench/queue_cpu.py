@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import io
 import os
 import pstats
 import statistics
@@ -27,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.pipeline_bench import setup_django  # noqa: E402
+from bench.queue_ab import queue_get  # noqa: E402
 from bench.queue_bench import PASSWORD, cpu_seconds, cpu_since  # noqa: E402
 
 
@@ -80,17 +80,10 @@ def main() -> int:
     handler = WSGIHandler()
 
     def get(query: str) -> int:
-        environ: dict[str, Any] = {
-            "REQUEST_METHOD": "GET", "PATH_INFO": "/claims/", "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1", "HTTP_COOKIE": cookie,
-            "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr, "wsgi.version": (1, 0),
-            "wsgi.multithread": False, "wsgi.multiprocess": True, "wsgi.run_once": False,
-        }
-        status: list[str] = []
-        body = b"".join(handler(environ, lambda s, headers, exc_info=None: status.append(s)))  # type: ignore[arg-type]
+        status, body = queue_get(handler, cookie, query)
         # A page with no rows (the quoted phrase: no claim has it) shows the results' frame all the same.
-        if not status[0].startswith("200") or b'id="queue-results"' not in body:
-            raise SystemExit(f"GET /claims/?{query}: {status[0]}")
+        if not status.startswith("200") or b'id="queue-results"' not in body:
+            raise SystemExit(f"GET /claims/?{query}: {status}")
         return len(body)
 
     connection.ensure_connection()
