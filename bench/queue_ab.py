@@ -148,7 +148,7 @@ def main() -> int:
     from bench.queue_bench import middle_cursor
     from bench.queue_cpu import bench_url, queue_pages
 
-    changed = subprocess.run(["git", "diff", "--stat", args.baseline, "--", "factcheck/*/migrations/"], cwd=ROOT, capture_output=True, text=True).stdout
+    changed = subprocess.run(["git", "diff", "--stat", args.baseline, "--", "factcheck/*/migrations/*"], cwd=ROOT, capture_output=True, text=True).stdout
     if changed.strip():
         print(f"warning: the migrations differ from {args.baseline}'s; both sides read the bench database as it is:\n{changed}")
     url = bench_url()
