@@ -37,18 +37,20 @@ ROOT = Path(__file__).resolve().parent.parent
 TREE = Path(sys.argv[sys.argv.index("--serve") + 1]) if "--serve" in sys.argv else ROOT
 sys.path.insert(0, str(TREE))
 
-PASSWORD = "bench-password-not-secret"  # bench/queue_bench.py's reviewer
+# A serving side imports nothing from bench/ (REV's copy may differ or predate what it needs),
+# hence its own copies of queue_bench's reviewer password and of its /proc reading (cpu_seconds).
+PASSWORD = "bench-password-not-secret"
 
 
 def clock_ticks(pid: int) -> int:
+    """utime + stime of a process, in clock ticks."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
 
 
 def queue_get(handler: Any, cookie: str, query: str) -> tuple[str, bytes]:
     """GET /claims/?query through Django's WSGI handler, in this process, with the session
-    `cookie`: the response's status line and body. (bench/queue_cpu.py's requests too; here
-    because a serving side may import an older tree's bench files.)"""
+    `cookie`: the response's status line and body (bench/queue_cpu.py's requests too)."""
     environ: dict[str, Any] = {
         "REQUEST_METHOD": "GET", "PATH_INFO": "/claims/", "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
         "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1", "HTTP_COOKIE": cookie,
